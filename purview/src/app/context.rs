@@ -1,0 +1,177 @@
+//! The handle an action handler gets: effects on other windows, recorded now
+//! and applied only if the call succeeds.
+
+use std::{
+    any::{Any, TypeId},
+    sync::Arc,
+};
+
+use super::{
+    Inner,
+    registry::{Actor, Placement, TypeSpec},
+};
+use crate::{
+    Window,
+    model::FieldError,
+    window::{AsWindow, DynActions},
+};
+
+/// What an action handler can do besides changing its own view-model.
+///
+/// Nothing here takes effect until the handler returns `Ok`: a failed,
+/// panicking or timed-out call leaves every window as it was. Windows opened
+/// here are reported in the call's `openedWindowIds` automatically.
+///
+/// ```
+/// # use purview::{Actions, ActionSpec, ActionOutput, Args, BoxFuture, ActionResult, Context, View, Window};
+/// # #[derive(Clone)] struct Confirm;
+/// # impl Window for Confirm { fn title(&self) -> String { "Confirm".into() } fn project(&self, _: &mut View) {} }
+/// # impl Actions for Confirm {
+/// #     fn actions() -> Vec<ActionSpec> { vec![ActionSpec::new("close")] }
+/// #     fn call<'a>(&'a mut self, _: &'a str, _: Args, cx: &'a mut Context) -> BoxFuture<'a, ActionResult> {
+/// #         Box::pin(async move { cx.close(); Ok(ActionOutput::default()) })
+/// #     }
+/// # }
+/// async fn submit(cx: &mut Context) -> ActionResult {
+///     if cx.window_id().is_none() {
+///         return Err(purview::unknown_action("submit"));
+///     }
+///     let dialog = cx.open_modal(Confirm);
+///     Ok(ActionOutput::message(format!("Submitted; confirm in window {dialog}")))
+/// }
+/// ```
+pub struct Context {
+    inner: Arc<Inner>,
+    origin: Option<Arc<str>>,
+    pub(crate) effects: Vec<Effect>,
+    pub(crate) invalid: Vec<FieldError>,
+    pub(crate) failures: Vec<String>,
+}
+
+pub(crate) enum Effect {
+    Open { seq: u64, id: Arc<str>, actor: Actor, placement: Placement },
+    Close(Arc<str>),
+    SetAvailable { window: Option<Arc<str>>, action: String, available: bool },
+    Update { id: Arc<str>, type_id: TypeId, type_name: &'static str, edit: Edit },
+}
+
+/// A deferred edit of another window's view-model.
+pub(crate) type Edit = Box<dyn FnOnce(&mut dyn Any) + Send>;
+
+impl Context {
+    pub(crate) fn new(inner: Arc<Inner>, origin: Option<Arc<str>>) -> Self {
+        Self { inner, origin, effects: Vec::new(), invalid: Vec::new(), failures: Vec::new() }
+    }
+
+    /// The id of the window whose action is running; `None` for an app-level
+    /// action.
+    pub fn window_id(&self) -> Option<&str> {
+        self.origin.as_deref()
+    }
+
+    /// Opens a top-level window; returns its id.
+    pub fn open<W: Window>(&mut self, window: W) -> String {
+        self.open_at(window, Placement::TopLevel)
+    }
+
+    /// Opens a window-level modal owned by this window (stacked on the top of
+    /// its chain); returns its id. In an app-level action this fails the call:
+    /// use [`Context::open_app_modal`] there.
+    pub fn open_modal<W: Window>(&mut self, window: W) -> String {
+        match self.origin.clone() {
+            Some(owner) => self.open_at(window, Placement::Modal { owner }),
+            None => {
+                self.failures.push(
+                    "open_modal was called from an app-level action, which has no window to own the modal"
+                        .into(),
+                );
+                String::new()
+            }
+        }
+    }
+
+    /// Opens an app-level modal: while it is open only its own chain is
+    /// operable. Returns its id.
+    pub fn open_app_modal<W: Window>(&mut self, window: W) -> String {
+        self.open_at(window, Placement::AppModal)
+    }
+
+    fn open_at<W: Window>(&mut self, window: W, placement: Placement) -> String {
+        let spec: Result<Arc<TypeSpec>, String> = self.inner.type_spec::<W>();
+        match spec {
+            Ok(spec) => {
+                let seq = self.inner.next_seq();
+                let id: Arc<str> = Arc::from(format!("w{seq}"));
+                let vm: Box<dyn DynActions> = Box::new(AsWindow(window));
+                self.effects.push(Effect::Open {
+                    seq,
+                    id: id.clone(),
+                    actor: Actor::new(vm, spec),
+                    placement,
+                });
+                id.to_string()
+            }
+            Err(reason) => {
+                self.failures.push(reason);
+                String::new()
+            }
+        }
+    }
+
+    /// Closes this window (and its modals) when the call succeeds.
+    pub fn close(&mut self) {
+        match self.origin.clone() {
+            Some(id) => self.effects.push(Effect::Close(id)),
+            None => self
+                .failures
+                .push("close was called from an app-level action, which has no window".into()),
+        }
+    }
+
+    /// Closes another window (and its modals) when the call succeeds. Unknown
+    /// ids are ignored: the window is already gone.
+    pub fn close_window(&mut self, id: &str) {
+        self.effects.push(Effect::Close(Arc::from(id)));
+    }
+
+    /// Shows or hides one of this window's actions (of the app's actions in an
+    /// app-level action).
+    pub fn set_available(&mut self, action: &str, available: bool) {
+        self.effects.push(Effect::SetAvailable {
+            window: self.origin.clone(),
+            action: action.to_owned(),
+            available,
+        });
+    }
+
+    /// Rejects the call with `validation_failed` naming `field`, after the
+    /// handler returns. Several calls accumulate.
+    pub fn invalid(&mut self, field: impl Into<String>, error: impl Into<String>) {
+        self.invalid.push(FieldError::new(field, error));
+    }
+
+    /// Edits another open window of type `W` (typically the owner of a modal,
+    /// which cannot be operated itself while the modal is open). The edit
+    /// runs when the call commits, on the window's latest state, atomically
+    /// with everything else the call did; if the window is closed or not a
+    /// `W` by then, or the edit panics, the whole call fails and nothing
+    /// applies.
+    pub fn update<W: Window>(&mut self, id: &str, edit: impl FnOnce(&mut W) + Send + 'static) {
+        self.effects.push(Effect::Update {
+            id: Arc::from(id),
+            type_id: TypeId::of::<W>(),
+            type_name: std::any::type_name::<W>(),
+            edit: Box::new(move |any: &mut dyn Any| {
+                if let Some(window) = any.downcast_mut::<W>() {
+                    edit(window)
+                }
+            }),
+        });
+    }
+
+    /// Reads another open window of type `W`. `None` if it is closed or of
+    /// another type. Reads the committed state, not other calls' working copies.
+    pub fn read<W: Window, R>(&self, id: &str, f: impl FnOnce(&W) -> R) -> Option<R> {
+        self.inner.read_window(id, f)
+    }
+}

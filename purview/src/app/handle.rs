@@ -1,0 +1,165 @@
+//! The person's side: a typed handle through which the GUI reads and edits a
+//! window. Every edit takes the same serialized path as an agent call.
+
+use std::{
+    fmt,
+    marker::PhantomData,
+    panic::{AssertUnwindSafe, catch_unwind, resume_unwind},
+    sync::Arc,
+};
+
+use super::{App, Error, Placement, Touched};
+use crate::Window;
+
+/// A typed handle to an open window, for the GUI.
+///
+/// ```
+/// # use purview::*;
+/// #[derive(Clone, Default)]
+/// struct Form { recipient: String }
+/// # impl Window for Form { fn title(&self) -> String { "Form".into() }
+/// #   fn project(&self, v: &mut View) { v.fields("f", [model::FieldItem::new("Recipient", &self.recipient)]); } }
+/// # impl Actions for Form { fn actions() -> Vec<ActionSpec> { vec![] }
+/// #   fn call<'a>(&'a mut self, a: &'a str, _: Args, _: &'a mut Context) -> BoxFuture<'a, ActionResult> { Box::pin(async move { Err(unknown_action(a)) }) } }
+/// let app = App::builder().build();
+/// let form = app.open(Form::default()).unwrap();
+/// let before = form.version().unwrap();
+/// form.update(|f| f.recipient = "Ada".into()).unwrap();   // the person typed
+/// assert_eq!(form.version().unwrap(), before + 1);
+/// form.update(|f| f.recipient = "Ada".into()).unwrap();   // nothing visible changed
+/// assert_eq!(form.version().unwrap(), before + 1);
+/// ```
+pub struct WindowHandle<W> {
+    pub(crate) app: App,
+    pub(crate) id: Arc<str>,
+    pub(crate) _ty: PhantomData<fn() -> W>,
+}
+
+impl<W> Clone for WindowHandle<W> {
+    fn clone(&self) -> Self {
+        Self { app: self.app.clone(), id: self.id.clone(), _ty: PhantomData }
+    }
+}
+
+impl<W> fmt::Debug for WindowHandle<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WindowHandle").field("id", &self.id).finish()
+    }
+}
+
+impl<W: Window> WindowHandle<W> {
+    /// The window's external id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The application this window belongs to.
+    pub fn app(&self) -> &App {
+        &self.app
+    }
+
+    /// Edits the view-model. The projection is recomputed; the version moves
+    /// only if summary or blocks changed; agents are notified. An agent call
+    /// working on this window meanwhile fails with `stale_state` instead of
+    /// overwriting this edit.
+    ///
+    /// The closure runs under Purview's lock: keep it short and do not call
+    /// Purview from inside it (that returns [`Error::Reentrant`]). If it
+    /// panics, the projection still follows whatever it changed, and the
+    /// panic continues on this thread.
+    pub fn update<R>(&self, f: impl FnOnce(&mut W) -> R) -> Result<R, Error> {
+        let outcome = self.app.inner.mutate(|state| {
+            let Some(entry) = state.entry_by_id_mut(&self.id) else {
+                return (Err(Error::WindowClosed { id: self.id.to_string() }), Touched::default());
+            };
+            let Some(vm) = entry.actor.vm.as_any_mut().downcast_mut::<W>() else {
+                let e = Error::WrongType {
+                    id: self.id.to_string(),
+                    expected: std::any::type_name::<W>(),
+                };
+                return (Err(e), Touched::default());
+            };
+            let result = catch_unwind(AssertUnwindSafe(|| f(vm)));
+            entry.actor.revision += 1;
+            let seq = entry.seq;
+            (Ok(result), Touched { windows: vec![seq], app: false, topology: false })
+        })??;
+        result_or_resume(outcome)
+    }
+
+    /// Reads the view-model (for drawing). Holds Purview's lock while `f`
+    /// runs, so agent calls wait: copy out what you need.
+    pub fn read<R>(&self, f: impl FnOnce(&W) -> R) -> Result<R, Error> {
+        let state = self.app.inner.lock()?;
+        let entry = state
+            .entry_by_id(&self.id)
+            .ok_or_else(|| Error::WindowClosed { id: self.id.to_string() })?;
+        let vm = entry.actor.vm.as_any().downcast_ref::<W>().ok_or_else(|| Error::WrongType {
+            id: self.id.to_string(),
+            expected: std::any::type_name::<W>(),
+        })?;
+        Ok(f(vm))
+    }
+
+    /// Opens a window-level modal owned by this window (stacked on the top of
+    /// its chain if it already has one).
+    pub fn open_modal<M: Window>(&self, modal: M) -> Result<WindowHandle<M>, Error> {
+        let placement = Placement::Modal { owner: self.id.clone() };
+        let id = self.app.inner.open(modal, None, placement)?;
+        Ok(self.app.handle(id))
+    }
+
+    /// Closes this window and its modals.
+    pub fn close(&self) -> Result<(), Error> {
+        self.app.close(&self.id)
+    }
+
+    /// Shows or hides one action regardless of the type's availability hook
+    /// (both must allow it for the tool to be listed).
+    pub fn set_available(&self, action: &str, available: bool) -> Result<(), Error> {
+        self.app.inner.mutate(|state| {
+            let Some(entry) = state.entry_by_id_mut(&self.id) else {
+                return (Err(Error::WindowClosed { id: self.id.to_string() }), Touched::default());
+            };
+            if entry.actor.spec.action(action).is_none() {
+                return (
+                    Err(Error::UnknownAction { action: action.to_owned() }),
+                    Touched::default(),
+                );
+            }
+            if available {
+                entry.actor.hidden.remove(action);
+            } else {
+                entry.actor.hidden.insert(action.to_owned());
+            }
+            let seq = entry.seq;
+            (Ok(()), Touched { windows: vec![seq], app: false, topology: false })
+        })?
+    }
+
+    /// The window's current version.
+    pub fn version(&self) -> Result<u64, Error> {
+        let state = self.app.inner.lock()?;
+        state
+            .entry_by_id(&self.id)
+            .map(|e| e.version)
+            .ok_or_else(|| Error::WindowClosed { id: self.id.to_string() })
+    }
+
+    /// Whether the window is still open.
+    pub fn is_open(&self) -> bool {
+        self.app.inner.lock().is_ok_and(|s| s.entry_by_id(&self.id).is_some())
+    }
+
+    /// Whether agents may operate the window now.
+    pub fn is_operable(&self) -> bool {
+        self.app.inner.lock().is_ok_and(|s| s.is_operable(&self.id))
+    }
+}
+
+fn result_or_resume<R>(outcome: std::thread::Result<R>) -> Result<R, Error> {
+    match outcome {
+        Ok(value) => Ok(value),
+        Err(payload) => resume_unwind(payload),
+    }
+}

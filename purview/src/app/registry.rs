@@ -1,0 +1,466 @@
+//! The registry: open windows, their projections and versions, and the
+//! published tool set. Everything here runs under the state lock.
+
+use std::{
+    any::TypeId,
+    collections::{BTreeMap, HashMap, HashSet},
+    panic::{AssertUnwindSafe, catch_unwind},
+    sync::Arc,
+};
+
+use serde::Serialize;
+
+use super::topology::{Node, Topology};
+use crate::{
+    View,
+    action::{CompiledAction, MAX_WINDOW_ID_LEN},
+    model::Block,
+    window::DynActions,
+};
+
+/// The compiled actions of one Rust type, built once and shared.
+#[derive(Debug)]
+pub(crate) struct TypeSpec {
+    pub actions: Vec<CompiledAction>,
+    pub index: HashMap<String, usize>,
+}
+
+impl TypeSpec {
+    pub fn compile(
+        type_name: &'static str,
+        specs: Vec<crate::ActionSpec>,
+        window_level: bool,
+    ) -> Result<Self, String> {
+        let mut actions = Vec::with_capacity(specs.len());
+        let mut index = HashMap::new();
+        let mut errors = Vec::new();
+        for spec in specs {
+            let name = spec.name.to_string();
+            match CompiledAction::compile(spec, window_level) {
+                Ok(action) => {
+                    if index.insert(name.clone(), actions.len()).is_some() {
+                        errors.push(format!("action `{name}` is defined twice"));
+                    }
+                    actions.push(action);
+                }
+                Err(e) => errors.push(e),
+            }
+        }
+        if errors.is_empty() {
+            Ok(Self { actions, index })
+        } else {
+            Err(format!("`{type_name}` has an invalid action list: {}", errors.join("; ")))
+        }
+    }
+
+    pub fn action(&self, name: &str) -> Option<(usize, &CompiledAction)> {
+        self.index.get(name).map(|&i| (i, &self.actions[i]))
+    }
+}
+
+/// A view-model plus what the runtime tracks about its actions.
+pub(crate) struct Actor {
+    pub vm: Box<dyn DynActions>,
+    pub spec: Arc<TypeSpec>,
+    /// Bumped on every change to `vm`, visible or not: an agent call whose
+    /// working copy started from an older revision must not overwrite it.
+    pub revision: u64,
+    /// Actions hidden with `set_available(false)`.
+    pub hidden: HashSet<String>,
+    /// Per action: hook says available and not hidden.
+    pub available: Vec<bool>,
+}
+
+impl Actor {
+    pub fn new(vm: Box<dyn DynActions>, spec: Arc<TypeSpec>) -> Self {
+        let mut actor =
+            Self { vm, spec, revision: 0, hidden: HashSet::new(), available: Vec::new() };
+        actor.refresh_availability();
+        actor
+    }
+
+    /// Recomputes availability; returns whether it changed. A panicking hook
+    /// counts as "unavailable".
+    pub fn refresh_availability(&mut self) -> bool {
+        let vm = &self.vm;
+        let next: Vec<bool> = self
+            .spec
+            .actions
+            .iter()
+            .map(|a| {
+                let name = a.spec.name.as_ref();
+                !self.hidden.contains(name)
+                    && catch_unwind(AssertUnwindSafe(|| vm.is_available(name))).unwrap_or(false)
+            })
+            .collect();
+        let changed = next != self.available;
+        self.available = next;
+        changed
+    }
+}
+
+/// Where a new window goes in the topology.
+#[derive(Debug, Clone)]
+pub(crate) enum Placement {
+    TopLevel,
+    Modal { owner: Arc<str> },
+    AppModal,
+}
+
+/// One open window.
+pub(crate) struct Entry {
+    pub id: Arc<str>,
+    pub seq: u64,
+    pub modal: bool,
+    pub owner: Option<Arc<str>>,
+    pub name: Option<String>,
+    pub actor: Actor,
+    pub title: String,
+    pub summary: Option<String>,
+    pub blocks: Vec<Block>,
+    pub version: u64,
+}
+
+impl Entry {
+    /// Re-projects; bumps the version only if summary or blocks changed.
+    /// Returns whether anything in the resource changed (title included).
+    pub fn reproject(&mut self) -> bool {
+        let vm = &self.actor.vm;
+        let projected = catch_unwind(AssertUnwindSafe(|| {
+            let mut view = View::default();
+            vm.project(&mut view);
+            (vm.title(), view.into_parts())
+        }));
+        let Ok((title, (summary, blocks))) = projected else {
+            tracing::error!(window = %self.id, "projection panicked; keeping the previous content");
+            return false;
+        };
+        let content_changed = summary != self.summary || blocks != self.blocks;
+        let title_changed = title != self.title;
+        if content_changed {
+            self.version += 1;
+            self.summary = summary;
+            self.blocks = dedupe_block_ids(&self.id, blocks);
+        }
+        if title_changed {
+            self.title = title;
+        }
+        content_changed || title_changed
+    }
+}
+
+fn dedupe_block_ids(window: &str, mut blocks: Vec<Block>) -> Vec<Block> {
+    let mut seen = HashSet::new();
+    for block in &mut blocks {
+        if let Some(id) = &mut block.id
+            && !seen.insert(id.clone())
+        {
+            tracing::warn!(window, block = %id, "duplicate block id in one projection; suffixing it");
+            let mut n = 2;
+            while !seen.insert(format!("{id}_{n}")) {
+                n += 1;
+            }
+            *id = format!("{id}_{n}");
+        }
+    }
+    blocks
+}
+
+/// A published tool: an action of an operable window or of the app.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ToolRef {
+    /// `None` for an app-level action.
+    pub window: Option<u64>,
+    pub action: usize,
+    pub name: String,
+}
+
+/// What one mutation changed, for notifications.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Change {
+    /// `app://windows` changed: resources/updated is due.
+    pub resource: bool,
+    /// The tool set changed: tools/list_changed is due.
+    pub tools: bool,
+}
+
+/// The whole state behind the lock.
+#[derive(Default)]
+pub(crate) struct State {
+    pub windows: BTreeMap<u64, Entry>,
+    pub by_id: HashMap<Arc<str>, u64>,
+    pub by_name: HashMap<String, u64>,
+    pub ids_used: HashSet<Arc<str>>,
+    pub app: Option<Actor>,
+    pub types: HashMap<(TypeId, bool), Result<Arc<TypeSpec>, String>>,
+    pub operable: Vec<Arc<str>>,
+    pub tools: Vec<ToolRef>,
+    snapshot_json: Option<Arc<str>>,
+}
+
+/// What a mutation touched, so `settle` re-derives only that.
+#[derive(Debug, Default)]
+pub(crate) struct Touched {
+    pub windows: Vec<u64>,
+    pub app: bool,
+    pub topology: bool,
+}
+
+impl State {
+    pub fn entry_by_id(&self, id: &str) -> Option<&Entry> {
+        self.by_id.get(id).and_then(|seq| self.windows.get(seq))
+    }
+
+    pub fn entry_by_id_mut(&mut self, id: &str) -> Option<&mut Entry> {
+        let seq = *self.by_id.get(id)?;
+        self.windows.get_mut(&seq)
+    }
+
+    pub fn topology(&self) -> Topology<'_> {
+        Topology::new(self.windows.values().map(|e| Node {
+            id: &e.id,
+            seq: e.seq,
+            modal: e.modal,
+            owner: e.owner.as_deref(),
+        }))
+    }
+
+    pub fn is_operable(&self, id: &str) -> bool {
+        self.operable.iter().any(|o| &**o == id)
+    }
+
+    pub fn app_modal_open(&self) -> bool {
+        self.windows.values().any(|e| e.modal && e.owner.is_none())
+    }
+
+    /// The type spec for `T`, compiled on first use.
+    pub fn type_spec<T: 'static>(
+        &mut self,
+        specs: impl FnOnce() -> Vec<crate::ActionSpec>,
+        window_level: bool,
+    ) -> Result<Arc<TypeSpec>, String> {
+        self.types
+            .entry((TypeId::of::<T>(), window_level))
+            .or_insert_with(|| {
+                let type_name = std::any::type_name::<T>();
+                catch_unwind(AssertUnwindSafe(specs))
+                    .map_err(|_| format!("`{type_name}::actions()` panicked"))
+                    .and_then(|specs| TypeSpec::compile(type_name, specs, window_level))
+                    .map(Arc::new)
+            })
+            .clone()
+    }
+
+    /// Chooses the external id: the app's own name when it is name-safe and
+    /// fresh, a generated handle otherwise (§10.4, §12.4).
+    pub fn choose_id(&self, seq: u64, name: Option<&str>) -> Arc<str> {
+        if let Some(name) = name
+            && is_name_safe_id(name)
+            && !self.ids_used.contains(name)
+        {
+            return Arc::from(name);
+        }
+        Arc::from(format!("w{seq}"))
+    }
+
+    /// Inserts a window. The caller has checked the owner exists.
+    pub fn insert(
+        &mut self,
+        seq: u64,
+        id: Arc<str>,
+        name: Option<String>,
+        actor: Actor,
+        placement: Placement,
+    ) {
+        let (modal, owner) = match placement {
+            Placement::TopLevel => (false, None),
+            // Stack on the owner's chain so a chain stays a chain.
+            Placement::Modal { owner } => {
+                let top: Arc<str> = Arc::from(self.topology().top_of(&owner));
+                (true, Some(top))
+            }
+            Placement::AppModal => (true, None),
+        };
+        let mut entry = Entry {
+            id: id.clone(),
+            seq,
+            modal,
+            owner,
+            name: name.clone(),
+            actor,
+            title: String::new(),
+            summary: None,
+            blocks: Vec::new(),
+            version: 0,
+        };
+        entry.reproject();
+        entry.version = entry.version.max(1);
+        self.ids_used.insert(id.clone());
+        self.by_id.insert(id, seq);
+        if let Some(name) = name {
+            self.by_name.insert(name, seq);
+        }
+        self.windows.insert(seq, entry);
+    }
+
+    /// Closes a window and every modal that depends on it; returns the
+    /// closed ids, the window itself first.
+    pub fn close_cascade(&mut self, id: &str) -> Vec<Arc<str>> {
+        let Some(&seq) = self.by_id.get(id) else {
+            return Vec::new();
+        };
+        let mut closed = Vec::new();
+        let mut queue = vec![seq];
+        while let Some(seq) = queue.pop() {
+            let Some(entry) = self.windows.remove(&seq) else {
+                continue;
+            };
+            self.by_id.remove(&entry.id);
+            if let Some(name) = &entry.name {
+                self.by_name.remove(name);
+            }
+            queue.extend(
+                self.windows
+                    .values()
+                    .filter(|e| e.owner.as_deref() == Some(&*entry.id))
+                    .map(|e| e.seq),
+            );
+            closed.push(entry.id);
+        }
+        closed
+    }
+
+    /// Re-derives everything downstream of a mutation: projections, versions,
+    /// availability, operability and the tool set. Returns what changed.
+    pub fn settle(&mut self, touched: Touched) -> Change {
+        let mut change = Change { resource: touched.topology, tools: false };
+        let mut availability_changed = touched.topology;
+        for seq in touched.windows {
+            if let Some(entry) = self.windows.get_mut(&seq) {
+                change.resource |= entry.reproject();
+                availability_changed |= entry.actor.refresh_availability();
+            }
+        }
+        if touched.app
+            && let Some(app) = &mut self.app
+        {
+            availability_changed |= app.refresh_availability();
+        }
+        if touched.topology {
+            let operable: Vec<Arc<str>> =
+                self.topology().operable().into_iter().map(Arc::from).collect();
+            self.operable = operable;
+        }
+        if availability_changed {
+            let tools = self.compute_tools();
+            change.tools = tools.iter().map(|t| &t.name).ne(self.tools.iter().map(|t| &t.name));
+            self.tools = tools;
+        }
+        if change.resource {
+            self.snapshot_json = None;
+        }
+        change
+    }
+
+    fn compute_tools(&self) -> Vec<ToolRef> {
+        let mut tools = Vec::new();
+        for id in &self.operable {
+            let Some(entry) = self.entry_by_id(id) else {
+                continue;
+            };
+            for (i, action) in entry.actor.spec.actions.iter().enumerate() {
+                if entry.actor.available[i] {
+                    tools.push(ToolRef {
+                        window: Some(entry.seq),
+                        action: i,
+                        name: format!("{}__{}", entry.id, action.spec.name),
+                    });
+                }
+            }
+        }
+        if let Some(app) = &self.app
+            && !self.app_modal_open()
+        {
+            for (i, action) in app.spec.actions.iter().enumerate() {
+                if app.available[i] {
+                    tools.push(ToolRef {
+                        window: None,
+                        action: i,
+                        name: format!("app__{}", action.spec.name),
+                    });
+                }
+            }
+        }
+        tools
+    }
+
+    /// The `app://windows` JSON, cached until the next visible change.
+    pub fn snapshot_json(&mut self) -> Arc<str> {
+        if let Some(json) = &self.snapshot_json {
+            return json.clone();
+        }
+        let snapshot =
+            SnapshotRef { operable_window_ids: &self.operable, windows: WindowsRef(&self.windows) };
+        let json: Arc<str> = match serde_json::to_string(&snapshot) {
+            Ok(json) => Arc::from(json),
+            Err(e) => {
+                // Blocks hold only serde_json::Value and strings; this cannot fail.
+                tracing::error!(error = %e, "snapshot serialization failed");
+                Arc::from(r#"{"operableWindowIds":[],"windows":[]}"#)
+            }
+        };
+        self.snapshot_json = Some(json.clone());
+        json
+    }
+}
+
+/// Whether an app-chosen name can be used as a window id as it is: short,
+/// letter-first ASCII alphanumerics, and not shaped like a generated id or
+/// the reserved `app`.
+pub(crate) fn is_name_safe_id(name: &str) -> bool {
+    let generated = name
+        .strip_prefix('w')
+        .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
+    !name.is_empty()
+        && name.len() <= MAX_WINDOW_ID_LEN
+        && name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric())
+        && name != "app"
+        && !generated
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SnapshotRef<'a> {
+    operable_window_ids: &'a [Arc<str>],
+    windows: WindowsRef<'a>,
+}
+
+struct WindowsRef<'a>(&'a BTreeMap<u64, Entry>);
+
+impl Serialize for WindowsRef<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.values().map(|e| WindowRef {
+            id: &e.id,
+            title: &e.title,
+            modal: e.modal,
+            owner_id: e.owner.as_deref(),
+            version: e.version,
+            summary: e.summary.as_deref(),
+            blocks: &e.blocks,
+        }))
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WindowRef<'a> {
+    id: &'a str,
+    title: &'a str,
+    modal: bool,
+    owner_id: Option<&'a str>,
+    version: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summary: Option<&'a str>,
+    blocks: &'a [Block],
+}

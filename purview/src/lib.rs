@@ -1,0 +1,108 @@
+//! # Purview
+//!
+//! Hand a multi-window Rust GUI application to AI agents over MCP, following
+//! the MCP GUI Bridge Protocol v0.1.0.
+//!
+//! You write view-model structs and implement [`Window`] (what the window
+//! shows) and [`Actions`] (what an agent may do in it). Purview does the rest
+//! of the protocol for you:
+//!
+//! - the single resource `app://windows`, with `operableWindowIds` computed
+//!   from modal chains and app-level modals;
+//! - tools/list holding exactly the available actions of operable windows,
+//!   named `{winId}__{action}` with name-safe ids;
+//! - per-window versions that move only when the projection changes, and
+//!   `stale_state` for calls whose `expectedVersion` is out of date;
+//! - per-field `validation_failed`, `openedWindowIds`, timeouts, and calls
+//!   that either apply in full or not at all;
+//! - coalesced notifications broadcast to every session, over stdio or
+//!   streamable HTTP, for both protocol generations rmcp speaks;
+//! - masking of sensitive values ([`Secret`], [`model::FieldItem::sensitive`]).
+//!
+//! The person at the keyboard edits the same windows through
+//! [`WindowHandle::update`]; their edits take the same serialized path as
+//! agent calls and are never overwritten by an agent working from stale
+//! state.
+//!
+//! ```
+//! use purview::{App, Actions, ActionSpec, ActionOutput, Args, BoxFuture, ActionResult, Context, View, Window};
+//! use purview::model::FieldItem;
+//!
+//! #[derive(Clone, Default)]
+//! struct Greeter { name: String }
+//!
+//! impl Window for Greeter {
+//!     fn title(&self) -> String { "Greeter".into() }
+//!     fn project(&self, view: &mut View) {
+//!         view.summary(format!("Greets {}", if self.name.is_empty() { "nobody yet" } else { &self.name }))
+//!             .fields("form", [FieldItem::new("Name", &self.name)]);
+//!     }
+//! }
+//!
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct SetName { /// Who to greet.
+//!     name: String }
+//!
+//! impl Actions for Greeter {
+//!     fn actions() -> Vec<ActionSpec> {
+//!         vec![ActionSpec::new("set_name").description("Set who to greet").input::<SetName>().idempotent()]
+//!     }
+//!     fn call<'a>(&'a mut self, action: &'a str, args: Args, _cx: &'a mut Context) -> BoxFuture<'a, ActionResult> {
+//!         Box::pin(async move {
+//!             match action {
+//!                 "set_name" => {
+//!                     let SetName { name } = args.parse()?;
+//!                     self.name = name;
+//!                     Ok(ActionOutput::message(format!("Now greeting {}", self.name)))
+//!                 }
+//!                 other => Err(purview::unknown_action(other)),
+//!             }
+//!         })
+//!     }
+//! }
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let app = App::builder().name("greeter").build();
+//! let window = app.open(Greeter::default()).unwrap();
+//! let tool = format!("{}__set_name", window.id());
+//! let args = serde_json::json!({"name": "Ada", "expectedVersion": 1});
+//! app.call(&tool, args.as_object().cloned()).await.unwrap();
+//! assert_eq!(window.read(|g| g.name.clone()).unwrap(), "Ada");
+//! // Serve it: app.serve_stdio().await, or app.serve_http(HttpOptions::default()).await
+//! # });
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod action;
+mod app;
+pub mod model;
+mod redact;
+mod server;
+mod view;
+mod window;
+
+pub use action::{ActionOutput, ActionSpec, Args, schema_for, unknown_action};
+pub use app::{App, AppBuilder, Change, Context, Error, WindowHandle};
+pub use model::WINDOWS_URI;
+pub use redact::{MASK, Secret};
+pub use server::{HttpOptions, HttpServer, McpServer, PROTOCOL_INSTRUCTIONS};
+pub use view::View;
+pub use window::{ActionResult, Actions, BoxFuture, Window};
+
+/// Everything an app developer usually needs, in one import.
+pub mod prelude {
+    pub use crate::{
+        ActionOutput, ActionResult, ActionSpec, Actions, App, Args, BoxFuture, Context, Secret,
+        View, Window, WindowHandle,
+        model::{Block, FieldItem, Severity, ToolError},
+    };
+}
+
+/// The one door generated code uses to reach the runtime. Not public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use schemars;
+    pub use serde;
+    pub use serde_json;
+}

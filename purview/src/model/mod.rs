@@ -1,0 +1,18 @@
+//! Wire types of the MCP GUI Bridge Protocol v0.1.0.
+//!
+//! Everything here serializes exactly as the protocol's §4 and Appendix B
+//! describe: camelCase field names, optional fields omitted when absent.
+//! These are the values an agent sees; the runtime builds them, an app
+//! developer rarely constructs them except [`Block`]s inside
+//! [`Window::project`](crate::Window::project).
+
+mod block;
+mod snapshot;
+mod tool;
+
+pub use block::{Block, BlockKind, FieldItem, Severity};
+pub use snapshot::{Snapshot, WindowState};
+pub use tool::{ErrorCode, FieldError, ToolError, ToolResult};
+
+/// The URI of the protocol's single resource (§4.1).
+pub const WINDOWS_URI: &str = "app://windows";

@@ -1,0 +1,160 @@
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A successful tool call's `structuredContent` (§5.4, Appendix B).
+///
+/// There is no `ok` flag: returning normally means success.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ToolResult {
+    /// What happened, for a person to read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Windows this call opened (and that are still open), in opening order.
+    #[serde(default)]
+    pub opened_window_ids: Vec<String>,
+    /// The action's own structured result, shaped by its outputSchema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+}
+
+/// The `code` of a [`ToolError`] (§7.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// `expectedVersion` did not match; carries `currentVersion`.
+    StaleState,
+    /// Arguments were rejected; carries `fields[]`.
+    ValidationFailed,
+    /// The window is blocked by a modal (window-level or app-level).
+    BlockedByModal,
+    /// The window is closed or never existed.
+    WindowNotFound,
+    /// The action does not exist on that window or is hidden right now.
+    ActionNotAvailable,
+    /// The action did not finish in time and took no effect.
+    ActionTimeout,
+    /// Purview extension: the handler failed (returned an error of its own or
+    /// panicked) and took no effect.
+    ActionFailed,
+}
+
+impl ErrorCode {
+    /// The code as it appears on the wire.
+    ///
+    /// ```
+    /// assert_eq!(purview::model::ErrorCode::StaleState.as_str(), "stale_state");
+    /// ```
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::StaleState => "stale_state",
+            Self::ValidationFailed => "validation_failed",
+            Self::BlockedByModal => "blocked_by_modal",
+            Self::WindowNotFound => "window_not_found",
+            Self::ActionNotAvailable => "action_not_available",
+            Self::ActionTimeout => "action_timeout",
+            Self::ActionFailed => "action_failed",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One rejected argument of a `validation_failed` error (§7.3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct FieldError {
+    /// The tool parameter name.
+    pub field: String,
+    /// What is wrong with it, in words an agent can act on.
+    pub error: String,
+}
+
+impl FieldError {
+    /// A field error.
+    ///
+    /// ```
+    /// let e = purview::model::FieldError::new("amount", "must be greater than 0");
+    /// assert_eq!(e.field, "amount");
+    /// ```
+    pub fn new(field: impl Into<String>, error: impl Into<String>) -> Self {
+        Self { field: field.into(), error: error.into() }
+    }
+}
+
+/// A failed tool call's `structuredContent`, sent with `isError: true` (§7.4).
+///
+/// `message` always says what to do next.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ToolError {
+    /// Machine-readable code.
+    pub code: ErrorCode,
+    /// Human-readable explanation and next step.
+    pub message: String,
+    /// The window's version now, with [`ErrorCode::StaleState`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_version: Option<u64>,
+    /// Per-argument errors, with [`ErrorCode::ValidationFailed`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fields: Option<Vec<FieldError>>,
+    /// With [`ErrorCode::BlockedByModal`]: the window that is operable in the
+    /// blocked window's place (the top of its modal chain or the app modal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocked_by: Option<String>,
+}
+
+impl ToolError {
+    /// An error with a code and a message.
+    ///
+    /// ```
+    /// use purview::model::{ErrorCode, ToolError};
+    /// let e = ToolError::new(ErrorCode::ActionFailed, "printer is offline; try again later");
+    /// assert_eq!(serde_json::to_value(&e).unwrap()["code"], "action_failed");
+    /// ```
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            current_version: None,
+            fields: None,
+            blocked_by: None,
+        }
+    }
+
+    /// A `validation_failed` error whose message counts the fields.
+    ///
+    /// ```
+    /// use purview::model::{FieldError, ToolError};
+    /// let e = ToolError::validation(vec![FieldError::new("pin", "wrong PIN")]);
+    /// assert!(e.message.contains("1 argument"));
+    /// ```
+    pub fn validation(fields: Vec<FieldError>) -> Self {
+        let n = fields.len();
+        let names: Vec<&str> = fields.iter().map(|f| f.field.as_str()).collect();
+        let message = format!(
+            "Rejected: {n} argument{} invalid ({}). Nothing was changed; correct {} and call again.",
+            if n == 1 { " is" } else { "s are" },
+            names.join(", "),
+            if n == 1 { "it" } else { "them" },
+        );
+        Self { fields: Some(fields), ..Self::new(ErrorCode::ValidationFailed, message) }
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for ToolError {}

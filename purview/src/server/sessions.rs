@@ -1,0 +1,151 @@
+//! Connected sessions and the broadcast of notifications to all of them
+//! (§10.1): legacy sessions by their peer, 2026-07-28 sessions by their
+//! `subscriptions/listen` sink.
+
+use std::{
+    collections::HashMap,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::Duration,
+};
+
+use rmcp::{Peer, RoleServer, model::ResourceUpdatedNotificationParam, service::SubscriptionSink};
+
+use crate::{
+    app::{Change, Inner, lock_unpoisoned},
+    model::WINDOWS_URI,
+};
+
+struct Legacy {
+    peer: Peer<RoleServer>,
+    subscribed: bool,
+}
+
+#[derive(Default)]
+pub(crate) struct Sessions {
+    next_id: AtomicU64,
+    legacy: Mutex<HashMap<u64, Legacy>>,
+    listeners: Mutex<HashMap<u64, SubscriptionSink>>,
+}
+
+impl Sessions {
+    pub fn new_id(&self) -> u64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    pub fn register_legacy(&self, id: u64, peer: Peer<RoleServer>) {
+        lock_unpoisoned(&self.legacy).entry(id).or_insert(Legacy { peer, subscribed: false });
+    }
+
+    pub fn set_subscribed(&self, id: u64, peer: Peer<RoleServer>, subscribed: bool) {
+        lock_unpoisoned(&self.legacy)
+            .entry(id)
+            .or_insert(Legacy { peer, subscribed: false })
+            .subscribed = subscribed;
+    }
+
+    pub fn remove_legacy(&self, id: u64) {
+        lock_unpoisoned(&self.legacy).remove(&id);
+    }
+
+    pub fn add_listener(&self, sink: SubscriptionSink) -> u64 {
+        let id = self.new_id();
+        lock_unpoisoned(&self.listeners).insert(id, sink);
+        id
+    }
+
+    pub fn remove_listener(&self, id: u64) {
+        lock_unpoisoned(&self.listeners).remove(&id);
+    }
+
+    /// How many sessions would receive a tools/list_changed now.
+    pub fn count(&self) -> usize {
+        lock_unpoisoned(&self.legacy).len() + lock_unpoisoned(&self.listeners).len()
+    }
+
+    /// Sends one batch of changes to every session that should see it.
+    async fn broadcast(&self, change: Change) {
+        let legacy: Vec<(u64, Peer<RoleServer>, bool)> = lock_unpoisoned(&self.legacy)
+            .iter()
+            .map(|(id, s)| (*id, s.peer.clone(), s.subscribed))
+            .collect();
+        let listeners: Vec<(u64, SubscriptionSink)> =
+            lock_unpoisoned(&self.listeners).iter().map(|(id, s)| (*id, s.clone())).collect();
+        let mut dead_legacy = Vec::new();
+        for (id, peer, subscribed) in legacy {
+            if peer.is_transport_closed() {
+                dead_legacy.push(id);
+                continue;
+            }
+            let mut ok = true;
+            if change.tools {
+                ok &= peer.notify_tool_list_changed().await.is_ok();
+            }
+            if change.resource && subscribed {
+                ok &= peer
+                    .notify_resource_updated(ResourceUpdatedNotificationParam::new(WINDOWS_URI))
+                    .await
+                    .is_ok();
+            }
+            if !ok {
+                dead_legacy.push(id);
+            }
+        }
+        let mut dead_listeners = Vec::new();
+        for (id, sink) in listeners {
+            let accepted = sink.accepted();
+            let wants_tools = change.tools && accepted.tools_list_changed == Some(true);
+            let wants_resource = change.resource
+                && accepted
+                    .resource_subscriptions
+                    .as_ref()
+                    .is_some_and(|uris| uris.iter().any(|u| u == WINDOWS_URI));
+            let mut ok = true;
+            if wants_tools {
+                ok &= sink.notify_tool_list_changed().await.is_ok();
+            }
+            if wants_resource {
+                ok &= sink.notify_resource_updated(WINDOWS_URI).await.is_ok();
+            }
+            if !ok {
+                dead_listeners.push(id);
+            }
+        }
+        if !dead_legacy.is_empty() {
+            let mut legacy = lock_unpoisoned(&self.legacy);
+            for id in dead_legacy {
+                tracing::debug!(session = id, "dropping a closed session");
+                legacy.remove(&id);
+            }
+        }
+        if !dead_listeners.is_empty() {
+            let mut listeners = lock_unpoisoned(&self.listeners);
+            for id in dead_listeners {
+                listeners.remove(&id);
+            }
+        }
+    }
+}
+
+/// Starts the one broadcaster task of an app, if it is not running yet.
+/// Must be called inside a tokio runtime. The task holds only the change hub
+/// and the session table, never the windows.
+pub(crate) fn ensure_broadcaster(inner: &Arc<Inner>) {
+    if inner.broadcasting.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    let hub = inner.hub.clone();
+    let sessions = inner.sessions.clone();
+    let gap: Duration = inner.config.coalesce;
+    tokio::spawn(async move {
+        loop {
+            let change = hub.next().await;
+            sessions.broadcast(change).await;
+            // Changes made while we were sending, or during the gap, go out
+            // together in the next batch.
+            tokio::time::sleep(gap).await;
+        }
+    });
+}

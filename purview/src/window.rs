@@ -1,0 +1,174 @@
+//! The traits a view-model implements. `#[window]` and `#[action]` generate
+//! these implementations; they can also be written by hand.
+
+use std::{any::Any, future::Future, pin::Pin};
+
+use crate::{
+    View,
+    action::{ActionOutput, ActionSpec, Args},
+    app::Context,
+    model::ToolError,
+};
+
+/// A boxed, `Send` future, the return type of [`Actions::call`].
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What an action handler returns: its output, or a structured error.
+pub type ActionResult = Result<ActionOutput, ToolError>;
+
+/// A set of actions an agent can call: a window's, or the app's own
+/// (`app__{action}` tools).
+///
+/// Calls run on a *working copy* of the value (hence `Clone`): if the handler
+/// fails, panics or times out, the copy is dropped and nothing it did is
+/// applied. On success the copy replaces the original in one step.
+///
+/// ```
+/// use purview::{Actions, ActionSpec, ActionOutput, Args, BoxFuture, ActionResult, Context};
+///
+/// #[derive(Clone, Default)]
+/// struct Counter { n: u32 }
+///
+/// impl Actions for Counter {
+///     fn actions() -> Vec<ActionSpec> {
+///         vec![ActionSpec::new("increment").description("Add one to the counter")]
+///     }
+///     fn call<'a>(&'a mut self, action: &'a str, args: Args, _cx: &'a mut Context) -> BoxFuture<'a, ActionResult> {
+///         Box::pin(async move {
+///             args.finish()?;
+///             match action {
+///                 "increment" => { self.n += 1; Ok(ActionOutput::message(format!("now {}", self.n))) }
+///                 other => Err(purview::unknown_action(other)),
+///             }
+///         })
+///     }
+/// }
+/// ```
+pub trait Actions: Clone + Send + Sync + 'static {
+    /// The actions of this type, in the order they are listed. Called once per
+    /// type; the runtime caches the compiled schemas.
+    fn actions() -> Vec<ActionSpec>;
+
+    /// Whether `action` can be called in the current state. Hidden actions
+    /// vanish from tools/list and are rejected with `action_not_available`.
+    fn is_available(&self, action: &str) -> bool {
+        let _ = action;
+        true
+    }
+
+    /// Runs `action` with decoded-on-demand `args`. Effects on other windows
+    /// (opening, closing) go through `cx` and are applied only if the call
+    /// succeeds.
+    fn call<'a>(
+        &'a mut self,
+        action: &'a str,
+        args: Args,
+        cx: &'a mut Context,
+    ) -> BoxFuture<'a, ActionResult>;
+}
+
+/// A view-model shown as one window.
+///
+/// ```
+/// use purview::{Actions, ActionSpec, Args, BoxFuture, ActionResult, Context, View, Window};
+///
+/// #[derive(Clone)]
+/// struct Notes { text: String }
+///
+/// impl Window for Notes {
+///     fn title(&self) -> String { "Notes".into() }
+///     fn project(&self, view: &mut View) {
+///         view.summary(format!("A note of {} characters", self.text.len()))
+///             .text("body", self.text.clone());
+///     }
+/// }
+/// # impl Actions for Notes {
+/// #     fn actions() -> Vec<ActionSpec> { vec![] }
+/// #     fn call<'a>(&'a mut self, action: &'a str, _: Args, _: &'a mut Context) -> BoxFuture<'a, ActionResult> {
+/// #         Box::pin(async move { Err(purview::unknown_action(action)) })
+/// #     }
+/// # }
+/// ```
+pub trait Window: Actions {
+    /// The human-readable title (§4.3).
+    fn title(&self) -> String;
+
+    /// Describes the current content: a summary and semantic blocks.
+    fn project(&self, view: &mut View);
+}
+
+/// The object-safe face of a window or an app action set, as the registry
+/// stores it.
+pub(crate) trait DynActions: Send + Sync {
+    fn clone_box(&self) -> Box<dyn DynActions>;
+    fn title(&self) -> String;
+    fn project(&self, view: &mut View);
+    fn is_available(&self, action: &str) -> bool;
+    fn call<'a>(
+        &'a mut self,
+        action: &'a str,
+        args: Args,
+        cx: &'a mut Context,
+    ) -> BoxFuture<'a, ActionResult>;
+    fn as_any(&self) -> &dyn Any;
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+pub(crate) struct AsWindow<W>(pub W);
+pub(crate) struct AsAppActions<A>(pub A);
+
+impl<W: Window> DynActions for AsWindow<W> {
+    fn clone_box(&self) -> Box<dyn DynActions> {
+        Box::new(AsWindow(self.0.clone()))
+    }
+    fn title(&self) -> String {
+        self.0.title()
+    }
+    fn project(&self, view: &mut View) {
+        self.0.project(view)
+    }
+    fn is_available(&self, action: &str) -> bool {
+        self.0.is_available(action)
+    }
+    fn call<'a>(
+        &'a mut self,
+        action: &'a str,
+        args: Args,
+        cx: &'a mut Context,
+    ) -> BoxFuture<'a, ActionResult> {
+        self.0.call(action, args, cx)
+    }
+    fn as_any(&self) -> &dyn Any {
+        &self.0
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        &mut self.0
+    }
+}
+
+impl<A: Actions> DynActions for AsAppActions<A> {
+    fn clone_box(&self) -> Box<dyn DynActions> {
+        Box::new(AsAppActions(self.0.clone()))
+    }
+    fn title(&self) -> String {
+        String::from("Application")
+    }
+    fn project(&self, _view: &mut View) {}
+    fn is_available(&self, action: &str) -> bool {
+        self.0.is_available(action)
+    }
+    fn call<'a>(
+        &'a mut self,
+        action: &'a str,
+        args: Args,
+        cx: &'a mut Context,
+    ) -> BoxFuture<'a, ActionResult> {
+        self.0.call(action, args, cx)
+    }
+    fn as_any(&self) -> &dyn Any {
+        &self.0
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        &mut self.0
+    }
+}
