@@ -320,12 +320,17 @@ fn output_schema(result: Option<JsonObject>) -> JsonObject {
 pub struct Args {
     map: JsonObject,
     params: Arc<[String]>,
+    schema: Option<Arc<JsonObject>>,
     errors: Vec<FieldError>,
 }
 
 impl Args {
-    pub(crate) fn new(map: JsonObject, params: Arc<[String]>) -> Self {
-        Self { map, params, errors: Vec::new() }
+    pub(crate) fn new(
+        map: JsonObject,
+        params: Arc<[String]>,
+        schema: Option<Arc<JsonObject>>,
+    ) -> Self {
+        Self { map, params, schema, errors: Vec::new() }
     }
 
     /// Arguments from a JSON object, for tests and hand-written dispatch.
@@ -335,7 +340,7 @@ impl Args {
             Value::Object(map) => map,
             _ => JsonObject::new(),
         };
-        Self::new(map, params.iter().map(|p| (*p).to_owned()).collect())
+        Self::new(map, params.iter().map(|p| (*p).to_owned()).collect(), None)
     }
 
     /// Takes a required argument. Missing, `null` or undecodable: records a
@@ -388,6 +393,15 @@ impl Args {
     /// `validation_failed`; unknown arguments are rejected.
     pub fn parse<T: DeserializeOwned>(mut self) -> Result<T, ToolError> {
         self.reject_unknown();
+        if let Some(schema) = &self.schema {
+            // Every argument that breaks the schema is reported, not only the
+            // first one serde would stop at.
+            let problems = crate::schema_check::check_arguments(schema, &self.map);
+            if !problems.is_empty() || !self.errors.is_empty() {
+                self.errors.extend(problems);
+                return Err(ToolError::validation(self.errors));
+            }
+        }
         let map = std::mem::take(&mut self.map);
         let known: JsonObject = map;
         let decoded = match serde_path_to_error::deserialize::<_, T>(Value::Object(known)) {

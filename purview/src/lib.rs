@@ -78,6 +78,7 @@ pub mod action;
 mod app;
 pub mod model;
 mod redact;
+mod schema_check;
 mod server;
 mod view;
 mod window;

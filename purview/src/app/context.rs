@@ -7,7 +7,7 @@ use std::{
 };
 
 use super::{
-    Inner,
+    Error, Inner,
     registry::{Actor, Placement, TypeSpec},
 };
 use crate::{
@@ -97,7 +97,7 @@ impl Context {
     }
 
     fn open_at<W: Window>(&mut self, window: W, placement: Placement) -> String {
-        let spec: Result<Arc<TypeSpec>, String> = self.inner.type_spec::<W>();
+        let spec: Result<Arc<TypeSpec>, Error> = self.inner.type_spec::<W>();
         match spec {
             Ok(spec) => {
                 let seq = self.inner.next_seq();
@@ -112,7 +112,7 @@ impl Context {
                 id.to_string()
             }
             Err(reason) => {
-                self.failures.push(reason);
+                self.failures.push(reason.to_string());
                 String::new()
             }
         }
@@ -167,6 +167,14 @@ impl Context {
                 }
             }),
         });
+    }
+
+    /// The owner of this window when it is a window-level modal: the window
+    /// a confirmation dialog confirms for.
+    pub fn owner_id(&self) -> Option<String> {
+        let origin = self.origin.as_deref()?;
+        let state = self.inner.lock().ok()?;
+        state.entry_by_id(origin)?.owner.as_deref().map(str::to_owned)
     }
 
     /// Reads another open window of type `W`. `None` if it is closed or of

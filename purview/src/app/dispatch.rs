@@ -37,6 +37,7 @@ struct Prepared {
     working: Box<dyn DynActions>,
     base_revision: u64,
     params: Arc<[String]>,
+    schema: Arc<JsonObject>,
     timeout: Duration,
 }
 
@@ -90,10 +91,11 @@ impl App {
             Target::Window { id, .. } => Some(id.clone()),
             Target::App => None,
         };
-        let Prepared { target, action, mut working, base_revision, params, timeout } = prepared;
+        let Prepared { target, action, mut working, base_revision, params, schema, timeout } =
+            prepared;
         let mut cx = Context::new(self.inner.clone(), origin);
         let outcome = {
-            let args = Args::new(arguments, params);
+            let args = Args::new(arguments, params, Some(schema));
             let call = working.call(&action, args, &mut cx);
             tokio::time::timeout(timeout, catch_unwind_future(call)).await
         };
@@ -200,6 +202,7 @@ impl App {
                 working: app.vm.clone_box(),
                 base_revision: app.revision,
                 params: compiled.params.clone(),
+                schema: compiled.input_schema.clone(),
                 timeout: compiled.spec.timeout.unwrap_or(default_timeout),
             });
         }
@@ -263,6 +266,7 @@ impl App {
             working: entry.actor.vm.clone_box(),
             base_revision: entry.actor.revision,
             params: compiled.params.clone(),
+            schema: compiled.input_schema.clone(),
             timeout: compiled.spec.timeout.unwrap_or(default_timeout),
         })
     }

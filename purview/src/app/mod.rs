@@ -166,9 +166,9 @@ impl Inner {
         Ok(value)
     }
 
-    pub fn type_spec<W: Actions>(&self) -> Result<Arc<TypeSpec>, String> {
-        let mut state = self.lock().map_err(|e| e.to_string())?;
-        state.type_spec::<W>(W::actions, true)
+    pub fn type_spec<W: Actions>(&self) -> Result<Arc<TypeSpec>, Error> {
+        let mut state = self.lock()?;
+        state.type_spec::<W>(W::actions, true).map_err(Error::InvalidDefinition)
     }
 
     pub fn read_window<W: Window, R>(&self, id: &str, f: impl FnOnce(&W) -> R) -> Option<R> {
@@ -184,7 +184,7 @@ impl Inner {
         name: Option<&str>,
         placement: Placement,
     ) -> Result<Arc<str>, Error> {
-        let spec = self.type_spec::<W>().map_err(Error::InvalidDefinition)?;
+        let spec = self.type_spec::<W>()?;
         let seq = self.next_seq();
         self.mutate(|state| {
             if let Some(name) = name

@@ -1,0 +1,28 @@
+//! The test fixture as a process: `test_app` serves stdio, `test_app --http
+//! ADDR` serves streamable HTTP (printing the URL on stderr).
+
+use purview_tests::{Editor, demo_app};
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "debug".into()),
+        )
+        .init();
+    let app = demo_app();
+    app.open(Editor::default())?;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.as_slice() {
+        [flag, addr] if flag == "--http" => {
+            let server =
+                app.serve_http(purview::HttpOptions::default().addr(addr.parse()?)).await?;
+            eprintln!("listening {}", server.url());
+            server.wait().await;
+        }
+        _ => app.serve_stdio().await?,
+    }
+    Ok(())
+}
