@@ -21,8 +21,17 @@ fn names(list: &[&str]) -> Vec<String> {
 }
 
 fn editor_tools(id: &str, with_submit: bool) -> Vec<String> {
-    let mut actions =
-        vec!["edit_field", "set_details", "focus", "touch", "slow", "explode", "load", "close"];
+    let mut actions = vec![
+        "edit_field",
+        "set_details",
+        "focus",
+        "touch",
+        "slow",
+        "explode",
+        "load",
+        "close",
+        "reveal",
+    ];
     if with_submit {
         actions.push("submit");
     }
@@ -273,7 +282,9 @@ async fn s10_2_app_modal_collapses_operability_and_withdraws_app_tools() -> Resu
     let wrong = agent.call(&format!("{locked}__unlock"), json!({"pin": "0000"})).await?;
     assert_eq!(wrong.code(), Some("validation_failed"));
     assert_eq!(wrong.structured["fields"][0]["field"], "pin");
-    let ok = agent.call(&format!("{locked}__unlock"), json!({"pin": "1234"})).await?;
+    let ok = agent
+        .call(&format!("{locked}__unlock"), json!({"pin": purview_tests::windows::PIN}))
+        .await?;
     assert!(!ok.is_error);
     assert_eq!(agent.read().await?.operable_window_ids, [a.id()]);
     assert_eq!(agent.tool_names().await?, expect_tools(editor_tools(a.id(), false)));

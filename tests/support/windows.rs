@@ -10,7 +10,7 @@ use purview::{
 use serde::Deserialize;
 
 /// The PIN that unlocks [`Locked`].
-pub const PIN: &str = "1234";
+pub const PIN: &str = "open-sesame-7319";
 /// The editor's secret password; must never leave the process.
 pub const PASSWORD: &str = "hunter2";
 
@@ -133,6 +133,9 @@ impl Actions for Editor {
                 .result::<Rows>()
                 .read_only(),
             ActionSpec::new("close").description("Close the editor"),
+            ActionSpec::new("reveal")
+                .description("Return the password (masked on the way out)")
+                .read_only(),
         ]
     }
 
@@ -214,6 +217,12 @@ impl Actions for Editor {
                     args.finish()?;
                     cx.close();
                     Ok(ActionOutput::message("closed"))
+                }
+                "reveal" => {
+                    args.finish()?;
+                    // A careless handler: the Secret still leaves masked.
+                    Ok(ActionOutput::message(format!("password is {}", self.password))
+                        .with_result(serde_json::json!({"password": self.password})))
                 }
                 other => Err(purview::unknown_action(other)),
             }
