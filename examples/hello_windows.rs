@@ -203,7 +203,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Logs go to stderr: on stdio, stdout carries only protocol frames.
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_env_filter(
+            // rmcp logs whole messages, secrets included, at debug.
+            tracing_subscriber::EnvFilter::from_default_env().add_directive("rmcp=info".parse()?),
+        )
         .init();
 
     let app = App::builder()

@@ -239,6 +239,9 @@ impl fmt::Debug for App {
     }
 }
 
+/// Installs the app-level action set into a fresh state.
+type InstallAppActions = Box<dyn FnOnce(&mut State) -> Result<(), String> + Send>;
+
 /// Configures an [`App`].
 ///
 /// ```
@@ -254,7 +257,7 @@ impl fmt::Debug for App {
 #[must_use]
 pub struct AppBuilder {
     config: Config,
-    app_actions: Option<Box<dyn FnOnce(&mut State) -> Result<(), String> + Send>>,
+    app_actions: Option<InstallAppActions>,
 }
 
 impl AppBuilder {
