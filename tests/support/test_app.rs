@@ -9,7 +9,9 @@ async fn main() -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "debug".into()),
+                .unwrap_or_else(|_| "debug".into())
+                // rmcp logs whole messages, secrets included, at debug.
+                .add_directive("rmcp=info".parse()?),
         )
         .init();
     let app = demo_app();
