@@ -1,6 +1,175 @@
-//! Procedural macros for Purview.
+//! Procedural macros for [Purview](https://docs.rs/purview): view-model
+//! structs become MCP GUI Bridge windows, checked at compile time.
 //!
-//! The `#[window]`, `#[action]` and `#[block]` attributes will implement the
-//! traits defined in the `purview` crate (`purview::Window`,
-//! `purview::Actions`). Until they land, implement those traits by hand: see
-//! the `hello_windows` example.
+//! Use them through `purview` (`#[purview::window]`, `#[purview::actions]`,
+//! `#[derive(purview::Row)]`); generated code reaches the runtime only
+//! through `::purview::__private` and the public traits.
+
+mod actions;
+mod names;
+mod row;
+mod window;
+
+use proc_macro::TokenStream;
+
+/// Turns a struct into a window: implements `purview::Window` from
+/// `#[block(..)]` attributes on its fields.
+///
+/// Arguments (all optional):
+/// - `title = "Order #{order}"` — the title, a format string over fields
+///   (default: the type name in words), or `title_fn = method`;
+/// - `summary = "…{field}…"`, or `summary_fn = method` returning `String`;
+/// - `crate = "path"` — where the `purview` crate is, if renamed.
+///
+/// Field attributes, one block each (fields grouped by `group`):
+///
+/// | attribute | field type | block |
+/// |---|---|---|
+/// | `#[block(text)]` | `Display` | `text` |
+/// | `#[block(field)]`, `label = ".."`, `group = ".."` | `Serialize` | one item of a `fields` block |
+/// | `#[block(field, sensitive)]` | `Secret<String>`, `Option<Secret<T>>` | a masked item |
+/// | `#[block(table)]`, `limit = N`, `columns = ["A", "B"]` | `Vec<R>` of `#[derive(Row)]` or tuples | `table` (truncated with `offset`/`total` past `limit`) |
+/// | `#[block(list)]`, `ordered`, `limit = N` | `Vec<T: Serialize>` | `list` |
+/// | `#[block(notice = "error")]` (`info`, `warn`, `success`) | `String` (when not empty), `Option<String>` (when `Some`) | `notice` |
+/// | `#[block(media)]` | `purview::Media`, `Option<Media>` | `media` |
+/// | `#[block(custom)]` | `Serialize` | `custom` |
+///
+/// Every block's id is its field name (or `id = ".."`), stable across
+/// projections; labels default to the field name in words.
+///
+/// ```
+/// use purview::{Secret, window, actions};
+///
+/// #[window(title = "Order #{order}", summary = "Editing order #{order} for {recipient}")]
+/// #[derive(Clone, Default)]
+/// struct OrderEditor {
+///     order: u32,
+///     #[block(field)]
+///     recipient: String,
+///     #[block(field, label = "Payment password", sensitive)]
+///     password: Secret<String>,
+///     #[block(notice = "error")]
+///     problem: Option<String>,
+/// }
+///
+/// #[actions]
+/// impl OrderEditor {}
+///
+/// use purview::Window;
+/// let mut view = purview::View::default();
+/// OrderEditor { order: 7, ..Default::default() }.project(&mut view);
+/// assert_eq!(view.summary_text(), Some("Editing order #7 for "));
+/// ```
+#[proc_macro_attribute]
+pub fn window(args: TokenStream, item: TokenStream) -> TokenStream {
+    window::expand(args.into(), item.into()).into()
+}
+
+/// Turns the `#[action]` methods of an impl block into the type's
+/// `purview::Actions`: tools an agent can call. Works for windows and for
+/// app-level action sets alike.
+///
+/// On each `#[action(..)]` method:
+/// - the method name is the action name (`name = ".."` overrides it);
+///   names are checked here: ASCII letters, digits and `_`, no `__`, at most
+///   26 characters;
+/// - its arguments become the tool's inputSchema (doc comments on them
+///   become descriptions); an argument `&mut purview::Context` is not one of
+///   them but receives the call context;
+/// - its return type becomes `result` in the outputSchema: `()` for none,
+///   `T: Serialize + JsonSchema`, `Result<T, E>` with `E: Into<ToolError>`,
+///   or `ActionOutput` for full control;
+/// - `destructive`, `idempotent`, `read_only`, `open_world` set the tool
+///   annotations; `title = ".."`, `description = ".."` (default: the doc
+///   comment); `timeout = "5s"` (or `"250ms"`); `available = method` names a
+///   `fn(&self) -> bool` that hides the action while it returns `false`.
+///
+/// Methods may be `async`. They take `&mut self` (or `&self`): calls run on a
+/// working copy and apply only if they succeed.
+///
+/// ```
+/// use purview::{Context, ToolError, actions, window};
+///
+/// #[window(summary = "{count} clicks so far")]
+/// #[derive(Clone, Default)]
+/// struct Clicker {
+///     #[block(field)]
+///     count: u32,
+/// }
+///
+/// #[actions]
+/// impl Clicker {
+///     /// Add to the count.
+///     #[action(idempotent = false)]
+///     fn click(&mut self, /// How many clicks, 1 to 10.
+///                  times: u32, cx: &mut Context) -> Result<u32, ToolError> {
+///         if !(1..=10).contains(&times) {
+///             cx.invalid("times", "must be between 1 and 10");
+///         }
+///         self.count += times;
+///         Ok(self.count)
+///     }
+///
+///     #[action(destructive, available = has_clicks)]
+///     fn reset(&mut self) {
+///         self.count = 0;
+///     }
+///
+///     fn has_clicks(&self) -> bool {
+///         self.count > 0
+///     }
+/// }
+///
+/// use purview::Actions;
+/// let names: Vec<String> = Clicker::actions().iter().map(|a| a.name().to_owned()).collect();
+/// assert_eq!(names, ["click", "reset"]);
+/// assert!(!Clicker::default().is_available("reset"));
+/// ```
+#[proc_macro_attribute]
+pub fn actions(args: TokenStream, item: TokenStream) -> TokenStream {
+    actions::expand(args.into(), item.into()).into()
+}
+
+/// Marks an action method. Only meaningful inside an `#[actions]` impl block,
+/// which reads and removes it; anywhere else it is an error that says so.
+///
+/// ```compile_fail
+/// struct Alone;
+/// impl Alone {
+///     #[purview::action]
+///     fn go(&mut self) {}
+/// }
+/// ```
+#[proc_macro_attribute]
+pub fn action(_args: TokenStream, item: TokenStream) -> TokenStream {
+    let item = proc_macro2::TokenStream::from(item);
+    let error = syn::Error::new(
+        proc_macro2::Span::call_site(),
+        "#[action] marks a method inside an #[actions] impl block; add #[purview::actions] to the impl",
+    )
+    .into_compile_error();
+    quote::quote!(#error #item).into()
+}
+
+/// Derives `purview::Row` (and `Cells`) for a struct, so a `Vec` of it can be
+/// a `#[block(table)]`: one column per field, titled with the field name in
+/// words or `#[row(name = "..")]`; `#[row(skip)]` leaves a field out.
+///
+/// ```
+/// #[derive(purview::Row)]
+/// struct Line {
+///     product: String,
+///     #[row(name = "Qty")]
+///     quantity: u32,
+///     #[row(skip)]
+///     internal_code: u64,
+/// }
+/// use purview::{Cells, Row};
+/// assert_eq!(Line::columns(), ["Product", "Qty"]);
+/// let line = Line { product: "A".into(), quantity: 2, internal_code: 9 };
+/// assert_eq!(line.cells(), vec![serde_json::json!("A"), serde_json::json!(2)]);
+/// ```
+#[proc_macro_derive(Row, attributes(row))]
+pub fn derive_row(item: TokenStream) -> TokenStream {
+    row::expand(item.into()).into()
+}

@@ -77,6 +77,7 @@
 pub mod action;
 mod app;
 pub mod model;
+pub mod project;
 mod redact;
 mod schema_check;
 mod server;
@@ -85,9 +86,11 @@ mod window;
 
 pub use action::{ActionOutput, ActionSpec, Args, schema_for, unknown_action};
 pub use app::{App, AppBuilder, Change, Context, Error, WindowHandle};
-pub use model::WINDOWS_URI;
+pub use model::{ToolError, WINDOWS_URI};
+pub use project::{Cells, ListSource, Media, MediaSource, NoticeText, Row, Sensitive, TableSource};
 pub use redact::{MASK, Secret};
 pub use server::{HttpOptions, HttpServer, McpServer, PROTOCOL_INSTRUCTIONS};
+pub use purview_macros::{Row, action, actions, window};
 pub use view::View;
 pub use window::{ActionResult, Actions, BoxFuture, Window};
 
@@ -106,4 +109,6 @@ pub mod __private {
     pub use schemars;
     pub use serde;
     pub use serde_json;
+
+    pub use crate::project::helpers as project;
 }

@@ -46,6 +46,7 @@ pub struct Context {
     pub(crate) effects: Vec<Effect>,
     pub(crate) invalid: Vec<FieldError>,
     pub(crate) failures: Vec<String>,
+    pub(crate) message: Option<String>,
 }
 
 pub(crate) enum Effect {
@@ -60,7 +61,14 @@ pub(crate) type Edit = Box<dyn FnOnce(&mut dyn Any) + Send>;
 
 impl Context {
     pub(crate) fn new(inner: Arc<Inner>, origin: Option<Arc<str>>) -> Self {
-        Self { inner, origin, effects: Vec::new(), invalid: Vec::new(), failures: Vec::new() }
+        Self {
+            inner,
+            origin,
+            effects: Vec::new(),
+            invalid: Vec::new(),
+            failures: Vec::new(),
+            message: None,
+        }
     }
 
     /// The id of the window whose action is running; `None` for an app-level
@@ -142,6 +150,12 @@ impl Context {
             action: action.to_owned(),
             available,
         });
+    }
+
+    /// Sets the call's `message` (§5.4), unless the handler returns an
+    /// [`ActionOutput`](crate::ActionOutput) with a message of its own.
+    pub fn message(&mut self, message: impl Into<String>) {
+        self.message = Some(message.into());
     }
 
     /// Rejects the call with `validation_failed` naming `field`, after the

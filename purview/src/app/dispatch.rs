@@ -140,7 +140,8 @@ impl App {
         }
         let opened = self.commit(&target, &action, working, base_revision, cx.effects)?;
         tracing::info!(tool, opened = opened.len(), "action applied");
-        Ok(ToolResult { message: output.message, opened_window_ids: opened, result: output.result })
+        let message = output.message.or(cx.message.take()).unwrap_or_else(|| default_message(&action, &opened));
+        Ok(ToolResult { message: Some(message), opened_window_ids: opened, result: output.result })
     }
 
     /// The gates that run before the handler (§7.2, §7.4).
@@ -287,6 +288,16 @@ impl App {
                 Err(e) => (Err(e), Touched::default()),
             })
             .map_err(|e| ToolError::new(ErrorCode::ActionFailed, e.to_string()))?
+    }
+}
+
+/// A message for handlers that give none: the protocol says one SHOULD be there.
+fn default_message(action: &str, opened: &[String]) -> String {
+    let done = format!("{} done.", crate::action::humanize(action));
+    match opened {
+        [] => done,
+        [one] => format!("{done} Opened window {one}."),
+        many => format!("{done} Opened windows {}.", many.join(", ")),
     }
 }
 

@@ -158,3 +158,23 @@ impl fmt::Display for ToolError {
 }
 
 impl std::error::Error for ToolError {}
+
+/// A handler's own failure text becomes `action_failed` with that message;
+/// say what the agent can do about it.
+impl From<String> for ToolError {
+    fn from(message: String) -> Self {
+        Self::new(ErrorCode::ActionFailed, message)
+    }
+}
+
+impl From<&str> for ToolError {
+    fn from(message: &str) -> Self {
+        Self::new(ErrorCode::ActionFailed, message)
+    }
+}
+
+impl From<crate::Error> for ToolError {
+    fn from(error: crate::Error) -> Self {
+        Self::new(ErrorCode::ActionFailed, format!("{error}; nothing was changed"))
+    }
+}

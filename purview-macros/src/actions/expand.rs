@@ -1,0 +1,234 @@
+//! Generates `impl Actions` from a checked [`Impl`].
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use super::{Action, Arg, Impl, Returns};
+use crate::names::humanize;
+
+fn args_struct_ident(action: &Action) -> syn::Ident {
+    format_ident!("__PurviewArgs_{}", action.method)
+}
+
+/// The struct an action's arguments decode into, and whose schema is the
+/// tool's inputSchema. `None` for actions without arguments.
+fn args_struct(krate: &syn::Path, action: &Action) -> Option<TokenStream> {
+    let params: Vec<_> = action
+        .inputs
+        .iter()
+        .filter_map(|a| match a {
+            Arg::Param(p) => Some(p),
+            Arg::Context { .. } => None,
+        })
+        .collect();
+    if params.is_empty() {
+        return None;
+    }
+    let ident = args_struct_ident(action);
+    let serde_crate = quote!(#krate::__private::serde).to_string().replace(' ', "");
+    let schemars_crate = quote!(#krate::__private::schemars).to_string().replace(' ', "");
+    let schema_name = format!("{}Arguments", humanize(&action.name).replace(' ', "_"));
+    let fields = params.iter().map(|p| {
+        let (ident, ty, attrs) = (&p.ident, &p.ty, &p.attrs);
+        // Optional arguments may be left out, not only sent as null.
+        let default = is_option(ty).then(|| quote!(#[serde(default)]));
+        quote!(#(#attrs)* #default #ident: #ty)
+    });
+    Some(quote! {
+        #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
+        #[serde(crate = #serde_crate)]
+        #[schemars(crate = #schemars_crate, rename = #schema_name)]
+        #[allow(non_camel_case_types, dead_code)]
+        struct #ident {
+            #(#fields,)*
+        }
+    })
+}
+
+fn is_option(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "Option"))
+}
+
+/// The `ActionSpec` builder chain for one action.
+fn spec(krate: &syn::Path, action: &Action) -> TokenStream {
+    let name = &action.name;
+    let mut chain = quote!(#krate::ActionSpec::new(#name));
+    if let Some(title) = &action.args.title {
+        chain = quote!(#chain.title(#title));
+    }
+    if let Some(description) = &action.description {
+        chain = quote!(#chain.description(#description));
+    }
+    if action.inputs.iter().any(|a| matches!(a, Arg::Param(_))) {
+        let ident = args_struct_ident(action);
+        chain = quote!(#chain.input::<#ident>());
+    }
+    if let Some(ty) = result_type(&action.returns) {
+        chain = quote_spanned!(ty.span()=> #chain.result::<#ty>());
+    }
+    for (on, method) in [
+        (action.args.read_only, quote!(read_only)),
+        (action.args.destructive, quote!(destructive)),
+        (action.args.idempotent, quote!(idempotent)),
+        (action.args.open_world, quote!(open_world)),
+    ] {
+        if on {
+            chain = quote!(#chain.#method());
+        }
+    }
+    if let Some(ms) = action.timeout_ms {
+        chain = quote!(#chain.timeout(::core::time::Duration::from_millis(#ms)));
+    }
+    chain
+}
+
+fn result_type(returns: &Returns) -> Option<&syn::Type> {
+    match returns {
+        Returns::Value(ty) => Some(ty),
+        Returns::Result { ok, .. } => result_type(ok),
+        Returns::Unit | Returns::Output => None,
+    }
+}
+
+/// Turns the value in `value` into `Result<ActionOutput, ToolError>`.
+fn convert(krate: &syn::Path, returns: &Returns, value: TokenStream) -> TokenStream {
+    match returns {
+        Returns::Unit => quote!({ let () = #value; ::core::result::Result::Ok(#krate::ActionOutput::default()) }),
+        Returns::Output => quote!(::core::result::Result::Ok(#value)),
+        Returns::Value(ty) => {
+            quote_spanned!(ty.span()=> ::core::result::Result::Ok(#krate::ActionOutput::result(#value)))
+        }
+        Returns::Result { ok, err } => {
+            let inner = convert(krate, ok, quote!(__purview_ok));
+            let error = match err {
+                Some(ty) => quote_spanned!(ty.span()=> ::core::convert::Into::<#krate::model::ToolError>::into(__purview_err)),
+                None => quote!(#krate::model::ToolError::from(::std::string::ToString::to_string(&__purview_err))),
+            };
+            quote! {
+                match #value {
+                    ::core::result::Result::Ok(__purview_ok) => #inner,
+                    ::core::result::Result::Err(__purview_err) => ::core::result::Result::Err(#error),
+                }
+            }
+        }
+    }
+}
+
+fn dispatch_arm(krate: &syn::Path, self_ty: &syn::Type, action: &Action) -> TokenStream {
+    let name = &action.name;
+    let method = &action.method;
+    let params: Vec<&syn::Ident> = action
+        .inputs
+        .iter()
+        .filter_map(|a| match a {
+            Arg::Param(p) => Some(&p.ident),
+            Arg::Context { .. } => None,
+        })
+        .collect();
+    let decode = if params.is_empty() {
+        quote!(args.finish()?;)
+    } else {
+        let ident = args_struct_ident(action);
+        quote!(let #ident { #(#params),* } = args.parse::<#ident>()?;)
+    };
+    let call_args = action.inputs.iter().map(|a| match a {
+        Arg::Param(p) => {
+            let ident = &p.ident;
+            quote!(#ident)
+        }
+        Arg::Context { mutable: true } => quote!(&mut *cx),
+        Arg::Context { mutable: false } => quote!(&*cx),
+    });
+    let mut call = quote!(<#self_ty>::#method(self, #(#call_args),*));
+    if action.is_async {
+        call = quote!(#call.await);
+    }
+    let output = convert(krate, &action.returns, quote!(__purview_ret));
+    quote! {
+        #name => {
+            #decode
+            let __purview_ret = #call;
+            #output
+        }
+    }
+}
+
+fn availability_arm(action: &Action) -> Option<TokenStream> {
+    let path = action.args.available.as_ref()?;
+    let name = &action.name;
+    let call = match path.get_ident() {
+        Some(ident) => quote_spanned!(ident.span()=> Self::#ident(self)),
+        None => quote!(#path(self)),
+    };
+    Some(quote!(#name => #call,))
+}
+
+pub fn actions(parsed: &Impl) -> TokenStream {
+    let Impl { item, krate, actions } = parsed;
+    let self_ty = &item.self_ty;
+    let (impl_generics, _, where_clause) = item.generics.split_for_impl();
+    let structs = actions.iter().filter_map(|a| args_struct(krate, a));
+    let specs = actions.iter().map(|a| spec(krate, a));
+    let arms = actions.iter().map(|a| dispatch_arm(krate, self_ty, a));
+    let available = actions.iter().filter_map(availability_arm);
+    quote! {
+        #item
+        const _: () = {
+            #(#structs)*
+            #[automatically_derived]
+            impl #impl_generics #krate::Actions for #self_ty #where_clause {
+                fn actions() -> ::std::vec::Vec<#krate::ActionSpec> {
+                    ::std::vec![#(#specs),*]
+                }
+                fn is_available(&self, action: &str) -> bool {
+                    match action {
+                        #(#available)*
+                        _ => true,
+                    }
+                }
+                fn call<'a>(
+                    &'a mut self,
+                    action: &'a str,
+                    args: #krate::Args,
+                    cx: &'a mut #krate::Context,
+                ) -> #krate::BoxFuture<'a, #krate::ActionResult> {
+                    let _ = &cx;
+                    ::std::boxed::Box::pin(async move {
+                        match action {
+                            #(#arms)*
+                            _ => ::core::result::Result::Err(#krate::unknown_action(action)),
+                        }
+                    })
+                }
+            }
+        };
+    }
+}
+
+/// On error: the impl as written (minus our attributes), the errors, and an
+/// `Actions` impl offering nothing, so only the real mistakes are reported.
+pub fn fallback(parsed: &Impl, errors: TokenStream) -> TokenStream {
+    let Impl { item, krate, .. } = parsed;
+    let self_ty = &item.self_ty;
+    let (impl_generics, _, where_clause) = item.generics.split_for_impl();
+    quote! {
+        #errors
+        #item
+        const _: () = {
+            impl #impl_generics #krate::Actions for #self_ty #where_clause {
+                fn actions() -> ::std::vec::Vec<#krate::ActionSpec> {
+                    ::std::vec::Vec::new()
+                }
+                fn call<'a>(
+                    &'a mut self,
+                    action: &'a str,
+                    _: #krate::Args,
+                    _: &'a mut #krate::Context,
+                ) -> #krate::BoxFuture<'a, #krate::ActionResult> {
+                    ::std::boxed::Box::pin(async move { ::core::result::Result::Err(#krate::unknown_action(action)) })
+                }
+            }
+        };
+    }
+}
