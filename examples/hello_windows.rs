@@ -1,172 +1,102 @@
-//! A two-window app written by hand against Purview's traits (no macros).
+//! A to-do app with a confirmation dialog and an app-level action, written
+//! with Purview's macros.
 //!
 //! Run it on stdio (for an MCP host that launches it):
 //!     cargo run --example hello_windows
 //! or over streamable HTTP:
 //!     cargo run --example hello_windows -- --http 127.0.0.1:8765
 //!
-//! The "Tasks" window lists tasks and can add or complete them; completing
-//! every task is confirmed in a modal dialog. An app-level `new_tasks` action
-//! opens another list.
+//! `examples/by_hand.rs` is the same app without the macros.
 
 use std::time::Duration;
 
-use purview::{
-    ActionOutput, ActionResult, ActionSpec, Actions, App, Args, BoxFuture, Context, HttpOptions,
-    View, Window,
-    model::{Block, Severity},
-};
-use serde::Deserialize;
+use purview::{App, Context, HttpOptions, actions, window};
 
 /// A to-do list.
+#[window(title = "Tasks", summary = "A to-do list with {open} open tasks")]
 #[derive(Clone, Default)]
 struct Tasks {
+    #[block(table, columns = ["Task", "Done"])]
     items: Vec<(String, bool)>,
+    #[block(notice = "info")]
+    hint: Option<String>,
+    open: usize,
 }
 
-#[derive(Deserialize, schemars::JsonSchema)]
-struct Add {
-    /// What needs doing, in a few words.
-    text: String,
-}
-
-#[derive(Deserialize, schemars::JsonSchema)]
-struct Complete {
-    /// The 1-based position of the task in the list.
-    number: usize,
-}
-
-impl Window for Tasks {
-    fn title(&self) -> String {
-        "Tasks".into()
-    }
-
-    fn project(&self, view: &mut View) {
-        let open = self.items.iter().filter(|(_, done)| !done).count();
-        view.summary(format!("A to-do list with {} tasks, {open} still open", self.items.len()));
-        let rows = self
-            .items
-            .iter()
-            .enumerate()
-            .map(|(i, (text, done))| vec![(i + 1).into(), text.clone().into(), (*done).into()])
-            .collect();
-        view.push(Block::table("tasks", ["#", "Task", "Done"], rows));
-        if self.items.is_empty() {
-            view.notice("empty", Severity::Info, "No tasks yet");
+#[actions]
+impl Tasks {
+    /// Add a task to the end of the list.
+    #[action]
+    fn add(
+        &mut self,
+        /// What needs doing, in a few words.
+        text: String,
+        cx: &mut Context,
+    ) {
+        if text.trim().is_empty() {
+            cx.invalid("text", "must not be blank");
         }
-    }
-}
-
-impl Actions for Tasks {
-    fn actions() -> Vec<ActionSpec> {
-        vec![
-            ActionSpec::new("add").description("Add a task to the end of the list").input::<Add>(),
-            ActionSpec::new("complete")
-                .description("Mark a task as done")
-                .input::<Complete>()
-                .idempotent(),
-            ActionSpec::new("clear_done")
-                .description("Remove every finished task; asks for confirmation first")
-                .destructive(),
-        ]
+        self.items.push((text, false));
+        self.recount();
     }
 
-    fn is_available(&self, action: &str) -> bool {
-        match action {
-            "clear_done" => self.items.iter().any(|(_, done)| *done),
-            _ => true,
+    /// Mark a task as done.
+    #[action(idempotent)]
+    fn complete(
+        &mut self,
+        /// The 1-based position of the task in the list.
+        number: usize,
+        cx: &mut Context,
+    ) {
+        match self.items.get_mut(number.wrapping_sub(1)) {
+            Some(item) => item.1 = true,
+            None => cx.invalid("number", format!("there are {} tasks", self.items.len())),
         }
+        self.recount();
     }
 
-    fn call<'a>(
-        &'a mut self,
-        action: &'a str,
-        args: Args,
-        cx: &'a mut Context,
-    ) -> BoxFuture<'a, ActionResult> {
-        Box::pin(async move {
-            match action {
-                "add" => {
-                    let Add { text } = args.parse()?;
-                    if text.trim().is_empty() {
-                        cx.invalid("text", "must not be blank");
-                    }
-                    self.items.push((text, false));
-                    Ok(ActionOutput::message(format!("Added task {}", self.items.len())))
-                }
-                "complete" => {
-                    let Complete { number } = args.parse()?;
-                    match self.items.get_mut(number.wrapping_sub(1)) {
-                        Some(item) => item.1 = true,
-                        None => {
-                            cx.invalid("number", format!("there are {} tasks", self.items.len()))
-                        }
-                    }
-                    Ok(ActionOutput::message(format!("Task {number} is done")))
-                }
-                "clear_done" => {
-                    args.finish()?;
-                    let owner = cx.window_id().unwrap_or_default().to_owned();
-                    let dialog = cx.open_modal(ConfirmClear { owner });
-                    Ok(ActionOutput::message(format!("Confirm in window {dialog}")))
-                }
-                other => Err(purview::unknown_action(other)),
-            }
-        })
+    /// Remove every finished task; asks for confirmation first.
+    #[action(destructive, available = has_done)]
+    fn clear_done(&mut self, cx: &mut Context) {
+        cx.open_modal(ConfirmClear);
+        cx.message("Confirm in the dialog that opened (its id is in openedWindowIds)");
+    }
+
+    fn has_done(&self) -> bool {
+        self.items.iter().any(|(_, done)| *done)
+    }
+
+    fn recount(&mut self) {
+        self.open = self.items.iter().filter(|(_, done)| !done).count();
+        self.hint = self.items.is_empty().then(|| "No tasks yet".to_owned());
     }
 }
 
 /// "Remove finished tasks?" — blocks its list until answered.
+#[window(title = "Remove finished tasks?", summary = "Asks whether to remove every finished task")]
 #[derive(Clone)]
-struct ConfirmClear {
-    owner: String,
-}
+struct ConfirmClear;
 
-impl Window for ConfirmClear {
-    fn title(&self) -> String {
-        "Remove finished tasks?".into()
+#[actions]
+impl ConfirmClear {
+    /// Remove the finished tasks.
+    #[action(destructive)]
+    fn confirm(&mut self, cx: &mut Context) {
+        // The list is blocked by this dialog, so it is edited through the
+        // context: the edit and the close land together.
+        if let Some(owner) = cx.owner_id() {
+            cx.update::<Tasks>(&owner, |tasks| {
+                tasks.items.retain(|(_, done)| !done);
+                tasks.recount();
+            });
+        }
+        cx.close();
     }
 
-    fn project(&self, view: &mut View) {
-        view.summary("Asks whether to remove every finished task")
-            .text("question", "Remove every finished task from the list?");
-    }
-}
-
-impl Actions for ConfirmClear {
-    fn actions() -> Vec<ActionSpec> {
-        vec![
-            ActionSpec::new("confirm").description("Remove the finished tasks").destructive(),
-            ActionSpec::new("cancel").description("Keep everything").idempotent(),
-        ]
-    }
-
-    fn call<'a>(
-        &'a mut self,
-        action: &'a str,
-        args: Args,
-        cx: &'a mut Context,
-    ) -> BoxFuture<'a, ActionResult> {
-        Box::pin(async move {
-            args.finish()?;
-            match action {
-                "confirm" => {
-                    // The list is blocked by this dialog, so it is edited
-                    // through the context: the edit and the close land together.
-                    cx.update::<Tasks>(&self.owner, |tasks| tasks.items.retain(|(_, done)| !done));
-                    cx.close();
-                    Ok(ActionOutput::message(format!(
-                        "Removed the finished tasks from {}",
-                        self.owner
-                    )))
-                }
-                "cancel" => {
-                    cx.close();
-                    Ok(ActionOutput::message("Cancelled; nothing was removed"))
-                }
-                other => Err(purview::unknown_action(other)),
-            }
-        })
+    /// Keep everything.
+    #[action(idempotent)]
+    fn cancel(&mut self, cx: &mut Context) {
+        cx.close();
     }
 }
 
@@ -174,27 +104,14 @@ impl Actions for ConfirmClear {
 #[derive(Clone)]
 struct Menu;
 
-impl Actions for Menu {
-    fn actions() -> Vec<ActionSpec> {
-        vec![ActionSpec::new("new_tasks").description("Open another, empty task list")]
-    }
-
-    fn call<'a>(
-        &'a mut self,
-        action: &'a str,
-        args: Args,
-        cx: &'a mut Context,
-    ) -> BoxFuture<'a, ActionResult> {
-        Box::pin(async move {
-            args.finish()?;
-            match action {
-                "new_tasks" => {
-                    let id = cx.open(Tasks::default());
-                    Ok(ActionOutput::message(format!("Opened task list {id}")))
-                }
-                other => Err(purview::unknown_action(other)),
-            }
-        })
+#[actions]
+impl Menu {
+    /// Open another, empty task list (its id comes back in openedWindowIds).
+    #[action]
+    fn new_tasks(&mut self, cx: &mut Context) {
+        let mut tasks = Tasks::default();
+        tasks.recount();
+        cx.open(tasks);
     }
 }
 
@@ -215,14 +132,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .default_timeout(Duration::from_secs(5))
         .app_actions(Menu)
         .build();
-    let tasks = app.open(Tasks { items: vec![("Try Purview".into(), false)] })?;
+    let mut first = Tasks { items: vec![("Try Purview".into(), false)], ..Tasks::default() };
+    first.recount();
+    let tasks = app.open(first)?;
 
     // The person's side would call `tasks.update(..)` from the GUI; here a
-    // background timer stands in for them.
-    let person = tasks.clone();
+    // timer stands in for them.
     tokio::spawn(async move {
         tokio::time::sleep(Duration::from_secs(60)).await;
-        let _ = person.update(|t| t.items.push(("Stretch your legs".into(), false)));
+        let _ = tasks.update(|t| {
+            t.items.push(("Stretch your legs".into(), false));
+            t.recount();
+        });
     });
 
     let mut args = std::env::args().skip(1);

@@ -65,13 +65,19 @@ pub fn check_action_name(name: &str, span: Span) -> darling::Result<()> {
             name.len()
         ))
     } else if !name.is_ascii() {
-        Some(format!("action name `{name}` must be ASCII: MCP hosts accept only [A-Za-z0-9_-] in tool names"))
+        Some(format!(
+            "action name `{name}` must be ASCII: MCP hosts accept only [A-Za-z0-9_-] in tool names"
+        ))
     } else if name.starts_with('_') {
         Some(format!("action name `{name}` must start with a letter"))
     } else if name.contains("__") {
-        Some(format!("action name `{name}` must not contain `__`: it separates the window id from the action in tool names"))
+        Some(format!(
+            "action name `{name}` must not contain `__`: it separates the window id from the action in tool names"
+        ))
     } else if name.ends_with('_') {
-        Some(format!("action name `{name}` must not end with `_`: the tool name would be ambiguous"))
+        Some(format!(
+            "action name `{name}` must not end with `_`: the tool name would be ambiguous"
+        ))
     } else if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         Some(format!("action name `{name}` may contain only A-Z, a-z, 0-9 and `_`"))
     } else {
@@ -84,7 +90,10 @@ pub fn check_action_name(name: &str, span: Span) -> darling::Result<()> {
 }
 
 /// The closest of `options` to `given`, if it is close enough to suggest.
-pub fn did_you_mean<'a>(given: &str, options: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn did_you_mean<'a>(
+    given: &str,
+    options: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     options
         .into_iter()
         .map(|o| (edit_distance(given, o), o))
@@ -118,7 +127,8 @@ pub fn doc_text(attrs: &[syn::Attribute]) -> Option<String> {
             lines.push(s.value().trim().to_owned());
         }
     }
-    let paragraph: Vec<String> = lines.into_iter().skip_while(String::is_empty).take_while(|l| !l.is_empty()).collect();
+    let paragraph: Vec<String> =
+        lines.into_iter().skip_while(String::is_empty).take_while(|l| !l.is_empty()).collect();
     (!paragraph.is_empty()).then(|| paragraph.join(" "))
 }
 

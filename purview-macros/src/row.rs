@@ -28,9 +28,9 @@ struct RowInput {
 }
 
 pub fn expand(item: TokenStream) -> TokenStream {
-    let parsed = syn::parse2::<syn::DeriveInput>(item).map_err(darling::Error::from).and_then(|input| {
-        RowInput::from_derive_input(&input)
-    });
+    let parsed = syn::parse2::<syn::DeriveInput>(item)
+        .map_err(darling::Error::from)
+        .and_then(|input| RowInput::from_derive_input(&input));
     let input = match parsed {
         Ok(input) => input,
         Err(e) => return e.write_errors(),
@@ -43,7 +43,10 @@ pub fn expand(item: TokenStream) -> TokenStream {
         Data::Enum(_) => Vec::new(),
     };
     let columns = fields.iter().map(|f| {
-        let name = f.name.clone().unwrap_or_else(|| f.ident.as_ref().map(|i| humanize(&unraw(i))).unwrap_or_default());
+        let name = f
+            .name
+            .clone()
+            .unwrap_or_else(|| f.ident.as_ref().map(|i| humanize(&unraw(i))).unwrap_or_default());
         quote!(::std::string::String::from(#name))
     });
     let cells = fields.iter().map(|f| {

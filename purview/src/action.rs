@@ -292,6 +292,15 @@ fn output_schema(result: Option<JsonObject>) -> JsonObject {
     if let Some(mut result) = result {
         // Hoist `$defs` to the root so `#/$defs/...` references still resolve.
         defs = result.remove("$defs");
+        let result = if describes_object(&result) {
+            result
+        } else {
+            // §5.4: `result` is an object; other values travel as {"value": ..}.
+            let mut wrapped = JsonObject::new();
+            wrapped.insert("type".into(), "object".into());
+            wrapped.insert("properties".into(), json!({ "value": Value::Object(result) }));
+            wrapped
+        };
         properties.insert("result".into(), Value::Object(result));
     }
     let mut schema = JsonObject::new();
@@ -301,6 +310,20 @@ fn output_schema(result: Option<JsonObject>) -> JsonObject {
         schema.insert("$defs".into(), defs);
     }
     schema
+}
+
+/// Whether a schema describes JSON objects only (so no wrapping is needed).
+fn describes_object(schema: &JsonObject) -> bool {
+    schema.get("type").is_some_and(|t| t == "object")
+}
+
+/// §5.4 wants `result` to be an object: anything else is carried as
+/// `{"value": ..}`, matching [`output_schema`].
+pub(crate) fn wrap_result(value: Value) -> Value {
+    match value {
+        Value::Object(_) => value,
+        other => json!({ "value": other }),
+    }
 }
 
 /// The arguments of one call, decoded field by field so that every bad
@@ -472,10 +495,17 @@ impl ActionOutput {
         Self::default().with_result(result)
     }
 
-    /// Adds a structured result. Values that cannot be represented as JSON
-    /// (maps with non-string keys) become `null`.
+    /// Adds a structured result. A value that is not a JSON object (a
+    /// number, a list) is sent as `{"value": ..}`, since the protocol's
+    /// `result` is an object; a value that cannot be JSON at all (a map with
+    /// non-string keys) becomes `{"value": null}`.
+    ///
+    /// ```
+    /// let out = purview::ActionOutput::result(3);
+    /// # let _ = out;
+    /// ```
     pub fn with_result(mut self, result: impl Serialize) -> Self {
-        self.result = Some(serde_json::to_value(result).unwrap_or(Value::Null));
+        self.result = Some(wrap_result(serde_json::to_value(result).unwrap_or(Value::Null)));
         self
     }
 

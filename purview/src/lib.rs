@@ -88,9 +88,9 @@ pub use action::{ActionOutput, ActionSpec, Args, schema_for, unknown_action};
 pub use app::{App, AppBuilder, Change, Context, Error, WindowHandle};
 pub use model::{ToolError, WINDOWS_URI};
 pub use project::{Cells, ListSource, Media, MediaSource, NoticeText, Row, Sensitive, TableSource};
+pub use purview_macros::{Row, action, actions, window};
 pub use redact::{MASK, Secret};
 pub use server::{HttpOptions, HttpServer, McpServer, PROTOCOL_INSTRUCTIONS};
-pub use purview_macros::{Row, action, actions, window};
 pub use view::View;
 pub use window::{ActionResult, Actions, BoxFuture, Window};
 

@@ -256,8 +256,12 @@ pub mod helpers {
         if shown < total { block.truncated(0, total as u64) } else { block }
     }
 
-    pub fn table<T: TableSource + ?Sized>(view: &mut View, id: &str, source: &T, limit: Option<usize>)
-    where
+    pub fn table<T: TableSource + ?Sized>(
+        view: &mut View,
+        id: &str,
+        source: &T,
+        limit: Option<usize>,
+    ) where
         T::Row: Row,
     {
         table_with_columns(view, id, &T::Row::columns(), source, limit);
@@ -277,13 +281,24 @@ pub mod helpers {
         view.push(truncate(block, shown, total));
     }
 
-    pub fn list<T: ListSource + ?Sized>(view: &mut View, id: &str, source: &T, ordered: bool, limit: Option<usize>) {
+    pub fn list<T: ListSource + ?Sized>(
+        view: &mut View,
+        id: &str,
+        source: &T,
+        ordered: bool,
+        limit: Option<usize>,
+    ) {
         let (items, total) = source.items(limit);
         let shown = items.len();
         view.push(truncate(Block::list(id, items, ordered), shown, total));
     }
 
-    pub fn notice<T: NoticeText + ?Sized>(view: &mut View, id: &str, severity: Severity, value: &T) {
+    pub fn notice<T: NoticeText + ?Sized>(
+        view: &mut View,
+        id: &str,
+        severity: Severity,
+        value: &T,
+    ) {
         if let Some(text) = value.notice_text() {
             view.notice(id, severity, text);
         }

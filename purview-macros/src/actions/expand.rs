@@ -5,7 +5,6 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::{Action, Arg, Impl, Returns};
-use crate::names::humanize;
 
 fn args_struct_ident(action: &Action) -> syn::Ident {
     format_ident!("__PurviewArgs_{}", action.method)
@@ -28,7 +27,7 @@ fn args_struct(krate: &syn::Path, action: &Action) -> Option<TokenStream> {
     let ident = args_struct_ident(action);
     let serde_crate = quote!(#krate::__private::serde).to_string().replace(' ', "");
     let schemars_crate = quote!(#krate::__private::schemars).to_string().replace(' ', "");
-    let schema_name = format!("{}Arguments", humanize(&action.name).replace(' ', "_"));
+    let schema_name = format!("{}Arguments", camel(&action.name));
     let fields = params.iter().map(|p| {
         let (ident, ty, attrs) = (&p.ident, &p.ty, &p.attrs);
         // Optional arguments may be left out, not only sent as null.
@@ -44,6 +43,19 @@ fn args_struct(krate: &syn::Path, action: &Action) -> Option<TokenStream> {
             #(#fields,)*
         }
     })
+}
+
+/// `edit_field` → `EditField`.
+fn camel(name: &str) -> String {
+    name.split('_')
+        .map(|part| {
+            let mut chars = part.chars();
+            chars
+                .next()
+                .map(|c| c.to_uppercase().chain(chars).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect()
 }
 
 fn is_option(ty: &syn::Type) -> bool {
@@ -94,7 +106,9 @@ fn result_type(returns: &Returns) -> Option<&syn::Type> {
 /// Turns the value in `value` into `Result<ActionOutput, ToolError>`.
 fn convert(krate: &syn::Path, returns: &Returns, value: TokenStream) -> TokenStream {
     match returns {
-        Returns::Unit => quote!({ let () = #value; ::core::result::Result::Ok(#krate::ActionOutput::default()) }),
+        Returns::Unit => {
+            quote!({ let () = #value; ::core::result::Result::Ok(#krate::ActionOutput::default()) })
+        }
         Returns::Output => quote!(::core::result::Result::Ok(#value)),
         Returns::Value(ty) => {
             quote_spanned!(ty.span()=> ::core::result::Result::Ok(#krate::ActionOutput::result(#value)))
@@ -102,8 +116,12 @@ fn convert(krate: &syn::Path, returns: &Returns, value: TokenStream) -> TokenStr
         Returns::Result { ok, err } => {
             let inner = convert(krate, ok, quote!(__purview_ok));
             let error = match err {
-                Some(ty) => quote_spanned!(ty.span()=> ::core::convert::Into::<#krate::model::ToolError>::into(__purview_err)),
-                None => quote!(#krate::model::ToolError::from(::std::string::ToString::to_string(&__purview_err))),
+                Some(ty) => {
+                    quote_spanned!(ty.span()=> ::core::convert::Into::<#krate::model::ToolError>::into(__purview_err))
+                }
+                None => {
+                    quote!(#krate::model::ToolError::from(::std::string::ToString::to_string(&__purview_err)))
+                }
             };
             quote! {
                 match #value {

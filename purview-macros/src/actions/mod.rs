@@ -55,18 +55,28 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut item: syn::ItemImpl = match syn::parse2(item.clone()) {
         Ok(item) => item,
         Err(_) => {
-            let e = syn::Error::new(Span::call_site(), "#[actions] goes on an inherent impl block: `#[actions] impl MyWindow { .. }`")
-                .into_compile_error();
+            let e = syn::Error::new(
+                Span::call_site(),
+                "#[actions] goes on an inherent impl block: `#[actions] impl MyWindow { .. }`",
+            )
+            .into_compile_error();
             return quote::quote!(#e #item);
         }
     };
     let mut errors = darling::Error::accumulator();
     let args = errors
-        .handle(NestedMeta::parse_meta_list(args).map_err(darling::Error::from).and_then(|m| ActionsArgs::from_list(&m)))
+        .handle(
+            NestedMeta::parse_meta_list(args)
+                .map_err(darling::Error::from)
+                .and_then(|m| ActionsArgs::from_list(&m)),
+        )
         .unwrap_or_default();
     let krate = args.krate.unwrap_or_else(|| syn::parse_quote!(::purview));
     if let Some((_, path, _)) = &item.trait_ {
-        errors.push(darling::Error::custom("#[actions] goes on an inherent impl block, not a trait impl").with_span(path));
+        errors.push(
+            darling::Error::custom("#[actions] goes on an inherent impl block, not a trait impl")
+                .with_span(path),
+        );
     }
     let mut actions: Vec<Action> = Vec::new();
     for member in item.items.iter_mut() {
@@ -104,7 +114,11 @@ fn action(method: &mut syn::ImplItemFn, mark: &syn::Attribute) -> darling::Resul
     let args = match &mark.meta {
         syn::Meta::Path(_) => ActionArgs::default(),
         syn::Meta::List(list) => errors
-            .handle(NestedMeta::parse_meta_list(list.tokens.clone()).map_err(darling::Error::from).and_then(|m| ActionArgs::from_list(&m)))
+            .handle(
+                NestedMeta::parse_meta_list(list.tokens.clone())
+                    .map_err(darling::Error::from)
+                    .and_then(|m| ActionArgs::from_list(&m)),
+            )
             .unwrap_or_default(),
         syn::Meta::NameValue(nv) => {
             errors.push(darling::Error::custom("write #[action] or #[action(..)]").with_span(nv));
@@ -112,18 +126,28 @@ fn action(method: &mut syn::ImplItemFn, mark: &syn::Attribute) -> darling::Resul
         }
     };
     let sig = &mut method.sig;
-    let name = args.name.as_ref().map(|n| (n.as_str().to_owned(), n.span())).unwrap_or_else(|| (unraw(&sig.ident), sig.ident.span()));
+    let name = args
+        .name
+        .as_ref()
+        .map(|n| (n.as_str().to_owned(), n.span()))
+        .unwrap_or_else(|| (unraw(&sig.ident), sig.ident.span()));
     errors.handle(check_action_name(&name.0, name.1));
     if !sig.generics.params.is_empty() {
         errors.push(darling::Error::custom("action methods cannot be generic: their arguments are decoded from JSON into concrete types").with_span(&sig.generics));
     }
     if args.read_only && args.destructive {
-        errors.push(darling::Error::custom("an action cannot be both `read_only` and `destructive`").with_span(mark));
+        errors.push(
+            darling::Error::custom("an action cannot be both `read_only` and `destructive`")
+                .with_span(mark),
+        );
     }
     let timeout_ms = args.timeout.as_ref().and_then(|t| {
         let parsed = parse_timeout(t);
         if parsed.is_none() {
-            errors.push(darling::Error::custom("write the timeout as \"250ms\", \"5s\" or \"2m\"").with_span(&t.span()));
+            errors.push(
+                darling::Error::custom("write the timeout as \"250ms\", \"5s\" or \"2m\"")
+                    .with_span(&t.span()),
+            );
         }
         parsed
     });
@@ -151,7 +175,10 @@ fn action(method: &mut syn::ImplItemFn, mark: &syn::Attribute) -> darling::Resul
     }
     if !receiver_ok {
         errors.push(
-            darling::Error::custom("an action is a method: add `&mut self` (or `&self`) as its first parameter").with_span(&sig.ident),
+            darling::Error::custom(
+                "an action is a method: add `&mut self` (or `&self`) as its first parameter",
+            )
+            .with_span(&sig.ident),
         );
     }
     if inputs.iter().filter(|a| matches!(a, Arg::Context { .. })).count() > 1 {
@@ -187,11 +214,17 @@ fn argument(pat: &mut syn::PatType) -> darling::Result<Arg> {
         return Ok(Arg::Context { mutable });
     }
     let syn::Pat::Ident(ident) = &*pat.pat else {
-        return Err(darling::Error::custom("action arguments must be plain names: they are the argument names agents send").with_span(&pat.pat));
+        return Err(darling::Error::custom(
+            "action arguments must be plain names: they are the argument names agents send",
+        )
+        .with_span(&pat.pat));
     };
     let name = unraw(&ident.ident);
     if name == "expectedVersion" || name == "expected_version" {
-        return Err(darling::Error::custom("`expectedVersion` is reserved: Purview checks it before the action runs (§7.1)").with_span(&ident.ident));
+        return Err(darling::Error::custom(
+            "`expectedVersion` is reserved: Purview checks it before the action runs (§7.1)",
+        )
+        .with_span(&ident.ident));
     }
     if let syn::Type::Reference(r) = &*pat.ty {
         return Err(darling::Error::custom(
@@ -211,7 +244,11 @@ fn argument(pat: &mut syn::PatType) -> darling::Result<Arg> {
             );
         }
     }
-    errors.finish_with(Arg::Param(Param { ident: ident.ident.clone(), ty: (*pat.ty).clone(), attrs: kept }))
+    errors.finish_with(Arg::Param(Param {
+        ident: ident.ident.clone(),
+        ty: (*pat.ty).clone(),
+        attrs: kept,
+    }))
 }
 
 fn last_segment(ty: &syn::Type) -> Option<&syn::PathSegment> {

@@ -60,7 +60,9 @@ fn block(krate: &syn::Path, block: &BlockField, all: &[BlockField]) -> Option<To
         Kind::Text => quote_spanned!(span=> #p::text(view, #id, &self.#field);),
         Kind::Field { group, .. } => {
             // A group is emitted once, at its first member.
-            let first = all.iter().find(|b| matches!(&b.kind, Kind::Field { group: g, .. } if g == group))?;
+            let first = all
+                .iter()
+                .find(|b| matches!(&b.kind, Kind::Field { group: g, .. } if g == group))?;
             if first.ident != block.ident {
                 return None;
             }
@@ -81,7 +83,9 @@ fn block(krate: &syn::Path, block: &BlockField, all: &[BlockField]) -> Option<To
         Kind::Table { limit: n, columns } => {
             let n = limit(*n);
             match columns {
-                Some(columns) => quote_spanned!(span=> #p::table_with_columns(view, #id, &[#(#columns),*], &self.#field, #n);),
+                Some(columns) => {
+                    quote_spanned!(span=> #p::table_with_columns(view, #id, &[#(#columns),*], &self.#field, #n);)
+                }
                 None => quote_spanned!(span=> #p::table(view, #id, &self.#field, #n);),
             }
         }

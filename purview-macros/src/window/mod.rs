@@ -54,31 +54,44 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut item: syn::ItemStruct = match syn::parse2(item.clone()) {
         Ok(item) => item,
         Err(_) => {
-            let e = syn::Error::new(Span::call_site(), "#[window] goes on a struct with named fields")
-                .into_compile_error();
+            let e =
+                syn::Error::new(Span::call_site(), "#[window] goes on a struct with named fields")
+                    .into_compile_error();
             return quote::quote!(#e #item);
         }
     };
     let mut errors = darling::Error::accumulator();
     let blocks = collect_blocks(&mut item, &mut errors);
     let args = errors
-        .handle(NestedMeta::parse_meta_list(args).map_err(darling::Error::from).and_then(|m| WindowArgs::from_list(&m)))
+        .handle(
+            NestedMeta::parse_meta_list(args)
+                .map_err(darling::Error::from)
+                .and_then(|m| WindowArgs::from_list(&m)),
+        )
         .unwrap_or_default();
-    let field_names: Vec<syn::Ident> =
-        item.fields.iter().filter_map(|f| f.ident.clone()).collect();
+    let field_names: Vec<syn::Ident> = item.fields.iter().filter_map(|f| f.ident.clone()).collect();
     let krate = args.krate.clone().unwrap_or_else(|| syn::parse_quote!(::purview));
     let title = match (args.title, args.title_fn) {
         (Some(_), Some(path)) => {
-            errors.push(darling::Error::custom("give either `title` or `title_fn`, not both").with_span(&path));
+            errors.push(
+                darling::Error::custom("give either `title` or `title_fn`, not both")
+                    .with_span(&path),
+            );
             Text::Fixed(String::new())
         }
-        (Some(t), None) => errors.handle(template(&t, &field_names)).map(Text::Template).unwrap_or(Text::Fixed(String::new())),
+        (Some(t), None) => errors
+            .handle(template(&t, &field_names))
+            .map(Text::Template)
+            .unwrap_or(Text::Fixed(String::new())),
         (None, Some(path)) => Text::Method(path),
         (None, None) => Text::Fixed(humanize(&unraw(&item.ident))),
     };
     let summary = match (args.summary, args.summary_fn) {
         (Some(_), Some(path)) => {
-            errors.push(darling::Error::custom("give either `summary` or `summary_fn`, not both").with_span(&path));
+            errors.push(
+                darling::Error::custom("give either `summary` or `summary_fn`, not both")
+                    .with_span(&path),
+            );
             None
         }
         (Some(s), None) => errors.handle(template(&s, &field_names)).map(Text::Template),
@@ -94,11 +107,21 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// Reads and removes every `#[block]` attribute.
-fn collect_blocks(item: &mut syn::ItemStruct, errors: &mut darling::error::Accumulator) -> Vec<BlockField> {
+fn collect_blocks(
+    item: &mut syn::ItemStruct,
+    errors: &mut darling::error::Accumulator,
+) -> Vec<BlockField> {
     let mut blocks = Vec::new();
-    if !matches!(item.fields, syn::Fields::Named(_)) {
-        errors.push(darling::Error::custom("#[window] goes on a struct with named fields").with_span(&item.ident));
-        return blocks;
+    match item.fields {
+        syn::Fields::Named(_) => {}
+        syn::Fields::Unit => return blocks,
+        syn::Fields::Unnamed(_) => {
+            errors.push(
+                darling::Error::custom("#[window] goes on a struct with named fields (or none): blocks are named after fields")
+                    .with_span(&item.ident),
+            );
+            return blocks;
+        }
     }
     for field in item.fields.iter_mut() {
         let (block_attrs, other): (Vec<syn::Attribute>, Vec<syn::Attribute>) =
@@ -106,7 +129,12 @@ fn collect_blocks(item: &mut syn::ItemStruct, errors: &mut darling::error::Accum
         field.attrs = other;
         let Some(ident) = field.ident.clone() else { continue };
         if let Some(extra) = block_attrs.get(1) {
-            errors.push(darling::Error::custom("a field projects at most one block; remove this second #[block]").with_span(extra));
+            errors.push(
+                darling::Error::custom(
+                    "a field projects at most one block; remove this second #[block]",
+                )
+                .with_span(extra),
+            );
         }
         let Some(attr) = block_attrs.first() else { continue };
         let args = match &attr.meta {
@@ -137,9 +165,14 @@ fn collect_blocks(item: &mut syn::ItemStruct, errors: &mut darling::error::Accum
     blocks
 }
 
-fn misplaced<T>(option: &Option<SpannedValue<T>>, name: &str, applies_to: &str) -> darling::Result<()> {
+fn misplaced<T>(
+    option: &Option<SpannedValue<T>>,
+    name: &str,
+    applies_to: &str,
+) -> darling::Result<()> {
     match option {
-        Some(v) => Err(darling::Error::custom(format!("`{name}` applies only to {applies_to}")).with_span(&v.span())),
+        Some(v) => Err(darling::Error::custom(format!("`{name}` applies only to {applies_to}"))
+            .with_span(&v.span())),
         None => Ok(()),
     }
 }
@@ -167,7 +200,11 @@ fn kind(ident: &syn::Ident, attr: &syn::Attribute, args: &BlockArgs) -> darling:
             .with_span(attr));
         }
         many => {
-            return Err(darling::Error::custom(format!("a field becomes one block, not {}", many.join(" and "))).with_span(attr));
+            return Err(darling::Error::custom(format!(
+                "a field becomes one block, not {}",
+                many.join(" and ")
+            ))
+            .with_span(attr));
         }
     };
     let mut errors = darling::Error::accumulator();
@@ -188,7 +225,11 @@ fn kind(ident: &syn::Ident, attr: &syn::Attribute, args: &BlockArgs) -> darling:
     let kind = match kind {
         "text" => Kind::Text,
         "field" => Kind::Field {
-            label: args.label.as_ref().map(|l| (**l).clone()).unwrap_or_else(|| humanize(&unraw(ident))),
+            label: args
+                .label
+                .as_ref()
+                .map(|l| (**l).clone())
+                .unwrap_or_else(|| humanize(&unraw(ident))),
             group: args.group.as_ref().map(|g| (**g).clone()).unwrap_or_else(|| "fields".into()),
             sensitive: args.sensitive.is_some(),
         },
@@ -196,7 +237,9 @@ fn kind(ident: &syn::Ident, attr: &syn::Attribute, args: &BlockArgs) -> darling:
             limit: args.limit.as_ref().map(|l| **l),
             columns: args.columns.as_ref().map(|c| (**c).clone()),
         },
-        "list" => Kind::List { ordered: args.ordered.is_some(), limit: args.limit.as_ref().map(|l| **l) },
+        "list" => {
+            Kind::List { ordered: args.ordered.is_some(), limit: args.limit.as_ref().map(|l| **l) }
+        }
         "notice" => {
             let severity = args.notice.as_ref().map(|s| (**s).clone()).unwrap_or_default();
             if !SEVERITIES.contains(&severity.as_str()) {
@@ -249,22 +292,36 @@ fn template(text: &SpannedValue<String>, fields: &[syn::Ident]) -> darling::Resu
             continue;
         }
         let Some(close) = rest[open..].find('}') else {
-            errors.push(darling::Error::custom("unclosed `{` in format string; write `{{` for a literal brace").with_span(&span));
+            errors.push(
+                darling::Error::custom(
+                    "unclosed `{` in format string; write `{{` for a literal brace",
+                )
+                .with_span(&span),
+            );
             break;
         };
         let inside = &rest[open + 1..open + close];
         let name = inside.split(':').next().unwrap_or_default().trim();
         if name.is_empty() || name.chars().all(|c| c.is_ascii_digit()) {
-            errors.push(darling::Error::custom("name the field to show: `{field}`, not `{}`").with_span(&span));
+            errors.push(
+                darling::Error::custom("name the field to show: `{field}`, not `{}`")
+                    .with_span(&span),
+            );
         } else if let Some(field) = fields.iter().find(|f| unraw(f) == name) {
             if !names.contains(field) {
                 names.push(field.clone());
             }
         } else {
-            let hint = did_you_mean(name, fields.iter().map(|f| f.to_string()).collect::<Vec<_>>().iter().map(String::as_str))
-                .map(|s| format!("; did you mean `{s}`?"))
-                .unwrap_or_default();
-            errors.push(darling::Error::custom(format!("no field `{name}` in this struct{hint}")).with_span(&span));
+            let hint = did_you_mean(
+                name,
+                fields.iter().map(|f| f.to_string()).collect::<Vec<_>>().iter().map(String::as_str),
+            )
+            .map(|s| format!("; did you mean `{s}`?"))
+            .unwrap_or_default();
+            errors.push(
+                darling::Error::custom(format!("no field `{name}` in this struct{hint}"))
+                    .with_span(&span),
+            );
         }
         rest = &rest[open + close + 1..];
     }

@@ -140,7 +140,10 @@ impl App {
         }
         let opened = self.commit(&target, &action, working, base_revision, cx.effects)?;
         tracing::info!(tool, opened = opened.len(), "action applied");
-        let message = output.message.or(cx.message.take()).unwrap_or_else(|| default_message(&action, &opened));
+        let message = output
+            .message
+            .or(cx.message.take())
+            .unwrap_or_else(|| default_message(&action, &opened));
         Ok(ToolResult { message: Some(message), opened_window_ids: opened, result: output.result })
     }
 
@@ -293,7 +296,7 @@ impl App {
 
 /// A message for handlers that give none: the protocol says one SHOULD be there.
 fn default_message(action: &str, opened: &[String]) -> String {
-    let done = format!("{} done.", crate::action::humanize(action));
+    let done = format!("Completed `{action}`.");
     match opened {
         [] => done,
         [one] => format!("{done} Opened window {one}."),

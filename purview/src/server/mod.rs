@@ -106,26 +106,16 @@ impl App {
                     None => (None, state.app.as_ref()?),
                 };
                 let action = actor.spec.actions.get(t.action)?;
+                let what =
+                    sentence(action.spec.description.as_deref().unwrap_or(&action.tool_title));
                 let (title, description) = match window {
                     Some(w) => (
                         format!("{} · {} (window {})", action.tool_title, w.title, w.id),
-                        match &action.spec.description {
-                            Some(d) => format!("{d} — in the \"{}\" window ({}).", w.title, w.id),
-                            None => format!(
-                                "{} in the \"{}\" window ({}).",
-                                action.tool_title, w.title, w.id
-                            ),
-                        },
+                        format!("{what} Acts on the \"{}\" window ({}).", w.title, w.id),
                     ),
                     None => (
                         format!("{} · {app_name}", action.tool_title),
-                        match &action.spec.description {
-                            Some(d) => format!("{d} — an app-level action of {app_name}."),
-                            None => format!(
-                                "{} — an app-level action of {app_name}.",
-                                action.tool_title
-                            ),
-                        },
+                        format!("{what} An app-level action of {app_name}."),
                     ),
                 };
                 let hints = action.spec.hints;
@@ -160,6 +150,12 @@ impl App {
             .with_server_info(Implementation::new(config.name.clone(), config.version.clone()))
             .with_instructions(instructions)
     }
+}
+
+/// Ends a description with a full stop, so a note can follow it.
+fn sentence(text: &str) -> String {
+    let text = text.trim_end();
+    if text.ends_with(['.', '!', '?']) { text.to_owned() } else { format!("{text}.") }
 }
 
 fn windows_resource() -> Resource {
