@@ -111,4 +111,9 @@ pub mod __private {
     pub use serde_json;
 
     pub use crate::project::helpers as project;
+
+    /// An action's return value as its `result`.
+    pub fn result_value<T: serde::Serialize>(value: T) -> crate::ActionOutput {
+        crate::ActionOutput::result(value)
+    }
 }

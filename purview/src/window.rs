@@ -44,6 +44,11 @@ pub type ActionResult = Result<ActionOutput, ToolError>;
 ///     }
 /// }
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no actions",
+    label = "needs an `impl Actions`",
+    note = "add `#[purview::actions] impl {Self} {{ .. }}` with its #[action] methods (an empty impl is fine)"
+)]
 pub trait Actions: Clone + Send + Sync + 'static {
     /// The actions of this type, in the order they are listed. Called once per
     /// type; the runtime caches the compiled schemas.

@@ -111,7 +111,10 @@ fn convert(krate: &syn::Path, returns: &Returns, value: TokenStream) -> TokenStr
         }
         Returns::Output => quote!(::core::result::Result::Ok(#value)),
         Returns::Value(ty) => {
-            quote_spanned!(ty.span()=> ::core::result::Result::Ok(#krate::ActionOutput::result(#value)))
+            // The explicit type argument puts a missing Serialize on the
+            // user's return type.
+            let ty = quote_spanned!(ty.span()=> #ty);
+            quote!(::core::result::Result::Ok(#krate::__private::result_value::<#ty>(#value)))
         }
         Returns::Result { ok, err } => {
             let inner = convert(krate, ok, quote!(__purview_ok));

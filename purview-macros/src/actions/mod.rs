@@ -92,7 +92,7 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             if let Some(first) = actions.iter().find(|a| a.name == action.name) {
                 errors.push(
                     darling::Error::custom(format!(
-                        "action `{}` is defined twice (also by `{}`); tool names must be unique per window",
+                        "action `{}` is already defined by method `{}`; tool names must be unique per window",
                         action.name, first.method
                     ))
                     .with_span(&action.method),

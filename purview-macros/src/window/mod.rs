@@ -54,9 +54,15 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut item: syn::ItemStruct = match syn::parse2(item.clone()) {
         Ok(item) => item,
         Err(_) => {
-            let e =
-                syn::Error::new(Span::call_site(), "#[window] goes on a struct with named fields")
-                    .into_compile_error();
+            // Point at the item's name when there is one.
+            let span = match syn::parse2::<syn::Item>(item.clone()) {
+                Ok(syn::Item::Enum(e)) => e.ident.span(),
+                Ok(syn::Item::Union(u)) => u.ident.span(),
+                Ok(syn::Item::Fn(f)) => f.sig.ident.span(),
+                _ => Span::call_site(),
+            };
+            let message = "#[window] goes on a struct: a window is one view-model whose fields are projected as blocks";
+            let e = syn::Error::new(span, message).into_compile_error();
             return quote::quote!(#e #item);
         }
     };
@@ -148,7 +154,7 @@ fn collect_blocks(
                     darling::Error::custom(
                         "say which block this field becomes: #[block(text)], #[block(field)], #[block(table)], #[block(list)], #[block(notice = \"error\")], #[block(media)] or #[block(custom)]",
                     )
-                    .with_span(attr),
+                    .with_span(attr.path()),
                 );
                 None
             }
@@ -197,14 +203,14 @@ fn kind(ident: &syn::Ident, attr: &syn::Attribute, args: &BlockArgs) -> darling:
             return Err(darling::Error::custom(
                 "say which block this field becomes: text, field, table, list, notice = \"..\", media or custom",
             )
-            .with_span(attr));
+            .with_span(attr.path()));
         }
         many => {
             return Err(darling::Error::custom(format!(
                 "a field becomes one block, not {}",
                 many.join(" and ")
             ))
-            .with_span(attr));
+            .with_span(attr.path()));
         }
     };
     let mut errors = darling::Error::accumulator();

@@ -1,0 +1,8 @@
+struct Editor;
+
+impl Editor {
+    #[purview::action]
+    fn save(&mut self) {}
+}
+
+fn main() {}

@@ -1,0 +1,20 @@
+use purview::{actions, window};
+
+#[derive(serde::Deserialize)]
+struct Address {
+    street: String,
+}
+
+#[window]
+#[derive(Clone)]
+struct Editor;
+
+#[actions]
+impl Editor {
+    #[action]
+    fn ship_to(&mut self, address: Address) {
+        let _ = address.street;
+    }
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+#[purview::window]
+#[derive(Clone)]
+enum Editor {
+    Empty,
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+//! One compile-fail case per check the macros make, each with the message a
+//! person sees (`fail/*.stderr`), and pass cases. The toolchain is pinned in
+//! rust-toolchain.toml so the snapshots do not churn; regenerate them with
+//! `TRYBUILD=overwrite cargo test -p purview-ui-tests`.
+
+#[test]
+fn ui() {
+    let cases = trybuild::TestCases::new();
+    cases.pass("pass/*.rs");
+    cases.compile_fail("fail/*.rs");
+}
