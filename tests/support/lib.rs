@@ -7,3 +7,8 @@ pub mod windows;
 
 pub use agent::{Agent, Note};
 pub use windows::{AppMenu, Confirm, Editor, Locked, demo_app};
+
+/// The README's code blocks, compiled as doctests so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

@@ -29,6 +29,7 @@ pub struct Param {
     pub attrs: Vec<syn::Attribute>,
 }
 
+#[allow(clippy::large_enum_variant)] // one per argument, at compile time
 pub enum Arg {
     Param(Param),
     Context { mutable: bool },
