@@ -124,6 +124,20 @@ macro_rules! sequences {
 }
 sequences!(Vec<R>, VecDeque<R>, [R]);
 
+// Shared data: an `Arc` keeps cloning a view-model for each call cheap.
+impl<T: TableSource + ?Sized> TableSource for std::sync::Arc<T> {
+    type Row = T::Row;
+    fn rows(&self, limit: Option<usize>) -> (Vec<&T::Row>, usize) {
+        (**self).rows(limit)
+    }
+}
+
+impl<T: ListSource + ?Sized> ListSource for std::sync::Arc<T> {
+    fn items(&self, limit: Option<usize>) -> (Vec<Value>, usize) {
+        (**self).items(limit)
+    }
+}
+
 /// A value shown as a masked field (§4.5): only whether it is filled in is
 /// ever looked at.
 #[diagnostic::on_unimplemented(

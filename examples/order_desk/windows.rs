@@ -1,0 +1,349 @@
+//! The windows of order_desk, written with Purview's macros only.
+
+use std::sync::Arc;
+
+use purview::{Context, Secret, actions, window};
+use serde::{Deserialize, Serialize};
+
+/// The PIN that unlocks the app-level lock screen.
+pub const UNLOCK_PIN: &str = "1234";
+
+/// Which field `edit_field` changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum EditableField {
+    /// Who receives the order.
+    Recipient,
+    /// The amount, such as "$12.50".
+    Amount,
+    /// The payment password.
+    Password,
+}
+
+/// Reads "$1,250.50", "1250.5" or "12" as a positive amount of money.
+fn parse_money(text: &str) -> Option<f64> {
+    let cleaned: String =
+        text.trim().trim_start_matches('$').chars().filter(|c| *c != ',').collect();
+    let value: f64 = cleaned.parse().ok()?;
+    (value.is_finite() && value > 0.0).then_some(value)
+}
+
+fn money(value: f64) -> String {
+    format!("${value:.2}")
+}
+
+/// Order #12345, being edited.
+#[window(title = "Order Editor", summary_fn = describe)]
+#[derive(Clone)]
+pub struct OrderEditor {
+    order: u32,
+    #[block(text)]
+    heading: String,
+    #[block(field)]
+    recipient: String,
+    #[block(field)]
+    amount: String,
+    #[block(field, label = "Payment password", sensitive)]
+    password: Secret<String>,
+    #[block(table, columns = ["Product", "Quantity"])]
+    items: Vec<(String, u32)>,
+    #[block(notice = "error")]
+    recipient_error: Option<String>,
+    #[block(notice = "success")]
+    submitted_notice: Option<String>,
+    submitted: bool,
+}
+
+impl Default for OrderEditor {
+    fn default() -> Self {
+        let mut editor = Self {
+            order: 12345,
+            heading: "Order #12345".into(),
+            recipient: String::new(),
+            amount: money(100.0),
+            password: Secret::new("hunter2".into()),
+            items: vec![("A".into(), 2), ("B".into(), 1)],
+            recipient_error: None,
+            submitted_notice: None,
+            submitted: false,
+        };
+        editor.check();
+        editor
+    }
+}
+
+#[actions]
+impl OrderEditor {
+    /// Change one field of the order.
+    #[action(idempotent)]
+    fn edit_field(
+        &mut self,
+        /// The field to change: "recipient", "amount" or "password".
+        field: EditableField,
+        /// The new value. Amounts are positive money values such as "12.50" or "$12.50".
+        value: Secret<String>,
+        cx: &mut Context,
+    ) {
+        match field {
+            EditableField::Recipient => self.recipient = value.into_inner().trim().to_owned(),
+            EditableField::Amount => match parse_money(value.expose()) {
+                Some(amount) => self.amount = money(amount),
+                None => cx.invalid(
+                    "value",
+                    "must be a positive amount of money, such as 12.50 or $12.50",
+                ),
+            },
+            EditableField::Password => self.password = value,
+        }
+        self.check();
+    }
+
+    /// Set the recipient and the amount together.
+    #[action]
+    fn set_details(
+        &mut self,
+        /// Who receives the order; must not be empty.
+        recipient: String,
+        /// The amount in dollars; must be greater than 0.
+        amount: f64,
+        cx: &mut Context,
+    ) {
+        if recipient.trim().is_empty() {
+            cx.invalid("recipient", "cannot be empty");
+        }
+        if !(amount.is_finite() && amount > 0.0) {
+            cx.invalid("amount", "must be greater than 0");
+        }
+        self.recipient = recipient.trim().to_owned();
+        self.amount = money(amount);
+        self.check();
+    }
+
+    /// Submit the order. A "Confirm submission" dialog opens and must be answered.
+    #[action(destructive, available = can_submit)]
+    fn submit(&mut self, cx: &mut Context) {
+        let dialog = cx.open_modal(ConfirmSubmission {
+            order: self.order,
+            recipient: self.recipient.clone(),
+            amount: self.amount.clone(),
+        });
+        cx.message(format!("Submitted for confirmation: answer the dialog {dialog}"));
+    }
+
+    /// Bring the editor to the front, so the person sees where the agent works.
+    #[action(idempotent)]
+    fn focus(&mut self, cx: &mut Context) {
+        cx.message("The Order Editor is in front");
+    }
+
+    fn can_submit(&self) -> bool {
+        !self.recipient.is_empty() && !self.submitted
+    }
+
+    fn describe(&self) -> String {
+        if self.submitted {
+            return format!("Order #{} has been submitted to {}", self.order, self.recipient);
+        }
+        let missing =
+            [self.recipient.is_empty(), self.amount.is_empty(), !self.password.is_filled()]
+                .into_iter()
+                .filter(|m| *m)
+                .count();
+        match missing {
+            0 => format!("Editing order #{}; every field is filled in", self.order),
+            1 => format!("Editing order #{}; 1 field is still to fill in", self.order),
+            n => format!("Editing order #{}; {n} fields are still to fill in", self.order),
+        }
+    }
+
+    fn check(&mut self) {
+        self.recipient_error =
+            self.recipient.is_empty().then(|| "Recipient cannot be empty".to_owned());
+    }
+
+    fn mark_submitted(&mut self) {
+        self.submitted = true;
+        self.submitted_notice = Some(format!("Order #{} was submitted", self.order));
+    }
+}
+
+/// Asks to confirm a submission; owned by the editor, which it blocks.
+#[window(
+    title = "Confirm submission",
+    summary = "Confirm submitting order #{order} to {recipient} for {amount}"
+)]
+#[derive(Clone)]
+pub struct ConfirmSubmission {
+    order: u32,
+    #[block(field)]
+    recipient: String,
+    #[block(field)]
+    amount: String,
+}
+
+#[actions]
+impl ConfirmSubmission {
+    /// Submit the order for real and close this dialog.
+    #[action(destructive)]
+    fn confirm(&mut self, cx: &mut Context) {
+        if let Some(editor) = cx.owner_id() {
+            cx.update::<OrderEditor>(&editor, OrderEditor::mark_submitted);
+        }
+        cx.close();
+        cx.message(format!("Order #{} submitted", self.order));
+    }
+
+    /// Close this dialog without submitting.
+    #[action(idempotent)]
+    fn cancel(&mut self, cx: &mut Context) {
+        cx.close();
+        cx.message("Submission cancelled; the editor is operable again");
+    }
+
+    /// Open the terms of sale on top of this dialog.
+    #[action(read_only)]
+    fn show_terms(&mut self, cx: &mut Context) {
+        cx.open_modal(Terms);
+    }
+}
+
+/// The terms of sale; owned by the confirmation dialog.
+#[window(title = "Terms", summary = "The terms of sale that apply to this order")]
+#[derive(Clone)]
+pub struct Terms;
+
+#[actions]
+impl Terms {
+    /// Close the terms and return to the confirmation dialog.
+    #[action(idempotent)]
+    fn close(&mut self, cx: &mut Context) {
+        cx.close();
+    }
+}
+
+/// A revenue report too large to inline: the blocks show the first rows, the
+/// rest comes through `load_rows` (§9).
+#[window(
+    title = "Report Details",
+    summary = "Revenue report with {total} rows; the first 5 are shown, load_rows fetches any range"
+)]
+#[derive(Clone)]
+pub struct ReportDetails {
+    total: usize,
+    #[block(table, limit = 5, columns = ["Row", "Region", "Revenue"])]
+    rows: Arc<Vec<(u32, String, f64)>>,
+}
+
+impl Default for ReportDetails {
+    fn default() -> Self {
+        const REGIONS: [&str; 4] = ["North", "South", "East", "West"];
+        let rows: Vec<(u32, String, f64)> = (0..10_000u32)
+            .map(|i| {
+                (i + 1, REGIONS[i as usize % 4].to_owned(), f64::from((i * 7919) % 10_000) + 0.5)
+            })
+            .collect();
+        Self { total: rows.len(), rows: Arc::new(rows) }
+    }
+}
+
+/// A page of report rows.
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct RowsPage {
+    /// Column titles of `rows`.
+    columns: [&'static str; 3],
+    /// The rows, each `[Row, Region, Revenue]`.
+    rows: Vec<(u32, String, f64)>,
+    /// Index of the first row returned.
+    offset: usize,
+    /// Rows in the whole report.
+    total: usize,
+}
+
+#[actions]
+impl ReportDetails {
+    /// Fetch a range of report rows.
+    #[action(read_only, idempotent)]
+    fn load_rows(
+        &self,
+        /// Index of the first row, from 0.
+        offset: usize,
+        /// How many rows, at most 1000.
+        limit: usize,
+        cx: &mut Context,
+    ) -> RowsPage {
+        if limit > 1000 {
+            cx.invalid("limit", "must be at most 1000");
+        }
+        if offset >= self.rows.len() {
+            cx.invalid("offset", format!("must be below {}, the number of rows", self.rows.len()));
+        }
+        let rows = self.rows.iter().skip(offset).take(limit.min(1000)).cloned().collect();
+        RowsPage { columns: ["Row", "Region", "Revenue"], rows, offset, total: self.rows.len() }
+    }
+
+    /// Reload the report.
+    #[action(read_only, idempotent)]
+    fn refresh(&self, cx: &mut Context) {
+        cx.message(format!("The report is up to date ({} rows)", self.total));
+    }
+
+    /// Close the report window.
+    #[action]
+    fn close(&mut self, cx: &mut Context) {
+        cx.close();
+    }
+}
+
+/// The lock screen: an app-level modal.
+#[window(title = "Locked", summary = "The application is locked; unlock it with the PIN")]
+#[derive(Clone)]
+pub struct Locked {
+    #[block(notice = "warn")]
+    notice: String,
+}
+
+#[actions]
+impl Locked {
+    /// Unlock the application.
+    #[action]
+    fn unlock(
+        &mut self,
+        /// The PIN.
+        pin: Secret<String>,
+        cx: &mut Context,
+    ) {
+        if pin.expose() == UNLOCK_PIN {
+            cx.close();
+            cx.message("Unlocked");
+        } else {
+            cx.invalid("pin", "wrong PIN");
+        }
+    }
+}
+
+/// The id of a window an action opened.
+#[derive(Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Opened {
+    /// The new window's id.
+    window_id: String,
+}
+
+/// Application-wide actions (`app__…` tools).
+#[derive(Clone)]
+pub struct Desk;
+
+#[actions]
+impl Desk {
+    /// Open another Report Details window.
+    #[action]
+    fn new_report(&mut self, cx: &mut Context) -> Opened {
+        Opened { window_id: cx.open(ReportDetails::default()) }
+    }
+
+    /// Lock the application until the PIN is entered.
+    #[action]
+    fn lock(&mut self, cx: &mut Context) {
+        cx.open_app_modal(Locked { notice: "Locked: enter the PIN to continue".into() });
+    }
+}

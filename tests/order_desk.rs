@@ -1,0 +1,296 @@
+//! Black-box tests of the reference app: the order_desk binary is spawned
+//! and driven through rmcp's client, over stdio and over streamable HTTP,
+//! asserting the exact operableWindowIds, tool lists and error codes at
+//! every step of the scenario its contract describes.
+
+use std::{process::Stdio, time::Duration};
+
+use anyhow::{Context as _, Result};
+use purview_tests::{Agent, Note};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+const ORDER_DESK: &str = env!("CARGO_BIN_EXE_order_desk");
+
+fn updated() -> Note {
+    Note::Updated(purview::WINDOWS_URI.into())
+}
+
+fn tools(window: &str, actions: &[&str]) -> Vec<String> {
+    actions.iter().map(|a| format!("{window}__{a}")).collect()
+}
+
+const EDITOR: [&str; 3] = ["edit_field", "set_details", "focus"];
+const REPORT: [&str; 3] = ["load_rows", "refresh", "close"];
+const CONFIRM: [&str; 3] = ["confirm", "cancel", "show_terms"];
+const APP: [&str; 2] = ["app__lock", "app__new_report"];
+
+fn expected(parts: &[Vec<String>]) -> Vec<String> {
+    let mut all: Vec<String> = parts.concat();
+    all.extend(APP.iter().map(|s| s.to_string()));
+    all.sort();
+    all
+}
+
+/// The item labelled `label` in any `fields` block of `window`.
+fn field(window: &Value, label: &str) -> Value {
+    window["blocks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|b| b["type"] == "fields")
+        .flat_map(|b| b["items"].as_array().into_iter().flatten())
+        .find(|i| i["label"] == label)
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
+fn window<'a>(snapshot: &'a Value, id: &str) -> &'a Value {
+    snapshot["windows"].as_array().unwrap().iter().find(|w| w["id"] == id).unwrap()
+}
+
+fn ids(snapshot: &Value) -> Vec<String> {
+    snapshot["operableWindowIds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The whole contract, driven by `agent`; `watcher` (if any) is a second,
+/// subscribed session that must hear about `agent`'s changes.
+async fn scenario(agent: &mut Agent, mut watcher: Option<&mut Agent>) -> Result<()> {
+    // Start: editor w1 and report w2, both operable; submit hidden.
+    let snap = agent.read_json().await?;
+    assert_eq!(ids(&snap), ["w1", "w2"]);
+    let editor = window(&snap, "w1");
+    assert_eq!(editor["title"], "Order Editor");
+    assert_eq!(editor["summary"], "Editing order #12345; 1 field is still to fill in");
+    assert_eq!(
+        editor["blocks"][0],
+        json!({"type": "text", "id": "heading", "text": "Order #12345"})
+    );
+    assert_eq!(field(editor, "Recipient"), json!({"label": "Recipient", "value": ""}));
+    assert_eq!(field(editor, "Amount"), json!({"label": "Amount", "value": "$100.00"}));
+    assert_eq!(
+        field(editor, "Payment password"),
+        json!({"label": "Payment password", "value": "••••••", "sensitive": true})
+    );
+    let table = editor["blocks"].as_array().unwrap().iter().find(|b| b["type"] == "table").unwrap();
+    assert_eq!(table["columns"], json!(["Product", "Quantity"]));
+    assert_eq!(table["rows"], json!([["A", 2], ["B", 1]]));
+    assert!(editor["blocks"].as_array().unwrap().iter().any(|b| b["type"] == "notice"
+        && b["severity"] == "error"
+        && b["text"] == "Recipient cannot be empty"));
+    let report = window(&snap, "w2");
+    assert_eq!(report["title"], "Report Details");
+    assert!(report["summary"].as_str().unwrap().contains("10000 rows"));
+    let rows = &report["blocks"][0];
+    assert_eq!((rows["offset"].clone(), rows["total"].clone()), (json!(0), json!(10_000)));
+    assert_eq!(rows["columns"], json!(["Row", "Region", "Revenue"]));
+    assert_eq!(rows["rows"].as_array().unwrap().len(), 5);
+    assert_eq!(agent.tool_names().await?, expected(&[tools("w1", &EDITOR), tools("w2", &REPORT)]));
+
+    // Validation, per field.
+    let bad_amount =
+        agent.call("w1__edit_field", json!({"field": "amount", "value": "lots"})).await?;
+    assert_eq!(bad_amount.code(), Some("validation_failed"));
+    assert_eq!(bad_amount.structured["fields"][0]["field"], "value");
+    let both = agent.call("w1__set_details", json!({"recipient": "", "amount": 0})).await?;
+    let mut fields: Vec<&str> = both.structured["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["field"].as_str().unwrap())
+        .collect();
+    fields.sort();
+    assert_eq!(fields, ["amount", "recipient"]);
+
+    // A real edit with expectedVersion; submit appears.
+    let version = window(&agent.read_json().await?, "w1")["version"].as_u64().unwrap();
+    let ok = agent
+        .call(
+            "w1__edit_field",
+            json!({"field": "recipient", "value": "Ada Lovelace", "expectedVersion": version}),
+        )
+        .await?;
+    assert!(!ok.is_error, "{ok:?}");
+    agent.expect(Note::ToolsChanged).await?;
+    if let Some(w) = watcher.as_deref_mut() {
+        w.expect(updated()).await?;
+        assert_eq!(
+            field(window(&w.read_json().await?, "w1"), "Recipient")["value"],
+            "Ada Lovelace"
+        );
+    }
+    assert_eq!(
+        agent.tool_names().await?,
+        expected(&[tools("w1", &[&EDITOR[..], &["submit"]].concat()), tools("w2", &REPORT)])
+    );
+    let stale = agent
+        .call(
+            "w1__edit_field",
+            json!({"field": "amount", "value": "5", "expectedVersion": version}),
+        )
+        .await?;
+    assert_eq!(stale.code(), Some("stale_state"));
+    assert_eq!(stale.structured["currentVersion"], version + 1);
+
+    // Large data through a tool (§9).
+    let page = agent.call("w2__load_rows", json!({"offset": 9_998, "limit": 5})).await?;
+    assert_eq!(page.structured["result"]["total"], 10_000);
+    assert_eq!(page.structured["result"]["rows"].as_array().unwrap().len(), 2);
+    let too_many = agent.call("w2__load_rows", json!({"offset": 0, "limit": 5_000})).await?;
+    assert_eq!(too_many.structured["fields"][0]["field"], "limit");
+    let out_of_range = agent.call("w2__load_rows", json!({"offset": 10_000, "limit": 1})).await?;
+    assert_eq!(out_of_range.structured["fields"][0]["field"], "offset");
+
+    // submit → Confirm submission (w3) owned by the editor: a hand-off.
+    let submitted = agent.call("w1__submit", json!({})).await?;
+    assert_eq!(submitted.structured["openedWindowIds"], json!(["w3"]));
+    agent.expect(Note::ToolsChanged).await?;
+    if let Some(w) = watcher.as_deref_mut() {
+        w.expect(Note::ToolsChanged).await?;
+    }
+    let snap = agent.read_json().await?;
+    assert_eq!(ids(&snap), ["w3", "w2"]);
+    let confirm = window(&snap, "w3");
+    assert_eq!(
+        (confirm["title"].clone(), confirm["modal"].clone(), confirm["ownerId"].clone()),
+        (json!("Confirm submission"), json!(true), json!("w1"))
+    );
+    assert_eq!(field(confirm, "Recipient")["value"], "Ada Lovelace");
+    assert_eq!(field(confirm, "Amount")["value"], "$100.00");
+    assert_eq!(agent.tool_names().await?, expected(&[tools("w3", &CONFIRM), tools("w2", &REPORT)]));
+    let blocked = agent.call("w1__edit_field", json!({"field": "recipient", "value": "x"})).await?;
+    assert_eq!(blocked.code(), Some("blocked_by_modal"));
+    assert_eq!(blocked.structured["blockedBy"], "w3");
+
+    // editor → confirm → terms, and back.
+    let terms = agent.call("w3__show_terms", json!({})).await?;
+    assert_eq!(terms.structured["openedWindowIds"], json!(["w4"]));
+    let snap = agent.read_json().await?;
+    assert_eq!(ids(&snap), ["w4", "w2"]);
+    assert_eq!(
+        (window(&snap, "w4")["title"].clone(), window(&snap, "w4")["ownerId"].clone()),
+        (json!("Terms"), json!("w3"))
+    );
+    assert_eq!(
+        agent.tool_names().await?,
+        expected(&[tools("w4", &["close"]), tools("w2", &REPORT)])
+    );
+    assert_eq!(agent.call("w3__confirm", json!({})).await?.code(), Some("blocked_by_modal"));
+    agent.call("w4__close", json!({})).await?;
+    assert_eq!(ids(&agent.read_json().await?), ["w3", "w2"]);
+
+    // cancel hands the tools back; a second submit is confirmed.
+    agent.call("w3__cancel", json!({})).await?;
+    assert_eq!(ids(&agent.read_json().await?), ["w1", "w2"]);
+    assert_eq!(
+        agent.call("w1__submit", json!({})).await?.structured["openedWindowIds"],
+        json!(["w5"])
+    );
+    let confirmed = agent.call("w5__confirm", json!({})).await?;
+    assert!(!confirmed.is_error, "{confirmed:?}");
+    let snap = agent.read_json().await?;
+    assert_eq!(ids(&snap), ["w1", "w2"]);
+    assert!(
+        window(&snap, "w1")["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|b| b["type"] == "notice" && b["severity"] == "success")
+    );
+    assert_eq!(
+        agent.tool_names().await?,
+        expected(&[tools("w1", &EDITOR), tools("w2", &REPORT)]),
+        "submit is gone"
+    );
+    assert_eq!(agent.call("w5__cancel", json!({})).await?.code(), Some("window_not_found"));
+
+    // App-level actions.
+    let report = agent.call("app__new_report", json!({})).await?;
+    assert_eq!(report.structured["openedWindowIds"], json!(["w6"]));
+    assert_eq!(report.structured["result"]["windowId"], "w6");
+    assert_eq!(ids(&agent.read_json().await?), ["w1", "w2", "w6"]);
+    let lock = agent.call("app__lock", json!({})).await?;
+    assert_eq!(lock.structured["openedWindowIds"], json!(["w7"]));
+    let snap = agent.read_json().await?;
+    assert_eq!(ids(&snap), ["w7"]);
+    assert_eq!(
+        (window(&snap, "w7")["modal"].clone(), window(&snap, "w7")["ownerId"].clone()),
+        (json!(true), Value::Null)
+    );
+    assert_eq!(agent.tool_names().await?, ["w7__unlock"]);
+    assert_eq!(agent.call("w6__refresh", json!({})).await?.code(), Some("blocked_by_modal"));
+    assert_eq!(agent.call("app__new_report", json!({})).await?.code(), Some("blocked_by_modal"));
+    let wrong = agent.call("w7__unlock", json!({"pin": "0000"})).await?;
+    assert_eq!(wrong.code(), Some("validation_failed"));
+    assert_eq!(wrong.structured["fields"][0]["field"], "pin");
+    assert!(!wrong.text.contains("0000"), "the wrong PIN is not echoed");
+    assert!(!agent.call("w7__unlock", json!({"pin": "1234"})).await?.is_error);
+    assert_eq!(ids(&agent.read_json().await?), ["w1", "w2", "w6"]);
+
+    // Closing a report; its tools go, and calls to it say so.
+    agent.call("w6__close", json!({})).await?;
+    assert_eq!(agent.call("w6__refresh", json!({})).await?.code(), Some("window_not_found"));
+    assert_eq!(agent.tool_names().await?, expected(&[tools("w1", &EDITOR), tools("w2", &REPORT)]));
+
+    // No byte the server sent on this session carried the secret.
+    let everything = format!("{}{:?}", agent.read_json().await?, agent.tools().await?);
+    assert!(!everything.contains("hunter2"));
+    Ok(())
+}
+
+#[tokio::test]
+async fn s11_order_desk_over_stdio() -> Result<()> {
+    let mut command = tokio::process::Command::new(ORDER_DESK);
+    command.stderr(Stdio::null());
+    let mut agent = Agent::over(TokioChildProcess::new(command)?).await?;
+    agent.subscribe().await?;
+    scenario(&mut agent, None).await?;
+    agent.close().await
+}
+
+/// A spawned `order_desk --http 127.0.0.1:0`, and its URL.
+pub struct HttpDesk {
+    _child: tokio::process::Child,
+    pub url: String,
+}
+
+pub async fn spawn_http_desk() -> Result<HttpDesk> {
+    let mut child = tokio::process::Command::new(ORDER_DESK)
+        .args(["--http", "127.0.0.1:0"])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()?;
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = tokio::time::timeout(Duration::from_secs(20), async {
+        while let Some(line) = lines.next_line().await? {
+            if let Some(url) = line.split("MCP endpoint ").nth(1) {
+                return Ok::<_, anyhow::Error>(url.trim().to_owned());
+            }
+        }
+        anyhow::bail!("order_desk exited before printing its endpoint")
+    })
+    .await
+    .context("order_desk did not start")??;
+    // Keep draining stderr so the child never blocks on a full pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    Ok(HttpDesk { _child: child, url })
+}
+
+#[tokio::test]
+async fn s10_1_order_desk_over_http_with_two_sessions() -> Result<()> {
+    let desk = spawn_http_desk().await?;
+    let mut agent = Agent::over(StreamableHttpClientTransport::from_uri(desk.url.clone())).await?;
+    let mut watcher =
+        Agent::over(StreamableHttpClientTransport::from_uri(desk.url.clone())).await?;
+    watcher.subscribe().await?;
+    scenario(&mut agent, Some(&mut watcher)).await?;
+    agent.close().await?;
+    watcher.close().await
+}
