@@ -205,8 +205,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
-            // rmcp logs whole messages, secrets included, at debug.
-            tracing_subscriber::EnvFilter::from_default_env().add_directive("rmcp=info".parse()?),
+            // rmcp logs whole messages, secrets included, at debug: keep it quiet.
+            tracing_subscriber::EnvFilter::from_default_env().add_directive("rmcp=warn".parse()?),
         )
         .init();
 

@@ -118,7 +118,7 @@ async fn scenario(agent: &mut Agent, mut watcher: Option<&mut Agent>) -> Result<
         .await?;
     assert!(!ok.is_error, "{ok:?}");
     agent.expect(Note::ToolsChanged).await?;
-    if let Some(w) = watcher.as_deref_mut() {
+    if let Some(w) = watcher.as_mut() {
         w.expect(updated()).await?;
         assert_eq!(
             field(window(&w.read_json().await?, "w1"), "Recipient")["value"],
@@ -151,7 +151,7 @@ async fn scenario(agent: &mut Agent, mut watcher: Option<&mut Agent>) -> Result<
     let submitted = agent.call("w1__submit", json!({})).await?;
     assert_eq!(submitted.structured["openedWindowIds"], json!(["w3"]));
     agent.expect(Note::ToolsChanged).await?;
-    if let Some(w) = watcher.as_deref_mut() {
+    if let Some(w) = watcher.as_mut() {
         w.expect(Note::ToolsChanged).await?;
     }
     let snap = agent.read_json().await?;

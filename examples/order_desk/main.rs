@@ -65,9 +65,9 @@ pub async fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
-            // rmcp logs whole messages, secrets included, at debug.
+            // rmcp logs whole messages, secrets included, at debug: keep it quiet.
             tracing_subscriber::EnvFilter::from_default_env()
-                .add_directive("rmcp=info".parse().expect("a valid directive")),
+                .add_directive("rmcp=warn".parse().expect("a valid directive")),
         )
         .init();
     let options = match parse(std::env::args().skip(1)) {

@@ -87,7 +87,7 @@ tuple_cells!(A B C D E F G H);
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be shown as a table",
     label = "#[block(table)] needs a list of rows here",
-    note = "use a Vec (or VecDeque, or slice) of a #[derive(purview::Row)] type or of tuples"
+    note = "use a Vec, VecDeque or slice (or an Arc of one) of #[derive(purview::Row)] rows or of tuples"
 )]
 pub trait TableSource {
     /// The row type.
@@ -100,7 +100,7 @@ pub trait TableSource {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be shown as a list",
     label = "#[block(list)] needs a collection here",
-    note = "use a Vec, VecDeque or slice of serializable items"
+    note = "use a Vec, VecDeque or slice (or an Arc of one) of serializable items"
 )]
 pub trait ListSource {
     /// The items (at most `limit`) as JSON, and the total count.

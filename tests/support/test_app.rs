@@ -10,8 +10,8 @@ async fn main() -> anyhow::Result<()> {
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| "debug".into())
-                // rmcp logs whole messages, secrets included, at debug.
-                .add_directive("rmcp=info".parse()?),
+                // rmcp logs whole messages, secrets included, at debug: keep it quiet.
+                .add_directive("rmcp=warn".parse()?),
         )
         .init();
     let app = demo_app();
