@@ -59,7 +59,9 @@ fn lower_unless_acronym(word: &str) -> String {
 /// The rules a tool name's action part must follow, checked where the user
 /// wrote the name.
 pub fn check_action_name(name: &str, span: Span) -> darling::Result<()> {
-    let problem = if name.len() > MAX_ACTION_NAME_LEN {
+    let problem = if name.is_empty() {
+        Some("an action name cannot be empty".to_owned())
+    } else if name.len() > MAX_ACTION_NAME_LEN {
         Some(format!(
             "action name `{name}` is {} characters long; the limit is {MAX_ACTION_NAME_LEN} so that `{{windowId}}__{name}` fits the 64-character tool-name limit of MCP hosts together with their prefixes",
             name.len()
@@ -68,8 +70,10 @@ pub fn check_action_name(name: &str, span: Span) -> darling::Result<()> {
         Some(format!(
             "action name `{name}` must be ASCII: MCP hosts accept only [A-Za-z0-9_-] in tool names"
         ))
-    } else if name.starts_with('_') {
-        Some(format!("action name `{name}` must start with a letter"))
+    } else if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        Some(format!(
+            "action name `{name}` must start with a letter (some MCP hosts reject anything else)"
+        ))
     } else if name.contains("__") {
         Some(format!(
             "action name `{name}` must not contain `__`: it separates the window id from the action in tool names"

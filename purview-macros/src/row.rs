@@ -37,7 +37,16 @@ pub fn expand(item: TokenStream) -> TokenStream {
     };
     let krate = input.krate.clone().unwrap_or_else(|| syn::parse_quote!(::purview));
     let ident = &input.ident;
-    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    // Every type parameter ends up in a cell, so it must serialize.
+    let mut generics = input.generics.clone();
+    let params: Vec<syn::Ident> = generics.type_params().map(|t| t.ident.clone()).collect();
+    let where_clause = generics.make_where_clause();
+    for param in params {
+        where_clause
+            .predicates
+            .push(syn::parse_quote!(#param: #krate::__private::serde::Serialize));
+    }
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let fields: Vec<&RowField> = match &input.data {
         Data::Struct(fields) => fields.iter().filter(|f| !f.skip).collect(),
         Data::Enum(_) => Vec::new(),

@@ -194,6 +194,37 @@ pub(crate) struct CompiledAction {
     pub input_schema: Arc<JsonObject>,
     pub output_schema: Arc<JsonObject>,
     pub params: Arc<[String]>,
+    pub result_shape: ResultShape,
+}
+
+/// How an action's `result` travels, decided once from its declared schema
+/// so that values always match the outputSchema: §5.4 makes `result` an
+/// object, so anything else is carried as `{"value": ..}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ResultShape {
+    /// The declared schema describes objects: sent as is.
+    Object,
+    /// The declared schema describes something else: always wrapped.
+    Wrapped,
+    /// No schema declared: wrapped when the value is not an object.
+    Undeclared,
+}
+
+impl ResultShape {
+    fn of(schema: Option<&JsonObject>) -> Self {
+        match schema {
+            None => Self::Undeclared,
+            Some(s) if describes_object(s) => Self::Object,
+            Some(_) => Self::Wrapped,
+        }
+    }
+
+    pub(crate) fn wrap(self, value: Value) -> Value {
+        match (self, value) {
+            (Self::Object, value) | (Self::Undeclared, value @ Value::Object(_)) => value,
+            (_, value) => json!({ "value": value }),
+        }
+    }
 }
 
 /// Checks an action name against Purview's name rules.
@@ -253,6 +284,7 @@ impl CompiledAction {
             );
         }
         let output = output_schema(spec.result_schema.clone());
+        let result_shape = ResultShape::of(spec.result_schema.as_ref());
         let tool_title =
             spec.title.as_deref().map(str::to_owned).unwrap_or_else(|| humanize(&spec.name));
         Ok(Self {
@@ -261,6 +293,7 @@ impl CompiledAction {
             input_schema: Arc::new(input),
             output_schema: Arc::new(output),
             params,
+            result_shape,
         })
     }
 }
@@ -317,15 +350,6 @@ fn describes_object(schema: &JsonObject) -> bool {
     schema.get("type").is_some_and(|t| t == "object")
 }
 
-/// §5.4 wants `result` to be an object: anything else is carried as
-/// `{"value": ..}`, matching [`output_schema`].
-pub(crate) fn wrap_result(value: Value) -> Value {
-    match value {
-        Value::Object(_) => value,
-        other => json!({ "value": other }),
-    }
-}
-
 /// The arguments of one call, decoded field by field so that every bad
 /// argument is reported at once (§7.3).
 ///
@@ -339,12 +363,21 @@ pub(crate) fn wrap_result(value: Value) -> Value {
 /// assert_eq!(err.fields.unwrap()[0].field, "amount");
 /// assert!(recipient.is_some() && amount.is_none());
 /// ```
-#[derive(Debug)]
 pub struct Args {
     map: JsonObject,
     params: Arc<[String]>,
     schema: Option<Arc<JsonObject>>,
     errors: Vec<FieldError>,
+}
+
+/// Shows only the argument names: values may be secrets.
+impl std::fmt::Debug for Args {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Args")
+            .field("names", &self.map.keys().collect::<Vec<_>>())
+            .field("errors", &self.errors)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Args {
@@ -495,17 +528,18 @@ impl ActionOutput {
         Self::default().with_result(result)
     }
 
-    /// Adds a structured result. A value that is not a JSON object (a
-    /// number, a list) is sent as `{"value": ..}`, since the protocol's
-    /// `result` is an object; a value that cannot be JSON at all (a map with
-    /// non-string keys) becomes `{"value": null}`.
+    /// Adds a structured result. Since the protocol's `result` is an object,
+    /// a result whose declared schema is not an object (a number, a list, an
+    /// `Option`) is sent as `{"value": ..}`, and so is a non-object result of
+    /// an action that declares none. A value that cannot be JSON at all (a
+    /// map with non-string keys) becomes `null`.
     ///
     /// ```
     /// let out = purview::ActionOutput::result(3);
     /// # let _ = out;
     /// ```
     pub fn with_result(mut self, result: impl Serialize) -> Self {
-        self.result = Some(wrap_result(serde_json::to_value(result).unwrap_or(Value::Null)));
+        self.result = Some(serde_json::to_value(result).unwrap_or(Value::Null));
         self
     }
 

@@ -27,7 +27,7 @@ pub struct ActionArgs {
     pub available: Option<syn::Path>,
 }
 
-/// `"250ms"`, `"5s"`, `"2m"` → milliseconds.
+/// `"250ms"`, `"5s"`, `"2m"` → milliseconds (`Some(0)` for a zero duration).
 pub fn parse_timeout(text: &str) -> Option<u64> {
     let text = text.trim();
     let (number, factor) = if let Some(n) = text.strip_suffix("ms") {
@@ -39,5 +39,5 @@ pub fn parse_timeout(text: &str) -> Option<u64> {
     } else {
         return None;
     };
-    number.trim().parse::<u64>().ok().filter(|n| *n > 0).and_then(|n| n.checked_mul(factor))
+    number.trim().parse::<u64>().ok().and_then(|n| n.checked_mul(factor))
 }

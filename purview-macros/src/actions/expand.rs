@@ -1,8 +1,8 @@
 //! Generates `impl Actions` from a checked [`Impl`].
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
-use syn::spanned::Spanned;
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::{spanned::Spanned, visit_mut::VisitMut};
 
 use super::{Action, Arg, Impl, Returns};
 
@@ -10,9 +10,39 @@ fn args_struct_ident(action: &Action) -> syn::Ident {
     format_ident!("__PurviewArgs_{}", action.method)
 }
 
+/// Replaces `Self` in an argument type with the impl's type: the arguments
+/// struct lives outside the impl, where `Self` means something else.
+struct ReplaceSelf<'a>(&'a syn::Type);
+
+impl VisitMut for ReplaceSelf<'_> {
+    fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+        if let syn::Type::Path(p) = ty
+            && p.qself.is_none()
+            && p.path.segments.first().is_some_and(|s| s.ident == "Self")
+        {
+            let self_ty = self.0;
+            let rest: Vec<&syn::PathSegment> = p.path.segments.iter().skip(1).collect();
+            *ty = if rest.is_empty() {
+                self_ty.clone()
+            } else {
+                syn::parse_quote!(<#self_ty>::#(#rest)::*)
+            };
+            return;
+        }
+        syn::visit_mut::visit_type_mut(self, ty);
+    }
+}
+
+fn has_serde_default(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("serde")
+            && a.meta.to_token_stream().into_iter().any(|t| t.to_string().contains("default"))
+    })
+}
+
 /// The struct an action's arguments decode into, and whose schema is the
 /// tool's inputSchema. `None` for actions without arguments.
-fn args_struct(krate: &syn::Path, action: &Action) -> Option<TokenStream> {
+fn args_struct(krate: &syn::Path, self_ty: &syn::Type, action: &Action) -> Option<TokenStream> {
     let params: Vec<_> = action
         .inputs
         .iter()
@@ -29,9 +59,12 @@ fn args_struct(krate: &syn::Path, action: &Action) -> Option<TokenStream> {
     let schemars_crate = quote!(#krate::__private::schemars).to_string().replace(' ', "");
     let schema_name = format!("{}Arguments", camel(&action.name));
     let fields = params.iter().map(|p| {
-        let (ident, ty, attrs) = (&p.ident, &p.ty, &p.attrs);
+        let (ident, attrs) = (&p.ident, &p.attrs);
+        let mut ty = p.ty.clone();
+        ReplaceSelf(self_ty).visit_type_mut(&mut ty);
         // Optional arguments may be left out, not only sent as null.
-        let default = is_option(ty).then(|| quote!(#[serde(default)]));
+        let default =
+            (is_option(&ty) && !has_serde_default(attrs)).then(|| quote!(#[serde(default)]));
         quote!(#(#attrs)* #default #ident: #ty)
     });
     Some(quote! {
@@ -189,7 +222,7 @@ pub fn actions(parsed: &Impl) -> TokenStream {
     let Impl { item, krate, actions } = parsed;
     let self_ty = &item.self_ty;
     let (impl_generics, _, where_clause) = item.generics.split_for_impl();
-    let structs = actions.iter().filter_map(|a| args_struct(krate, a));
+    let structs = actions.iter().filter_map(|a| args_struct(krate, self_ty, a));
     let specs = actions.iter().map(|a| spec(krate, a));
     let arms = actions.iter().map(|a| dispatch_arm(krate, self_ty, a));
     let available = actions.iter().filter_map(availability_arm);

@@ -73,6 +73,14 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         )
         .unwrap_or_default();
     let krate = args.krate.unwrap_or_else(|| syn::parse_quote!(::purview));
+    if !item.generics.params.is_empty() {
+        errors.push(
+            darling::Error::custom(
+                "#[actions] does not take generic impl blocks: each action's arguments become a concrete JSON Schema. Implement purview::Actions by hand for a generic view-model, or add #[actions] to an impl for a concrete type",
+            )
+            .with_span(&item.generics.params),
+        );
+    }
     if let Some((_, path, _)) = &item.trait_ {
         errors.push(
             darling::Error::custom("#[actions] goes on an inherent impl block, not a trait impl")
@@ -143,14 +151,13 @@ fn action(method: &mut syn::ImplItemFn, mark: &syn::Attribute) -> darling::Resul
         );
     }
     let timeout_ms = args.timeout.as_ref().and_then(|t| {
-        let parsed = parse_timeout(t);
-        if parsed.is_none() {
-            errors.push(
-                darling::Error::custom("write the timeout as \"250ms\", \"5s\" or \"2m\"")
-                    .with_span(&t.span()),
-            );
-        }
-        parsed
+        let problem = match parse_timeout(t) {
+            Some(0) => "a timeout of zero would fail every call; give a positive duration",
+            Some(ms) => return Some(ms),
+            None => "write the timeout as \"250ms\", \"5s\" or \"2m\"",
+        };
+        errors.push(darling::Error::custom(problem).with_span(&t.span()));
+        None
     });
     let mut receiver_ok = false;
     let mut inputs = Vec::new();

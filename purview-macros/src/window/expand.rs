@@ -16,10 +16,7 @@ fn text_expr(text: &Text, krate: &syn::Path) -> TokenStream {
         }
         Text::Template(t) => {
             let literal = &t.literal;
-            let args = t.fields.iter().map(|f| {
-                let name = syn::Ident::new(&crate::names::unraw(f), f.span());
-                quote!(#name = &self.#f)
-            });
+            let args = t.fields.iter().map(|f| quote!(&self.#f));
             quote!(::std::format!(#literal, #(#args),*))
         }
     }

@@ -268,12 +268,17 @@ fn kind(ident: &syn::Ident, attr: &syn::Attribute, args: &BlockArgs) -> darling:
 }
 
 fn check_ids(blocks: &[BlockField], errors: &mut darling::error::Accumulator) {
-    let mut seen: Vec<(&str, bool)> = Vec::new();
+    // Field items of one group share their block id on purpose; anything
+    // else sharing an id is a mistake.
+    let group_of = |b: &BlockField| match &b.kind {
+        Kind::Field { group, .. } => Some(group.clone()),
+        _ => None,
+    };
+    let mut seen: Vec<(&str, Option<String>)> = Vec::new();
     for block in blocks {
-        let is_group = matches!(block.kind, Kind::Field { .. });
+        let group = group_of(block);
         match seen.iter().find(|(id, _)| *id == block.id) {
-            // Field items of one group share their block id on purpose.
-            Some((_, true)) if is_group => {}
+            Some((_, Some(g))) if group.as_ref() == Some(g) => {}
             Some(_) => errors.push(
                 darling::Error::custom(format!(
                     "block id `{}` is used twice in this window; block ids must be unique (§10.3): set a different `id`",
@@ -281,55 +286,77 @@ fn check_ids(blocks: &[BlockField], errors: &mut darling::error::Accumulator) {
                 ))
                 .with_span(&block.ident),
             ),
-            None => seen.push((&block.id, is_group)),
+            None => seen.push((&block.id, group)),
         }
     }
 }
 
-/// Parses `{field}` placeholders and checks each names a field.
+/// Parses `{field}` / `{field:spec}` placeholders, checks each names a
+/// field, and rewrites them as positional `{}` / `{:spec}` so any field name
+/// (raw identifiers included) works.
 fn template(text: &SpannedValue<String>, fields: &[syn::Ident]) -> darling::Result<Template> {
     let span = text.span();
-    let mut names: Vec<syn::Ident> = Vec::new();
+    let mut used: Vec<syn::Ident> = Vec::new();
+    let mut rewritten = String::new();
     let mut errors = darling::Error::accumulator();
     let mut rest = text.as_str();
-    while let Some(open) = rest.find('{') {
-        if rest[open..].starts_with("{{") {
-            rest = &rest[open + 2..];
+    while let Some(open) = rest.find(['{', '}']) {
+        rewritten.push_str(&rest[..open]);
+        rest = &rest[open..];
+        if rest.starts_with("{{") || rest.starts_with("}}") {
+            rewritten.push_str(&rest[..2]);
+            rest = &rest[2..];
             continue;
         }
-        let Some(close) = rest[open..].find('}') else {
+        if rest.starts_with('}') {
+            errors.push(
+                darling::Error::custom(
+                    "unmatched `}` in format string; write `}}` for a literal brace",
+                )
+                .with_span(&span),
+            );
+            rest = &rest[1..];
+            continue;
+        }
+        let Some(close) = rest.find('}') else {
             errors.push(
                 darling::Error::custom(
                     "unclosed `{` in format string; write `{{` for a literal brace",
                 )
                 .with_span(&span),
             );
+            rest = "";
             break;
         };
-        let inside = &rest[open + 1..open + close];
-        let name = inside.split(':').next().unwrap_or_default().trim();
+        let inside = &rest[1..close];
+        let (name, spec) = match inside.split_once(':') {
+            Some((name, spec)) => (name.trim(), Some(spec)),
+            None => (inside.trim(), None),
+        };
+        let name = name.strip_prefix("r#").unwrap_or(name);
         if name.is_empty() || name.chars().all(|c| c.is_ascii_digit()) {
             errors.push(
                 darling::Error::custom("name the field to show: `{field}`, not `{}`")
                     .with_span(&span),
             );
         } else if let Some(field) = fields.iter().find(|f| unraw(f) == name) {
-            if !names.contains(field) {
-                names.push(field.clone());
-            }
+            used.push(field.clone());
         } else {
-            let hint = did_you_mean(
-                name,
-                fields.iter().map(|f| f.to_string()).collect::<Vec<_>>().iter().map(String::as_str),
-            )
-            .map(|s| format!("; did you mean `{s}`?"))
-            .unwrap_or_default();
+            let names: Vec<String> = fields.iter().map(unraw).collect();
+            let hint = did_you_mean(name, names.iter().map(String::as_str))
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_default();
             errors.push(
                 darling::Error::custom(format!("no field `{name}` in this struct{hint}"))
                     .with_span(&span),
             );
         }
-        rest = &rest[open + close + 1..];
+        rewritten.push_str(&match spec {
+            Some(spec) => format!("{{:{spec}}}"),
+            None => "{}".to_owned(),
+        });
+        rest = &rest[close + 1..];
     }
-    errors.finish_with(Template { literal: syn::LitStr::new(text.as_str(), span), fields: names })
+    rewritten.push_str(rest);
+    errors.finish_with(Template { literal: syn::LitStr::new(&rewritten, span), fields: used })
 }

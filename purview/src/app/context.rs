@@ -57,7 +57,7 @@ pub(crate) enum Effect {
 }
 
 /// A deferred edit of another window's view-model.
-pub(crate) type Edit = Box<dyn FnOnce(&mut dyn Any) + Send>;
+pub(crate) type Edit = Box<dyn FnOnce(&mut dyn Any) + Send + Sync>;
 
 impl Context {
     pub(crate) fn new(inner: Arc<Inner>, origin: Option<Arc<str>>) -> Self {
@@ -170,7 +170,11 @@ impl Context {
     /// with everything else the call did; if the window is closed or not a
     /// `W` by then, or the edit panics, the whole call fails and nothing
     /// applies.
-    pub fn update<W: Window>(&mut self, id: &str, edit: impl FnOnce(&mut W) + Send + 'static) {
+    pub fn update<W: Window>(
+        &mut self,
+        id: &str,
+        edit: impl FnOnce(&mut W) + Send + Sync + 'static,
+    ) {
         self.effects.push(Effect::Update {
             id: Arc::from(id),
             type_id: TypeId::of::<W>(),

@@ -1,60 +1,69 @@
 //! An agent's call, gate by gate: tool name → window exists → operable →
 //! action available → expectedVersion → handler on a working copy (timeout,
-//! panic guard) → commit (conflict re-check, effects) → settle → notify.
+//! cancellation, panic guard) → commit (commit.rs) → settle → notify.
 
 use std::{
-    collections::HashSet,
     future::Future,
     panic::{AssertUnwindSafe, catch_unwind},
+    pin::Pin,
     sync::Arc,
     task::Poll,
     time::Duration,
 };
 
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
 use super::{
     App, State, Touched,
-    context::{Context, Effect},
-    registry::Placement,
+    commit::{Finished, Target, apply},
+    context::Context,
+    errors::{describe, stale, window_not_found},
 };
 use crate::{
-    action::{Args, JsonObject},
+    action::{Args, JsonObject, ResultShape},
     model::{ErrorCode, FieldError, ToolError, ToolResult},
     window::DynActions,
 };
 
-/// Which actor a tool belongs to.
-#[derive(Debug, Clone)]
-enum Target {
-    Window { seq: u64, id: Arc<str> },
-    App,
+tokio::task_local! {
+    /// Set while an action handler runs: `App::call` from inside one would
+    /// wait for the call it is part of.
+    static IN_HANDLER: ();
 }
 
+/// Everything the gates found out, for running the handler.
 struct Prepared {
     target: Target,
     action: String,
+    index: usize,
     working: Box<dyn DynActions>,
     base_revision: u64,
     params: Arc<[String]>,
     schema: Arc<JsonObject>,
+    result_shape: ResultShape,
     timeout: Duration,
 }
 
-fn window_not_found(id: &str) -> ToolError {
+fn failed_inside(action: &str, where_: &str) -> ToolError {
     ToolError::new(
-        ErrorCode::WindowNotFound,
+        ErrorCode::ActionFailed,
         format!(
-            "Window `{id}` is not open (it was closed, or never existed). Re-read app://windows for the open windows and their ids, and call tools/list for what can be done now."
+            "`{action}` {where_} failed inside the application; nothing was changed. Re-read app://windows; retrying the same call will likely fail the same way."
         ),
     )
 }
 
-fn describe(state: &State, id: &str) -> String {
-    match state.entry_by_id(id) {
-        Some(e) if !e.title.is_empty() => format!("`{id}` (\"{}\")", e.title),
-        _ => format!("`{id}`"),
-    }
+/// Clones a view-model for a working copy; a panicking `Clone` is an error.
+fn working_copy(
+    vm: &dyn DynActions,
+    action: &str,
+    where_: &str,
+) -> Result<Box<dyn DynActions>, ToolError> {
+    catch_unwind(AssertUnwindSafe(|| vm.clone_box())).map_err(|_| {
+        tracing::error!(action, "cloning the view-model panicked");
+        failed_inside(action, where_)
+    })
 }
 
 impl App {
@@ -83,28 +92,75 @@ impl App {
         tool: &str,
         arguments: Option<JsonObject>,
     ) -> Result<ToolResult, ToolError> {
+        self.call_cancellable(tool, arguments, CancellationToken::new()).await
+    }
+
+    /// [`App::call`] that gives up, changing nothing, when `cancel` fires
+    /// (the client cancelled the request) before the call commits.
+    pub async fn call_cancellable(
+        &self,
+        tool: &str,
+        arguments: Option<JsonObject>,
+        cancel: CancellationToken,
+    ) -> Result<ToolResult, ToolError> {
+        if IN_HANDLER.try_with(|_| ()).is_ok() {
+            return Err(ToolError::new(
+                ErrorCode::ActionFailed,
+                format!(
+                    "`{tool}` was called from inside another action's handler, which would wait for itself; nothing was changed. This is a defect in the application: a handler acts on other windows through its Context."
+                ),
+            ));
+        }
         let _serialized = self.inner.op_lock.lock().await;
         let mut arguments = arguments.unwrap_or_default();
         let expected_version = arguments.remove("expectedVersion");
-        let prepared = self.prepare(tool, expected_version)?;
-        let origin = match &prepared.target {
-            Target::Window { id, .. } => Some(id.clone()),
-            Target::App => None,
-        };
-        let Prepared { target, action, mut working, base_revision, params, schema, timeout } =
-            prepared;
-        let mut cx = Context::new(self.inner.clone(), origin);
-        let outcome = {
-            let args = Args::new(arguments, params, Some(schema));
-            let call = working.call(&action, args, &mut cx);
-            tokio::time::timeout(timeout, catch_unwind_future(call)).await
-        };
+        let Prepared {
+            target,
+            action,
+            index,
+            mut working,
+            base_revision,
+            params,
+            schema,
+            result_shape,
+            timeout,
+        } = self.prepare(tool, expected_version)?;
         let where_ = match &target {
             Target::Window { id, .. } => format!("on window `{id}`"),
             Target::App => "(app-level)".to_owned(),
         };
+        let origin = match &target {
+            Target::Window { id, .. } => Some(id.clone()),
+            Target::App => None,
+        };
+        let mut cx = Context::new(self.inner.clone(), origin);
+        let outcome = {
+            let args = Args::new(arguments, params, Some(schema));
+            // The synchronous part of a hand-written `call` can panic too.
+            let (vm, context, name) = (&mut working, &mut cx, action.as_str());
+            match catch_unwind(AssertUnwindSafe(move || vm.call(name, args, context))) {
+                Err(_) => Ok(Some(Err(()))),
+                Ok(future) => {
+                    let guarded = IN_HANDLER.scope((), catch_unwind_future(future));
+                    tokio::select! {
+                        biased;
+                        () = cancel.cancelled() => Err(()),
+                        result = tokio::time::timeout(timeout, guarded) => Ok(result.ok()),
+                    }
+                }
+            }
+        };
         let output = match outcome {
-            Err(_elapsed) => {
+            Err(()) => {
+                tracing::info!(tool, "call cancelled by the client before it took effect");
+                return Err(ToolError::new(
+                    ErrorCode::ActionFailed,
+                    format!(
+                        "`{action}` {where_} was cancelled before it took effect; nothing was changed."
+                    ),
+                ));
+            }
+            Ok(None) => {
                 tracing::warn!(tool, "action timed out");
                 return Err(ToolError::new(
                     ErrorCode::ActionTimeout,
@@ -113,17 +169,12 @@ impl App {
                     ),
                 ));
             }
-            Ok(Err(())) => {
+            Ok(Some(Err(()))) => {
                 tracing::error!(tool, "action handler panicked; the call was rolled back");
-                return Err(ToolError::new(
-                    ErrorCode::ActionFailed,
-                    format!(
-                        "`{action}` {where_} failed inside the application; nothing was changed. Re-read app://windows; retrying the same call will likely fail the same way."
-                    ),
-                ));
+                return Err(failed_inside(&action, &where_));
             }
-            Ok(Ok(Err(error))) => return Err(error),
-            Ok(Ok(Ok(output))) => output,
+            Ok(Some(Ok(Err(error)))) => return Err(error),
+            Ok(Some(Ok(Ok(output)))) => output,
         };
         if !cx.invalid.is_empty() {
             return Err(ToolError::validation(std::mem::take(&mut cx.invalid)));
@@ -138,13 +189,25 @@ impl App {
                 ),
             ));
         }
-        let opened = self.commit(&target, &action, working, base_revision, cx.effects)?;
+        if cancel.is_cancelled() {
+            return Err(ToolError::new(
+                ErrorCode::ActionFailed,
+                format!(
+                    "`{action}` {where_} was cancelled before it took effect; nothing was changed."
+                ),
+            ));
+        }
+        let effects = std::mem::take(&mut cx.effects);
+        let finished =
+            Finished { target, action: action.clone(), index, working, base_revision, effects };
+        let opened = self.commit(finished)?;
         tracing::info!(tool, opened = opened.len(), "action applied");
         let message = output
             .message
             .or(cx.message.take())
             .unwrap_or_else(|| default_message(&action, &opened));
-        Ok(ToolResult { message: Some(message), opened_window_ids: opened, result: output.result })
+        let result = output.result.map(|value| result_shape.wrap(value));
+        Ok(ToolResult { message: Some(message), opened_window_ids: opened, result })
     }
 
     /// The gates that run before the handler (§7.2, §7.4).
@@ -163,52 +226,7 @@ impl App {
         };
         let default_timeout = self.inner.config.default_timeout;
         if window_part == "app" {
-            let Some(app) = &state.app else {
-                return Err(ToolError::new(
-                    ErrorCode::ActionNotAvailable,
-                    "This application has no app-level actions. Call tools/list for the tools on offer now.",
-                ));
-            };
-            let Some((index, compiled)) = app.spec.action(action) else {
-                return Err(ToolError::new(
-                    ErrorCode::ActionNotAvailable,
-                    format!(
-                        "The application has no app-level action `{action}`. Call tools/list for the tools on offer now."
-                    ),
-                ));
-            };
-            if state.app_modal_open() {
-                let topology = state.topology();
-                let modal = topology.app_modal().unwrap_or_default();
-                let top = topology.top_of(modal);
-                let mut e = ToolError::new(
-                    ErrorCode::BlockedByModal,
-                    format!(
-                        "App-level actions are blocked while the app-level modal {} is open. Operate {} (its tools are in tools/list) and try again once it is closed.",
-                        describe(&state, modal),
-                        describe(&state, top)
-                    ),
-                );
-                e.blocked_by = Some(top.to_owned());
-                return Err(e);
-            }
-            if !app.available[index] {
-                return Err(ToolError::new(
-                    ErrorCode::ActionNotAvailable,
-                    format!(
-                        "The app-level action `{action}` is not available right now. Re-read app://windows and call tools/list for what can be done."
-                    ),
-                ));
-            }
-            return Ok(Prepared {
-                target: Target::App,
-                action: action.to_owned(),
-                working: app.vm.clone_box(),
-                base_revision: app.revision,
-                params: compiled.params.clone(),
-                schema: compiled.input_schema.clone(),
-                timeout: compiled.spec.timeout.unwrap_or(default_timeout),
-            });
+            return prepare_app(&state, action, default_timeout);
         }
         let Some(entry) = state.entry_by_id(window_part) else {
             return Err(window_not_found(window_part));
@@ -231,10 +249,9 @@ impl App {
             let mut e = ToolError::new(
                 ErrorCode::BlockedByModal,
                 format!(
-                    "Window {} is blocked by a modal; {} is operable in its place. Operate {blocker_id} first (its tools are in tools/list), or re-read app://windows.",
+                    "Window {} is blocked by a modal; {} is operable in its place. Operate `{blocker}` first (its tools are in tools/list), or re-read app://windows.",
                     describe(&state, &entry.id),
                     describe(&state, &blocker),
-                    blocker_id = format_args!("`{blocker}`"),
                 ),
             );
             e.blocked_by = Some(blocker);
@@ -264,34 +281,86 @@ impl App {
                 Some(_) => {}
             },
         }
+        let where_ = format!("on window `{}`", entry.id);
         Ok(Prepared {
             target: Target::Window { seq: entry.seq, id: entry.id.clone() },
             action: action.to_owned(),
-            working: entry.actor.vm.clone_box(),
+            index,
+            working: working_copy(entry.actor.vm.as_ref(), action, &where_)?,
             base_revision: entry.actor.revision,
             params: compiled.params.clone(),
             schema: compiled.input_schema.clone(),
+            result_shape: compiled.result_shape,
             timeout: compiled.spec.timeout.unwrap_or(default_timeout),
         })
     }
 
     /// Applies a finished call in one step, or nothing if the world moved
     /// under it (user-first, §7.1).
-    fn commit(
-        &self,
-        target: &Target,
-        action: &str,
-        working: Box<dyn DynActions>,
-        base_revision: u64,
-        effects: Vec<Effect>,
-    ) -> Result<Vec<String>, ToolError> {
+    fn commit(&self, finished: Finished) -> Result<Vec<String>, ToolError> {
         self.inner
-            .mutate(|state| match apply(state, target, action, working, base_revision, effects) {
+            .mutate(|state| match apply(state, finished) {
                 Ok((opened, touched)) => (Ok(opened), touched),
                 Err(e) => (Err(e), Touched::default()),
             })
             .map_err(|e| ToolError::new(ErrorCode::ActionFailed, e.to_string()))?
     }
+}
+
+/// The gates for an `app__{action}` tool.
+fn prepare_app(
+    state: &State,
+    action: &str,
+    default_timeout: Duration,
+) -> Result<Prepared, ToolError> {
+    let Some(app) = &state.app else {
+        return Err(ToolError::new(
+            ErrorCode::ActionNotAvailable,
+            "This application has no app-level actions. Call tools/list for the tools on offer now.",
+        ));
+    };
+    let Some((index, compiled)) = app.spec.action(action) else {
+        return Err(ToolError::new(
+            ErrorCode::ActionNotAvailable,
+            format!(
+                "The application has no app-level action `{action}`. Call tools/list for the tools on offer now."
+            ),
+        ));
+    };
+    if state.app_modal_open() {
+        let topology = state.topology();
+        let modal = topology.app_modal().unwrap_or_default();
+        let top = topology.top_of(modal);
+        let mut e = ToolError::new(
+            ErrorCode::BlockedByModal,
+            format!(
+                "App-level actions are blocked while the app-level modal {} is open. Operate {} (its tools are in tools/list) and try again once it is closed.",
+                describe(state, modal),
+                describe(state, top)
+            ),
+        );
+        e.blocked_by = Some(top.to_owned());
+        return Err(e);
+    }
+    if !app.available[index] {
+        return Err(ToolError::new(
+            ErrorCode::ActionNotAvailable,
+            format!(
+                "The app-level action `{action}` is not available right now. Re-read app://windows and call tools/list for what can be done."
+            ),
+        ));
+    }
+    Ok(Prepared {
+        target: Target::App,
+        action: action.to_owned(),
+        index,
+        working: working_copy(app.vm.as_ref(), action, "(app-level)")?,
+        base_revision: app.revision,
+        params: compiled.params.clone(),
+        schema: compiled.input_schema.clone(),
+        result_shape: compiled.result_shape,
+        timeout: compiled.spec.timeout.unwrap_or(default_timeout),
+    })
 }
 
 /// A message for handlers that give none: the protocol says one SHOULD be there.
@@ -304,242 +373,9 @@ fn default_message(action: &str, opened: &[String]) -> String {
     }
 }
 
-fn stale(state: &State, id: &str, current: u64, expected: Option<u64>) -> ToolError {
-    let why = match expected {
-        Some(expected) => {
-            format!("is at version {current}, not {expected}: it changed since you read it")
-        }
-        None => format!(
-            "was changed by someone else while your action ran (now version {current}); your action was not applied"
-        ),
-    };
-    let mut e = ToolError::new(
-        ErrorCode::StaleState,
-        format!(
-            "Window {} {why}. Re-read app://windows, decide again, and retry with expectedVersion {current} if it still makes sense.",
-            describe(state, id)
-        ),
-    );
-    e.current_version = Some(current);
-    e
-}
-
-fn apply(
-    state: &mut State,
-    target: &Target,
-    action: &str,
-    working: Box<dyn DynActions>,
-    base_revision: u64,
-    effects: Vec<Effect>,
-) -> Result<(Vec<String>, Touched), ToolError> {
-    // Re-check what may have changed while the handler ran without the lock.
-    match target {
-        Target::Window { id, .. } => {
-            let entry = state.entry_by_id(id).ok_or_else(|| window_not_found(id))?;
-            if entry.actor.revision != base_revision {
-                return Err(stale(state, id, entry.version, None));
-            }
-            if !state.is_operable(id) {
-                let blocker = state.topology().blocker_of(id).to_owned();
-                let mut e = ToolError::new(
-                    ErrorCode::BlockedByModal,
-                    format!(
-                        "Window {} was blocked by a modal while `{action}` ran, so nothing was applied. Operate `{blocker}` first, or re-read app://windows.",
-                        describe(state, id)
-                    ),
-                );
-                e.blocked_by = Some(blocker);
-                return Err(e);
-            }
-        }
-        Target::App => {
-            let app = state.app.as_ref().ok_or_else(|| {
-                ToolError::new(ErrorCode::ActionNotAvailable, "no app-level actions")
-            })?;
-            if app.revision != base_revision {
-                return Err(ToolError::new(
-                    ErrorCode::StaleState,
-                    "The application state changed while your action ran; nothing was applied. Re-read app://windows and retry.",
-                ));
-            }
-        }
-    }
-    check_effects(state, &effects)?;
-    let (working, staged, effects) = stage_updates(state, target, working, effects)?;
-
-    let mut touched = Touched { windows: Vec::new(), app: false, topology: false };
-    for (seq, vm) in staged {
-        if let Some(entry) = state.windows.get_mut(&seq) {
-            entry.actor.vm = vm;
-            entry.actor.revision += 1;
-            touched.windows.push(seq);
-        }
-    }
-    match target {
-        Target::Window { seq, .. } => {
-            if let Some(entry) = state.windows.get_mut(seq) {
-                entry.actor.vm = working;
-                entry.actor.revision += 1;
-                touched.windows.push(*seq);
-            }
-        }
-        Target::App => {
-            if let Some(app) = state.app.as_mut() {
-                app.vm = working;
-                app.revision += 1;
-                touched.app = true;
-            }
-        }
-    }
-    let mut opened = Vec::new();
-    for effect in effects {
-        match effect {
-            Effect::Open { seq, id, actor, placement } => {
-                state.insert(seq, id.clone(), None, actor, placement);
-                touched.windows.push(seq);
-                touched.topology = true;
-                opened.push(id);
-            }
-            Effect::Close(id) => {
-                if !state.close_cascade(&id).is_empty() {
-                    touched.topology = true;
-                }
-            }
-            Effect::Update { .. } => {} // staged above
-            Effect::SetAvailable { window, action, available } => {
-                let actor = match &window {
-                    Some(id) => state.entry_by_id_mut(id).map(|e| {
-                        touched.windows.push(e.seq);
-                        &mut e.actor
-                    }),
-                    None => {
-                        touched.app = true;
-                        state.app.as_mut()
-                    }
-                };
-                if let Some(actor) = actor {
-                    if available {
-                        actor.hidden.remove(&action);
-                    } else {
-                        actor.hidden.insert(action);
-                    }
-                }
-            }
-        }
-    }
-    let opened = opened
-        .into_iter()
-        .filter(|id| state.by_id.contains_key(id))
-        .map(|id| id.to_string())
-        .collect();
-    Ok((opened, touched))
-}
-
-/// Runs every `Context::update` edit on a copy of its target, before anything
-/// is applied, so a panicking edit or a missing target fails the whole call.
-/// Edits of the calling window itself apply to its working copy.
-#[allow(clippy::type_complexity)]
-fn stage_updates(
-    state: &State,
-    target: &Target,
-    mut working: Box<dyn DynActions>,
-    effects: Vec<Effect>,
-) -> Result<(Box<dyn DynActions>, Vec<(u64, Box<dyn DynActions>)>, Vec<Effect>), ToolError> {
-    let mut staged: Vec<(u64, Box<dyn DynActions>)> = Vec::new();
-    let mut rest = Vec::with_capacity(effects.len());
-    let fail = |what: String| {
-        ToolError::new(
-            ErrorCode::ActionFailed,
-            format!(
-                "{what}; nothing was changed. Re-read app://windows before deciding what to do."
-            ),
-        )
-    };
-    for effect in effects {
-        let Effect::Update { id, type_id, type_name, edit } = effect else {
-            rest.push(effect);
-            continue;
-        };
-        let own = matches!(target, Target::Window { id: origin, .. } if *origin == id);
-        let vm: &mut Box<dyn DynActions> = if own {
-            &mut working
-        } else {
-            let entry = state.entry_by_id(&id).ok_or_else(|| {
-                fail(format!("the action edits window `{id}`, which is no longer open"))
-            })?;
-            let slot = match staged.iter().position(|(seq, _)| *seq == entry.seq) {
-                Some(i) => i,
-                None => {
-                    staged.push((entry.seq, entry.actor.vm.clone_box()));
-                    staged.len() - 1
-                }
-            };
-            &mut staged[slot].1
-        };
-        if vm.as_any().type_id() != type_id {
-            return Err(fail(format!("window `{id}` is not a `{type_name}`")));
-        }
-        if catch_unwind(AssertUnwindSafe(|| edit(vm.as_any_mut()))).is_err() {
-            tracing::error!(window = %id, "an edit made through Context::update panicked");
-            return Err(fail(format!("editing window `{id}` failed inside the application")));
-        }
-    }
-    Ok((working, staged, rest))
-}
-
-/// Rejects effect lists that cannot apply in full, before anything applies.
-fn check_effects(state: &State, effects: &[Effect]) -> Result<(), ToolError> {
-    let mut opened: HashSet<&str> = HashSet::new();
-    let mut closed: HashSet<&str> = HashSet::new();
-    let exists = |id: &str, opened: &HashSet<&str>, closed: &HashSet<&str>| {
-        !closed.contains(id) && (opened.contains(id) || state.by_id.contains_key(id))
-    };
-    let fail = |what: String| {
-        Err(ToolError::new(
-            ErrorCode::ActionFailed,
-            format!(
-                "{what}; nothing was changed. This is a defect in the application, not in your call."
-            ),
-        ))
-    };
-    for effect in effects {
-        match effect {
-            Effect::Open { id, placement, .. } => {
-                if let Placement::Modal { owner } = placement
-                    && !exists(owner, &opened, &closed)
-                {
-                    return fail(format!(
-                        "a modal was opened on window `{owner}`, which is not open"
-                    ));
-                }
-                opened.insert(id);
-            }
-            Effect::Close(id) => {
-                // Closing cascades: anything owned below is gone too, which
-                // the ownership check above cannot see; a rare case that the
-                // final filter of opened ids handles.
-                closed.insert(id);
-            }
-            Effect::SetAvailable { window, action, .. } => {
-                let known = match window {
-                    Some(id) => {
-                        state.entry_by_id(id).is_some_and(|e| e.actor.spec.action(action).is_some())
-                    }
-                    None => state.app.as_ref().is_some_and(|a| a.spec.action(action).is_some()),
-                };
-                if !known {
-                    return fail(format!("set_available named an unknown action `{action}`"));
-                }
-            }
-            Effect::Update { .. } => {} // checked while staging
-        }
-    }
-    Ok(())
-}
-
 /// Polls a boxed future, turning a panic into `Err(())`.
 async fn catch_unwind_future<T>(
-    mut future: std::pin::Pin<Box<dyn Future<Output = T> + Send + '_>>,
+    mut future: Pin<Box<dyn Future<Output = T> + Send + '_>>,
 ) -> Result<T, ()> {
     std::future::poll_fn(move |cx| {
         match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {

@@ -2,19 +2,20 @@
 //! agent calls and the person's edits share.
 
 mod changes;
+mod commit;
 mod context;
 mod dispatch;
+mod errors;
 mod handle;
 mod registry;
 mod topology;
 
 use std::{
-    cell::Cell,
     fmt,
     marker::PhantomData,
     sync::{
         Arc, Mutex, MutexGuard,
-        atomic::{AtomicBool, AtomicU64, Ordering},
+        atomic::{AtomicU64, Ordering},
     },
     time::Duration,
 };
@@ -87,9 +88,10 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 thread_local! {
-    /// Set while this thread holds the state lock, so a callback that calls
-    /// back into Purview gets [`Error::Reentrant`] instead of a deadlock.
-    static HOLDS_STATE: Cell<bool> = const { Cell::new(false) };
+    /// The apps whose state lock this thread holds, so a callback that calls
+    /// back into the same app gets [`Error::Reentrant`] instead of a
+    /// deadlock (another app is fine).
+    static HELD: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 pub(crate) fn lock_unpoisoned<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -98,24 +100,32 @@ pub(crate) fn lock_unpoisoned<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-pub(crate) struct StateGuard<'a>(MutexGuard<'a, State>);
+pub(crate) struct StateGuard<'a> {
+    guard: MutexGuard<'a, State>,
+    app: usize,
+}
 
 impl std::ops::Deref for StateGuard<'_> {
     type Target = State;
     fn deref(&self) -> &State {
-        &self.0
+        &self.guard
     }
 }
 
 impl std::ops::DerefMut for StateGuard<'_> {
     fn deref_mut(&mut self) -> &mut State {
-        &mut self.0
+        &mut self.guard
     }
 }
 
 impl Drop for StateGuard<'_> {
     fn drop(&mut self) {
-        HOLDS_STATE.with(|h| h.set(false));
+        HELD.with(|held| {
+            let mut held = held.borrow_mut();
+            if let Some(i) = held.iter().rposition(|a| *a == self.app) {
+                held.remove(i);
+            }
+        });
     }
 }
 
@@ -135,18 +145,19 @@ pub(crate) struct Inner {
     next_seq: AtomicU64,
     pub hub: Arc<ChangeHub>,
     pub sessions: Arc<Sessions>,
-    pub broadcasting: AtomicBool,
+    pub broadcaster: Mutex<Option<tokio::task::JoinHandle<()>>>,
     pub config: Config,
 }
 
 impl Inner {
     pub fn lock(&self) -> Result<StateGuard<'_>, Error> {
-        if HOLDS_STATE.with(Cell::get) {
+        let app = self as *const Self as usize;
+        if HELD.with(|held| held.borrow().contains(&app)) {
             return Err(Error::Reentrant);
         }
         let guard = lock_unpoisoned(&self.state);
-        HOLDS_STATE.with(|h| h.set(true));
-        Ok(StateGuard(guard))
+        HELD.with(|held| held.borrow_mut().push(app));
+        Ok(StateGuard { guard, app })
     }
 
     pub fn next_seq(&self) -> u64 {
@@ -329,7 +340,7 @@ impl AppBuilder {
                 next_seq: AtomicU64::new(1),
                 hub: Arc::new(ChangeHub::default()),
                 sessions: Arc::new(Sessions::default()),
-                broadcasting: AtomicBool::new(false),
+                broadcaster: Mutex::new(None),
                 config: self.config,
             }),
         })

@@ -135,12 +135,15 @@ impl Entry {
             tracing::error!(window = %self.id, "projection panicked; keeping the previous content");
             return false;
         };
+        // Compare what would be published, so duplicate ids do not make
+        // every projection look new.
+        let blocks = dedupe_block_ids(&self.id, blocks);
         let content_changed = summary != self.summary || blocks != self.blocks;
         let title_changed = title != self.title;
         if content_changed {
             self.version += 1;
             self.summary = summary;
-            self.blocks = dedupe_block_ids(&self.id, blocks);
+            self.blocks = blocks;
         }
         if title_changed {
             self.title = title;
@@ -349,11 +352,14 @@ impl State {
         if touched.topology {
             let operable: Vec<Arc<str>> =
                 self.topology().operable().into_iter().map(Arc::from).collect();
+            // §6: a change of the operable set is a tools/list_changed even
+            // when the windows involved have no actions.
+            change.tools |= operable != self.operable;
             self.operable = operable;
         }
         if availability_changed {
             let tools = self.compute_tools();
-            change.tools = tools.iter().map(|t| &t.name).ne(self.tools.iter().map(|t| &t.name));
+            change.tools |= tools.iter().map(|t| &t.name).ne(self.tools.iter().map(|t| &t.name));
             self.tools = tools;
         }
         if change.resource {

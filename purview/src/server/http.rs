@@ -62,7 +62,8 @@ impl HttpOptions {
         self
     }
 
-    /// The URL path of the MCP endpoint (default `/mcp`).
+    /// The URL path of the MCP endpoint (default `/mcp`); must start with `/`
+    /// and name a sub-path.
     pub fn path(mut self, path: impl Into<String>) -> Self {
         self.path = path.into();
         self
@@ -134,6 +135,12 @@ impl App {
     /// # Ok(()) }
     /// ```
     pub async fn serve_http(&self, options: HttpOptions) -> Result<HttpServer, Error> {
+        if !options.path.starts_with('/') || options.path.len() < 2 || options.path.ends_with('/') {
+            return Err(Error::Serve(format!(
+                "the MCP path must start with `/` and name a sub-path, such as `/mcp` (got `{}`)",
+                options.path
+            )));
+        }
         let listener = tokio::net::TcpListener::bind(options.addr)
             .await
             .map_err(|e| Error::Serve(format!("cannot bind {}: {e}", options.addr)))?;

@@ -261,15 +261,17 @@ impl ServerHandler for McpServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let result = match self.app.call(&request.name, request.arguments).await {
-            Ok(ok) => CallToolResult::structured(serde_json::to_value(ok).unwrap_or_default()),
-            Err(err) => {
-                tracing::info!(tool = %request.name, code = %err.code, "call rejected");
-                CallToolResult::structured_error(serde_json::to_value(err).unwrap_or_default())
-            }
-        };
+        // A client that cancels the request gets nothing applied.
+        let result =
+            match self.app.call_cancellable(&request.name, request.arguments, context.ct).await {
+                Ok(ok) => CallToolResult::structured(serde_json::to_value(ok).unwrap_or_default()),
+                Err(err) => {
+                    tracing::info!(tool = %request.name, code = %err.code, "call rejected");
+                    CallToolResult::structured_error(serde_json::to_value(err).unwrap_or_default())
+                }
+            };
         Ok(result.into())
     }
 }

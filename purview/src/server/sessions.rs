@@ -65,7 +65,9 @@ impl Sessions {
         lock_unpoisoned(&self.legacy).len() + lock_unpoisoned(&self.listeners).len()
     }
 
-    /// Sends one batch of changes to every session that should see it.
+    /// Sends one batch of changes to every session that should see it, to
+    /// all of them at once: a client that stops reading delays nobody else,
+    /// and is dropped once a send to it times out.
     async fn broadcast(&self, change: Change) {
         let legacy: Vec<(u64, Peer<RoleServer>, bool)> = lock_unpoisoned(&self.legacy)
             .iter()
@@ -73,27 +75,25 @@ impl Sessions {
             .collect();
         let listeners: Vec<(u64, SubscriptionSink)> =
             lock_unpoisoned(&self.listeners).iter().map(|(id, s)| (*id, s.clone())).collect();
-        let mut dead_legacy = Vec::new();
+        let mut sends: Vec<(bool, u64, tokio::task::JoinHandle<bool>)> = Vec::new();
         for (id, peer, subscribed) in legacy {
             if peer.is_transport_closed() {
-                dead_legacy.push(id);
+                lock_unpoisoned(&self.legacy).remove(&id);
                 continue;
             }
-            let mut ok = true;
-            if change.tools {
-                ok &= peer.notify_tool_list_changed().await.is_ok();
-            }
-            if change.resource && subscribed {
-                ok &= peer
-                    .notify_resource_updated(ResourceUpdatedNotificationParam::new(WINDOWS_URI))
-                    .await
-                    .is_ok();
-            }
-            if !ok {
-                dead_legacy.push(id);
-            }
+            let send = async move {
+                let mut ok = true;
+                if change.tools {
+                    ok &= peer.notify_tool_list_changed().await.is_ok();
+                }
+                if change.resource && subscribed {
+                    let param = ResourceUpdatedNotificationParam::new(WINDOWS_URI);
+                    ok &= peer.notify_resource_updated(param).await.is_ok();
+                }
+                ok
+            };
+            sends.push((true, id, tokio::spawn(within(SEND_TIMEOUT, send))));
         }
-        let mut dead_listeners = Vec::new();
         for (id, sink) in listeners {
             let accepted = sink.accepted();
             let wants_tools = change.tools && accepted.tools_list_changed == Some(true);
@@ -102,44 +102,53 @@ impl Sessions {
                     .resource_subscriptions
                     .as_ref()
                     .is_some_and(|uris| uris.iter().any(|u| u == WINDOWS_URI));
-            let mut ok = true;
-            if wants_tools {
-                ok &= sink.notify_tool_list_changed().await.is_ok();
-            }
-            if wants_resource {
-                ok &= sink.notify_resource_updated(WINDOWS_URI).await.is_ok();
-            }
-            if !ok {
-                dead_listeners.push(id);
-            }
+            let send = async move {
+                let mut ok = true;
+                if wants_tools {
+                    ok &= sink.notify_tool_list_changed().await.is_ok();
+                }
+                if wants_resource {
+                    ok &= sink.notify_resource_updated(WINDOWS_URI).await.is_ok();
+                }
+                ok
+            };
+            sends.push((false, id, tokio::spawn(within(SEND_TIMEOUT, send))));
         }
-        if !dead_legacy.is_empty() {
-            let mut legacy = lock_unpoisoned(&self.legacy);
-            for id in dead_legacy {
-                tracing::debug!(session = id, "dropping a closed session");
-                legacy.remove(&id);
+        for (is_legacy, id, send) in sends {
+            if send.await.unwrap_or(false) {
+                continue;
             }
-        }
-        if !dead_listeners.is_empty() {
-            let mut listeners = lock_unpoisoned(&self.listeners);
-            for id in dead_listeners {
-                listeners.remove(&id);
+            tracing::debug!(session = id, "dropping a session that no longer takes notifications");
+            if is_legacy {
+                lock_unpoisoned(&self.legacy).remove(&id);
+            } else {
+                lock_unpoisoned(&self.listeners).remove(&id);
             }
         }
     }
 }
 
-/// Starts the one broadcaster task of an app, if it is not running yet.
-/// Must be called inside a tokio runtime. The task holds only the change hub
-/// and the session table, never the windows.
+/// How long one session may take to accept a notification.
+const SEND_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// `send`'s outcome, or `false` if it took longer than `limit`.
+async fn within(limit: Duration, send: impl std::future::Future<Output = bool>) -> bool {
+    tokio::time::timeout(limit, send).await.unwrap_or(false)
+}
+
+/// Starts the app's broadcaster task unless one is running (a task from a
+/// runtime that has since shut down counts as finished). Must be called
+/// inside a tokio runtime. The task holds only the change hub and the
+/// session table, never the windows.
 pub(crate) fn ensure_broadcaster(inner: &Arc<Inner>) {
-    if inner.broadcasting.swap(true, Ordering::AcqRel) {
+    let mut running = lock_unpoisoned(&inner.broadcaster);
+    if running.as_ref().is_some_and(|task| !task.is_finished()) {
         return;
     }
     let hub = inner.hub.clone();
     let sessions = inner.sessions.clone();
     let gap: Duration = inner.config.coalesce;
-    tokio::spawn(async move {
+    *running = Some(tokio::spawn(async move {
         loop {
             let change = hub.next().await;
             sessions.broadcast(change).await;
@@ -147,5 +156,5 @@ pub(crate) fn ensure_broadcaster(inner: &Arc<Inner>) {
             // together in the next batch.
             tokio::time::sleep(gap).await;
         }
-    });
+    }));
 }

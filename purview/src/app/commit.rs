@@ -1,0 +1,331 @@
+//! Applying a finished call: re-checking what may have changed while the
+//! handler ran, staging edits, checking effects, then applying everything in
+//! one step under the state lock.
+
+use std::{
+    collections::{HashMap, HashSet},
+    panic::{AssertUnwindSafe, catch_unwind},
+    sync::Arc,
+};
+
+use super::{
+    State, Touched,
+    context::Effect,
+    errors::{describe, stale, window_not_found},
+    registry::Placement,
+};
+use crate::{
+    model::{ErrorCode, ToolError},
+    window::DynActions,
+};
+
+/// Which actor a tool belongs to.
+#[derive(Debug, Clone)]
+pub(super) enum Target {
+    Window { seq: u64, id: Arc<str> },
+    App,
+}
+
+/// A finished handler, waiting to be applied.
+pub(super) struct Finished {
+    pub target: Target,
+    pub action: String,
+    /// The action's index in its type's spec.
+    pub index: usize,
+    pub working: Box<dyn DynActions>,
+    pub base_revision: u64,
+    pub effects: Vec<Effect>,
+}
+
+/// Re-checks what may have changed while the handler ran without the lock:
+/// the window may be gone, edited by someone else, blocked, or the action
+/// withdrawn (§7.2).
+fn recheck(
+    state: &State,
+    target: &Target,
+    action: &str,
+    index: usize,
+    base_revision: u64,
+) -> Result<(), ToolError> {
+    match target {
+        Target::Window { id, .. } => {
+            let entry = state.entry_by_id(id).ok_or_else(|| window_not_found(id))?;
+            if entry.actor.revision != base_revision {
+                return Err(stale(state, id, entry.version, None));
+            }
+            if !state.is_operable(id) {
+                let blocker = state.topology().blocker_of(id).to_owned();
+                let mut e = ToolError::new(
+                    ErrorCode::BlockedByModal,
+                    format!(
+                        "Window {} was blocked by a modal while `{action}` ran, so nothing was applied. Operate `{blocker}` first, or re-read app://windows.",
+                        describe(state, id)
+                    ),
+                );
+                e.blocked_by = Some(blocker);
+                return Err(e);
+            }
+            if !entry.actor.available.get(index).copied().unwrap_or(false) {
+                return Err(ToolError::new(
+                    ErrorCode::ActionNotAvailable,
+                    format!(
+                        "`{action}` on window {} was withdrawn while it ran, so nothing was applied. Re-read app://windows and call tools/list for what can be done now.",
+                        describe(state, id)
+                    ),
+                ));
+            }
+        }
+        Target::App => {
+            let app = state.app.as_ref().ok_or_else(|| {
+                ToolError::new(
+                    ErrorCode::ActionNotAvailable,
+                    "This application has no app-level actions.",
+                )
+            })?;
+            if app.revision != base_revision {
+                return Err(ToolError::new(
+                    ErrorCode::StaleState,
+                    "The application state changed while your action ran; nothing was applied. Re-read app://windows and retry.",
+                ));
+            }
+            if state.app_modal_open() {
+                let topology = state.topology();
+                let top =
+                    topology.app_modal().map(|m| topology.top_of(m)).unwrap_or_default().to_owned();
+                let mut e = ToolError::new(
+                    ErrorCode::BlockedByModal,
+                    format!(
+                        "An app-level modal opened while `{action}` ran, so nothing was applied. Operate `{top}` (its tools are in tools/list) and try again once it is closed."
+                    ),
+                );
+                e.blocked_by = Some(top);
+                return Err(e);
+            }
+            if !app.available.get(index).copied().unwrap_or(false) {
+                return Err(ToolError::new(
+                    ErrorCode::ActionNotAvailable,
+                    format!(
+                        "The app-level action `{action}` was withdrawn while it ran, so nothing was applied. Call tools/list for what can be done now."
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Applies a finished call in one step, or nothing. Returns the ids of the
+/// windows it opened that are still open.
+pub(super) fn apply(
+    state: &mut State,
+    finished: Finished,
+) -> Result<(Vec<String>, Touched), ToolError> {
+    let Finished { target, action, index, working, base_revision, effects } = finished;
+    let target = &target;
+    recheck(state, target, &action, index, base_revision)?;
+    check_effects(state, &effects)?;
+    let (working, staged, effects) = stage_updates(state, target, working, effects)?;
+
+    let mut touched = Touched { windows: Vec::new(), app: false, topology: false };
+    for (seq, vm) in staged {
+        if let Some(entry) = state.windows.get_mut(&seq) {
+            entry.actor.vm = vm;
+            entry.actor.revision += 1;
+            touched.windows.push(seq);
+        }
+    }
+    match target {
+        Target::Window { seq, .. } => {
+            if let Some(entry) = state.windows.get_mut(seq) {
+                entry.actor.vm = working;
+                entry.actor.revision += 1;
+                touched.windows.push(*seq);
+            }
+        }
+        Target::App => {
+            if let Some(app) = state.app.as_mut() {
+                app.vm = working;
+                app.revision += 1;
+                touched.app = true;
+            }
+        }
+    }
+    let mut opened = Vec::new();
+    for effect in effects {
+        match effect {
+            Effect::Open { seq, id, actor, placement } => {
+                state.insert(seq, id.clone(), None, actor, placement);
+                touched.windows.push(seq);
+                touched.topology = true;
+                opened.push(id);
+            }
+            Effect::Close(id) => {
+                if !state.close_cascade(&id).is_empty() {
+                    touched.topology = true;
+                }
+            }
+            Effect::Update { .. } => {} // staged above
+            Effect::SetAvailable { window, action, available } => {
+                let actor = match &window {
+                    Some(id) => state.entry_by_id_mut(id).map(|e| {
+                        touched.windows.push(e.seq);
+                        &mut e.actor
+                    }),
+                    None => {
+                        touched.app = true;
+                        state.app.as_mut()
+                    }
+                };
+                if let Some(actor) = actor {
+                    if available {
+                        actor.hidden.remove(&action);
+                    } else {
+                        actor.hidden.insert(action);
+                    }
+                }
+            }
+        }
+    }
+    let opened = opened
+        .into_iter()
+        .filter(|id| state.by_id.contains_key(id))
+        .map(|id| id.to_string())
+        .collect();
+    Ok((opened, touched))
+}
+
+/// Runs every `Context::update` edit on a copy of its target, before anything
+/// is applied, so a panicking edit or a missing target fails the whole call.
+/// Edits of the calling window itself apply to its working copy.
+#[allow(clippy::type_complexity)]
+fn stage_updates(
+    state: &State,
+    target: &Target,
+    mut working: Box<dyn DynActions>,
+    effects: Vec<Effect>,
+) -> Result<(Box<dyn DynActions>, Vec<(u64, Box<dyn DynActions>)>, Vec<Effect>), ToolError> {
+    let mut staged: Vec<(u64, Box<dyn DynActions>)> = Vec::new();
+    let opened: HashSet<Arc<str>> = effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Open { id, .. } => Some(id.clone()),
+            _ => None,
+        })
+        .collect();
+    let mut rest = Vec::with_capacity(effects.len());
+    let fail = |what: String| {
+        ToolError::new(
+            ErrorCode::ActionFailed,
+            format!(
+                "{what}; nothing was changed. Re-read app://windows before deciding what to do."
+            ),
+        )
+    };
+    for effect in effects {
+        let Effect::Update { id, type_id, type_name, edit } = effect else {
+            rest.push(effect);
+            continue;
+        };
+        let own = matches!(target, Target::Window { id: origin, .. } if *origin == id);
+        let vm: &mut Box<dyn DynActions> = if own {
+            &mut working
+        } else {
+            let entry = state.entry_by_id(&id).ok_or_else(|| {
+                if opened.contains(&*id) {
+                    fail(format!(
+                        "the action edits window `{id}` that it opened itself; give a new window its values when opening it instead"
+                    ))
+                } else {
+                    fail(format!("the action edits window `{id}`, which is no longer open"))
+                }
+            })?;
+            let slot = match staged.iter().position(|(seq, _)| *seq == entry.seq) {
+                Some(i) => i,
+                None => {
+                    let copy = catch_unwind(AssertUnwindSafe(|| entry.actor.vm.clone_box()))
+                        .map_err(|_| {
+                            fail(format!("copying window `{id}` failed inside the application"))
+                        })?;
+                    staged.push((entry.seq, copy));
+                    staged.len() - 1
+                }
+            };
+            &mut staged[slot].1
+        };
+        if vm.as_any().type_id() != type_id {
+            return Err(fail(format!("window `{id}` is not a `{type_name}`")));
+        }
+        if catch_unwind(AssertUnwindSafe(|| edit(vm.as_any_mut()))).is_err() {
+            tracing::error!(window = %id, "an edit made through Context::update panicked");
+            return Err(fail(format!("editing window `{id}` failed inside the application")));
+        }
+    }
+    Ok((working, staged, rest))
+}
+
+/// Rejects effect lists that cannot apply in full, before anything applies.
+fn check_effects(state: &State, effects: &[Effect]) -> Result<(), ToolError> {
+    // Which windows are open, and who owns them, as the effects play out:
+    // a close takes every window stacked on it along (as `close_cascade` will).
+    let mut owners: HashMap<Arc<str>, Option<Arc<str>>> =
+        state.windows.values().map(|e| (e.id.clone(), e.owner.clone())).collect();
+    let fail = |what: String| {
+        Err(ToolError::new(
+            ErrorCode::ActionFailed,
+            format!(
+                "{what}; nothing was changed. This is a defect in the application, not in your call."
+            ),
+        ))
+    };
+    for effect in effects {
+        match effect {
+            Effect::Open { id, placement, .. } => {
+                let owner = match placement {
+                    Placement::Modal { owner } => {
+                        if !owners.contains_key(owner) {
+                            return fail(format!(
+                                "a modal was opened on window `{owner}`, which is not open (or is closed by this same call)"
+                            ));
+                        }
+                        Some(owner.clone())
+                    }
+                    Placement::TopLevel | Placement::AppModal => None,
+                };
+                owners.insert(id.clone(), owner);
+            }
+            Effect::Close(id) => {
+                let mut gone: HashSet<Arc<str>> = HashSet::new();
+                if let Some((key, _)) = owners.get_key_value(&**id) {
+                    gone.insert(key.clone());
+                }
+                loop {
+                    let more: Vec<Arc<str>> = owners
+                        .iter()
+                        .filter(|(w, o)| {
+                            !gone.contains(*w) && o.as_ref().is_some_and(|o| gone.contains(o))
+                        })
+                        .map(|(w, _)| w.clone())
+                        .collect();
+                    if more.is_empty() {
+                        break;
+                    }
+                    gone.extend(more);
+                }
+                owners.retain(|w, _| !gone.contains(w));
+            }
+            Effect::SetAvailable { window, action, .. } => {
+                let known = match window {
+                    Some(id) => {
+                        state.entry_by_id(id).is_some_and(|e| e.actor.spec.action(action).is_some())
+                    }
+                    None => state.app.as_ref().is_some_and(|a| a.spec.action(action).is_some()),
+                };
+                if !known {
+                    return fail(format!("set_available named an unknown action `{action}`"));
+                }
+            }
+            Effect::Update { .. } => {} // checked while staging
+        }
+    }
+    Ok(())
+}
