@@ -13,7 +13,7 @@ mod windows;
 
 use std::{net::SocketAddr, process::ExitCode};
 
-use purview::{App, HttpOptions};
+use purview::HttpOptions;
 
 const USAGE: &str = "\
 usage: order_desk [--http ADDR:PORT] [--token TOKEN]
@@ -43,23 +43,6 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
     Ok(options)
 }
 
-pub fn app() -> App {
-    let app = App::builder()
-        .name("order_desk")
-        .version(env!("CARGO_PKG_VERSION"))
-        .instructions(
-            "Order Desk edits order #12345 and browses a revenue report. Amounts are dollars. \
-             Submitting an order needs a recipient and a confirmation in the dialog that opens.",
-        )
-        .app_actions(windows::Desk)
-        .build();
-    // Unwrap is fine: these types' definitions are checked at compile time,
-    // and nothing else is open yet.
-    app.open(windows::OrderEditor::default()).expect("open the Order Editor");
-    app.open(windows::ReportDetails::default()).expect("open Report Details");
-    app
-}
-
 #[tokio::main]
 pub async fn main() -> ExitCode {
     tracing_subscriber::fmt()
@@ -80,7 +63,7 @@ pub async fn main() -> ExitCode {
             return if problem.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(2) };
         }
     };
-    let app = app();
+    let app = windows::order_desk_app();
     let served = match options.http {
         Some(addr) => {
             let mut http = HttpOptions::default().addr(addr);

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use purview::{Context, Secret, actions, window};
+use purview::{App, Context, Secret, actions, window};
 use serde::{Deserialize, Serialize};
 
 /// The PIN that unlocks the app-level lock screen.
@@ -36,22 +36,22 @@ fn money(value: f64) -> String {
 #[window(title = "Order Editor", summary_fn = describe)]
 #[derive(Clone)]
 pub struct OrderEditor {
-    order: u32,
+    pub order: u32,
     #[block(text)]
-    heading: String,
+    pub heading: String,
     #[block(field)]
-    recipient: String,
+    pub recipient: String,
     #[block(field)]
-    amount: String,
+    pub amount: String,
     #[block(field, label = "Payment password", sensitive)]
-    password: Secret<String>,
+    pub password: Secret<String>,
     #[block(table, columns = ["Product", "Quantity"])]
-    items: Vec<(String, u32)>,
+    pub items: Vec<(String, u32)>,
     #[block(notice = "error")]
-    recipient_error: Option<String>,
+    pub recipient_error: Option<String>,
     #[block(notice = "success")]
-    submitted_notice: Option<String>,
-    submitted: bool,
+    pub submitted_notice: Option<String>,
+    pub submitted: bool,
 }
 
 impl Default for OrderEditor {
@@ -133,14 +133,15 @@ impl OrderEditor {
     /// Bring the editor to the front, so the person sees where the agent works.
     #[action(idempotent)]
     fn focus(&mut self, cx: &mut Context) {
+        cx.request_focus();
         cx.message("The Order Editor is in front");
     }
 
-    fn can_submit(&self) -> bool {
+    pub fn can_submit(&self) -> bool {
         !self.recipient.is_empty() && !self.submitted
     }
 
-    fn describe(&self) -> String {
+    pub fn describe(&self) -> String {
         if self.submitted {
             return format!("Order #{} has been submitted to {}", self.order, self.recipient);
         }
@@ -156,12 +157,12 @@ impl OrderEditor {
         }
     }
 
-    fn check(&mut self) {
+    pub fn check(&mut self) {
         self.recipient_error =
             self.recipient.is_empty().then(|| "Recipient cannot be empty".to_owned());
     }
 
-    fn mark_submitted(&mut self) {
+    pub fn mark_submitted(&mut self) {
         self.submitted = true;
         self.submitted_notice = Some(format!("Order #{} was submitted", self.order));
     }
@@ -174,11 +175,11 @@ impl OrderEditor {
 )]
 #[derive(Clone)]
 pub struct ConfirmSubmission {
-    order: u32,
+    pub order: u32,
     #[block(field)]
-    recipient: String,
+    pub recipient: String,
     #[block(field)]
-    amount: String,
+    pub amount: String,
 }
 
 #[actions]
@@ -229,9 +230,9 @@ impl Terms {
 )]
 #[derive(Clone)]
 pub struct ReportDetails {
-    total: usize,
+    pub total: usize,
     #[block(table, limit = 5, columns = ["Row", "Region", "Revenue"])]
-    rows: Arc<Vec<(u32, String, f64)>>,
+    pub rows: Arc<Vec<(u32, String, f64)>>,
 }
 
 impl Default for ReportDetails {
@@ -250,13 +251,13 @@ impl Default for ReportDetails {
 #[derive(Serialize, schemars::JsonSchema)]
 pub struct RowsPage {
     /// Column titles of `rows`.
-    columns: [&'static str; 3],
+    pub columns: [&'static str; 3],
     /// The rows, each `[Row, Region, Revenue]`.
-    rows: Vec<(u32, String, f64)>,
+    pub rows: Vec<(u32, String, f64)>,
     /// Index of the first row returned.
-    offset: usize,
+    pub offset: usize,
     /// Rows in the whole report.
-    total: usize,
+    pub total: usize,
 }
 
 #[actions]
@@ -299,7 +300,7 @@ impl ReportDetails {
 #[derive(Clone)]
 pub struct Locked {
     #[block(notice = "warn")]
-    notice: String,
+    pub notice: String,
 }
 
 #[actions]
@@ -326,7 +327,7 @@ impl Locked {
 #[serde(rename_all = "camelCase")]
 pub struct Opened {
     /// The new window's id.
-    window_id: String,
+    pub window_id: String,
 }
 
 /// Application-wide actions (`app__…` tools).
@@ -346,4 +347,23 @@ impl Desk {
     fn lock(&mut self, cx: &mut Context) {
         cx.open_app_modal(Locked { notice: "Locked: enter the PIN to continue".into() });
     }
+}
+
+/// The order_desk application: its app-level actions, the Order Editor (w1)
+/// and Report Details (w2).
+pub fn order_desk_app() -> App {
+    let app = App::builder()
+        .name("order_desk")
+        .version(env!("CARGO_PKG_VERSION"))
+        .instructions(
+            "Order Desk edits order #12345 and browses a revenue report. Amounts are dollars. \
+             Submitting an order needs a recipient and a confirmation in the dialog that opens.",
+        )
+        .app_actions(Desk)
+        .build();
+    // These types' definitions are checked at compile time and nothing else
+    // is open yet, so opening cannot fail.
+    app.open(OrderEditor::default()).expect("open the Order Editor");
+    app.open(ReportDetails::default()).expect("open Report Details");
+    app
 }

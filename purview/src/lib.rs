@@ -85,7 +85,7 @@ mod view;
 mod window;
 
 pub use action::{ActionOutput, ActionSpec, Args, schema_for, unknown_action};
-pub use app::{App, AppBuilder, Change, Context, Error, WindowHandle};
+pub use app::{AgentActivity, App, AppBuilder, Change, Context, Error, WindowHandle, WindowInfo};
 pub use model::{ToolError, WINDOWS_URI};
 pub use project::{Cells, ListSource, Media, MediaSource, NoticeText, Row, Sensitive, TableSource};
 pub use purview_macros::{Row, action, actions, window};

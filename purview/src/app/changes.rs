@@ -22,15 +22,16 @@ impl ChangeHub {
     /// Records a settled change. Called after the state lock is released, so
     /// whoever reacts reads the new state.
     pub fn signal(&self, change: Change) {
-        if !change.resource && !change.tools {
+        if change.is_empty() {
             return;
         }
-        {
+        if change.resource || change.tools {
             let mut pending = lock_unpoisoned(&self.pending);
             pending.resource |= change.resource;
             pending.tools |= change.tools;
+            drop(pending);
+            self.wake.notify_one();
         }
-        self.wake.notify_one();
         let listeners: Vec<Listener> = lock_unpoisoned(&self.listeners).clone();
         for listener in listeners {
             if catch_unwind(AssertUnwindSafe(|| listener(change))).is_err() {

@@ -47,6 +47,7 @@ pub struct Context {
     pub(crate) invalid: Vec<FieldError>,
     pub(crate) failures: Vec<String>,
     pub(crate) message: Option<String>,
+    pub(crate) focus: bool,
 }
 
 pub(crate) enum Effect {
@@ -68,6 +69,7 @@ impl Context {
             invalid: Vec::new(),
             failures: Vec::new(),
             message: None,
+            focus: false,
         }
     }
 
@@ -156,6 +158,13 @@ impl Context {
     /// [`ActionOutput`](crate::ActionOutput) with a message of its own.
     pub fn message(&mut self, message: impl Into<String>) {
         self.message = Some(message.into());
+    }
+
+    /// Asks the GUI to bring this window to the front once the call succeeds
+    /// (see [`App::agent_activity`](crate::App::agent_activity)): what a
+    /// focus-style action does, so the person sees where the agent works.
+    pub fn request_focus(&mut self) {
+        self.focus = true;
     }
 
     /// Rejects the call with `validation_failed` naming `field`, after the

@@ -32,6 +32,13 @@ tokio::task_local! {
     static IN_HANDLER: ();
 }
 
+/// Who is calling: agents are recorded as activity, the person is not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Caller {
+    Agent,
+    Person,
+}
+
 /// Everything the gates found out, for running the handler.
 struct Prepared {
     target: Target,
@@ -95,6 +102,17 @@ impl App {
         self.call_cancellable(tool, arguments, CancellationToken::new()).await
     }
 
+    /// The person's own use of an action — a GUI button wired to the same
+    /// logic an agent calls: the same gates, working copy and effects as
+    /// [`App::call`], but not recorded as agent activity.
+    pub async fn perform(
+        &self,
+        tool: &str,
+        arguments: Option<JsonObject>,
+    ) -> Result<ToolResult, ToolError> {
+        self.call_as(tool, arguments, CancellationToken::new(), Caller::Person).await
+    }
+
     /// [`App::call`] that gives up, changing nothing, when `cancel` fires
     /// (the client cancelled the request) before the call commits.
     pub async fn call_cancellable(
@@ -102,6 +120,16 @@ impl App {
         tool: &str,
         arguments: Option<JsonObject>,
         cancel: CancellationToken,
+    ) -> Result<ToolResult, ToolError> {
+        self.call_as(tool, arguments, cancel, Caller::Agent).await
+    }
+
+    async fn call_as(
+        &self,
+        tool: &str,
+        arguments: Option<JsonObject>,
+        cancel: CancellationToken,
+        caller: Caller,
     ) -> Result<ToolResult, ToolError> {
         if IN_HANDLER.try_with(|_| ()).is_ok() {
             return Err(ToolError::new(
@@ -198,10 +226,17 @@ impl App {
             ));
         }
         let effects = std::mem::take(&mut cx.effects);
+        let window = match &target {
+            Target::Window { id, .. } => Some(id.to_string()),
+            Target::App => None,
+        };
         let finished =
             Finished { target, action: action.clone(), index, working, base_revision, effects };
         let opened = self.commit(finished)?;
         tracing::info!(tool, opened = opened.len(), "action applied");
+        if caller == Caller::Agent {
+            self.record_activity(window, &action, cx.focus);
+        }
         let message = output
             .message
             .or(cx.message.take())
@@ -293,6 +328,16 @@ impl App {
             result_shape: compiled.result_shape,
             timeout: compiled.spec.timeout.unwrap_or(default_timeout),
         })
+    }
+
+    fn record_activity(&self, window: Option<String>, action: &str, focus: bool) {
+        {
+            let mut activity = super::lock_unpoisoned(&self.inner.activity);
+            let serial = activity.as_ref().map_or(1, |a| a.serial + 1);
+            *activity =
+                Some(super::AgentActivity { window, action: action.to_owned(), focus, serial });
+        }
+        self.inner.hub.signal(super::Change { agent: true, ..Default::default() });
     }
 
     /// Applies a finished call in one step, or nothing if the world moved

@@ -1,6 +1,7 @@
 //! The application: windows, topology, versions and the serialized path that
 //! agent calls and the person's edits share.
 
+mod activity;
 mod changes;
 mod commit;
 mod context;
@@ -20,6 +21,7 @@ use std::{
     time::Duration,
 };
 
+pub use activity::{AgentActivity, WindowInfo};
 pub use context::Context;
 pub use handle::WindowHandle;
 pub use registry::Change;
@@ -146,6 +148,7 @@ pub(crate) struct Inner {
     pub hub: Arc<ChangeHub>,
     pub sessions: Arc<Sessions>,
     pub broadcaster: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    pub activity: Mutex<Option<AgentActivity>>,
     pub config: Config,
 }
 
@@ -341,6 +344,7 @@ impl AppBuilder {
                 hub: Arc::new(ChangeHub::default()),
                 sessions: Arc::new(Sessions::default()),
                 broadcaster: Mutex::new(None),
+                activity: Mutex::new(None),
                 config: self.config,
             }),
         })

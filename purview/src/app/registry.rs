@@ -178,13 +178,24 @@ pub(crate) struct ToolRef {
     pub name: String,
 }
 
-/// What one mutation changed, for notifications.
+/// What one mutation changed, as [`App::on_change`](crate::App::on_change)
+/// listeners see it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Change {
     /// `app://windows` changed: resources/updated is due.
     pub resource: bool,
     /// The tool set changed: tools/list_changed is due.
     pub tools: bool,
+    /// An agent's call succeeded: see [`App::agent_activity`](crate::App::agent_activity).
+    pub agent: bool,
+}
+
+impl Change {
+    /// Whether anything changed at all.
+    pub fn is_empty(&self) -> bool {
+        !(self.resource || self.tools || self.agent)
+    }
 }
 
 /// The whole state behind the lock.
@@ -336,7 +347,7 @@ impl State {
     /// Re-derives everything downstream of a mutation: projections, versions,
     /// availability, operability and the tool set. Returns what changed.
     pub fn settle(&mut self, touched: Touched) -> Change {
-        let mut change = Change { resource: touched.topology, tools: false };
+        let mut change = Change { resource: touched.topology, ..Change::default() };
         let mut availability_changed = touched.topology;
         for seq in touched.windows {
             if let Some(entry) = self.windows.get_mut(&seq) {

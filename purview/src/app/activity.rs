@@ -1,0 +1,79 @@
+//! What a GUI needs to show beside the windows themselves: the list of
+//! windows, and where the agent is working.
+
+use super::App;
+
+/// One open window, as a GUI draws its list of windows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WindowInfo {
+    /// The window id agents use.
+    pub id: String,
+    /// The current title.
+    pub title: String,
+    /// Whether it is modal.
+    pub modal: bool,
+    /// The owning window of a window-level modal.
+    pub owner_id: Option<String>,
+    /// Whether agents may operate it now (and the person, if the GUI mirrors
+    /// modality as it should).
+    pub operable: bool,
+    /// Its version.
+    pub version: u64,
+}
+
+/// The agent's most recent successful call, for showing the person where
+/// the machine is acting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AgentActivity {
+    /// The window the call acted on; `None` for an app-level action.
+    pub window: Option<String>,
+    /// The action's name.
+    pub action: String,
+    /// Whether the action asked for its window to be brought to the front
+    /// ([`Context::request_focus`](crate::Context::request_focus)).
+    pub focus: bool,
+    /// Increases with every recorded call, so a GUI can tell a new request
+    /// to focus from one it has already handled.
+    pub serial: u64,
+}
+
+impl App {
+    /// Every open window, in the order they were opened.
+    ///
+    /// ```
+    /// # use purview::*;
+    /// # #[derive(Clone)] struct W;
+    /// # impl Window for W { fn title(&self) -> String { "W".into() } fn project(&self, _: &mut View) {} }
+    /// # impl Actions for W { fn actions() -> Vec<ActionSpec> { vec![] }
+    /// #   fn call<'a>(&'a mut self, a: &'a str, _: Args, _: &'a mut Context) -> BoxFuture<'a, ActionResult> { Box::pin(async move { Err(unknown_action(a)) }) } }
+    /// let app = App::builder().build();
+    /// let w = app.open(W).unwrap();
+    /// w.open_modal(W).unwrap();
+    /// let list = app.window_list();
+    /// assert_eq!(list.len(), 2);
+    /// assert!(!list[0].operable && list[1].operable);
+    /// ```
+    pub fn window_list(&self) -> Vec<WindowInfo> {
+        let Ok(state) = self.inner.lock() else { return Vec::new() };
+        state
+            .windows
+            .values()
+            .map(|e| WindowInfo {
+                id: e.id.to_string(),
+                title: e.title.clone(),
+                modal: e.modal,
+                owner_id: e.owner.as_deref().map(str::to_owned),
+                operable: state.is_operable(&e.id),
+                version: e.version,
+            })
+            .collect()
+    }
+
+    /// The agent's most recent successful call, if any. The person's own
+    /// [`App::perform`] calls are not recorded.
+    pub fn agent_activity(&self) -> Option<AgentActivity> {
+        super::lock_unpoisoned(&self.inner.activity).clone()
+    }
+}
