@@ -127,11 +127,17 @@ impl DeskGui {
         windows: &[WindowInfo],
         activity: Option<&AgentActivity>,
     ) {
-        let offset = 40.0 * index as f32;
+        // The first two windows beside the main one, later ones (dialogs,
+        // more reports) cascading below them.
+        let position = match index {
+            0 => [440.0, 20.0],
+            1 => [870.0, 20.0],
+            n => [440.0 + 40.0 * (n - 2) as f32, 370.0 + 30.0 * (n - 2) as f32],
+        };
         let builder = ViewportBuilder::default()
             .with_title(&info.title)
-            .with_inner_size([420.0, 330.0])
-            .with_position([440.0 + offset, 20.0 + offset]);
+            .with_inner_size([400.0, 310.0])
+            .with_position(position);
         let agent_here = activity.and_then(|a| a.window.as_deref()) == Some(info.id.as_str());
         ctx.show_viewport_immediate(viewport_id(&info.id), builder, |ui, class| {
             if class != ViewportClass::EmbeddedWindow
