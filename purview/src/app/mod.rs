@@ -478,6 +478,13 @@ impl App {
         }
     }
 
+    /// The snapshot serialized afresh, bypassing the cache: for measuring
+    /// the cost a read pays right after a change.
+    #[doc(hidden)]
+    pub fn snapshot_json_uncached(&self) -> String {
+        self.inner.lock().map(|state| state.render_snapshot_json()).unwrap_or_default()
+    }
+
     /// The ids of the windows agents may operate now.
     pub fn operable_window_ids(&self) -> Vec<String> {
         self.inner

@@ -416,18 +416,20 @@ impl State {
         if let Some(json) = &self.snapshot_json {
             return json.clone();
         }
-        let snapshot =
-            SnapshotRef { operable_window_ids: &self.operable, windows: WindowsRef(&self.windows) };
-        let json: Arc<str> = match serde_json::to_string(&snapshot) {
-            Ok(json) => Arc::from(json),
-            Err(e) => {
-                // Blocks hold only serde_json::Value and strings; this cannot fail.
-                tracing::error!(error = %e, "snapshot serialization failed");
-                Arc::from(r#"{"operableWindowIds":[],"windows":[]}"#)
-            }
-        };
+        let json: Arc<str> = Arc::from(self.render_snapshot_json());
         self.snapshot_json = Some(json.clone());
         json
+    }
+
+    /// Serializes `app://windows` from the registry, bypassing the cache.
+    pub fn render_snapshot_json(&self) -> String {
+        let snapshot =
+            SnapshotRef { operable_window_ids: &self.operable, windows: WindowsRef(&self.windows) };
+        serde_json::to_string(&snapshot).unwrap_or_else(|e| {
+            // Blocks hold only serde_json::Value and strings; this cannot fail.
+            tracing::error!(error = %e, "snapshot serialization failed");
+            r#"{"operableWindowIds":[],"windows":[]}"#.to_owned()
+        })
     }
 }
 
