@@ -147,6 +147,11 @@ async fn s5_3_focus_marks_the_window_and_asks_the_gui_to_raise_it() -> Result<()
     draw(&mut harness);
     let activity = app.agent_activity().expect("recorded");
     assert!(activity.focus && activity.window.as_deref() == Some("w1"));
+    // Focus, then another call before the GUI draws: the request survives.
+    agent.call("w2__refresh", json!({})).await?;
+    let activity = app.agent_activity().expect("recorded");
+    assert!(!activity.focus);
+    assert_eq!(activity.focus_request.as_ref().map(|(w, _)| w.as_str()), Some("w1"));
     assert!(harness.query_by_label("Agent is working here").is_some());
     // The person's own clicks are not agent activity.
     harness.get_by_label("New report").click_accesskit();

@@ -6,7 +6,10 @@
 //! notifies agents exactly as an agent's call would, and agent calls appear
 //! here at once: `App::on_change` wakes egui.
 
-use std::sync::{Arc, Mutex};
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+};
 
 use eframe::egui::{
     self, Color32, RichText, Stroke, ViewportBuilder, ViewportClass, ViewportCommand, ViewportId,
@@ -34,6 +37,9 @@ pub struct DeskGui {
     pub embedded: bool,
     /// Whether `App::on_change` already wakes this front end's egui context.
     woken: bool,
+    /// Where each window first appeared; kept, so closing one window does
+    /// not move the others.
+    positions: HashMap<String, [f32; 2]>,
 }
 
 impl DeskGui {
@@ -49,6 +55,7 @@ impl DeskGui {
             pin: String::new(),
             embedded: false,
             woken: false,
+            positions: HashMap::new(),
         }
     }
 
@@ -68,17 +75,16 @@ impl DeskGui {
         let activity = self.app.agent_activity();
         egui::Frame::central_panel(ui.style())
             .show(ui, |ui| self.main_window(ui, &windows, activity.as_ref()));
-        for (index, info) in windows.iter().enumerate() {
-            self.viewport(&ctx, index, info, &windows, activity.as_ref());
+        for info in &windows {
+            self.viewport(&ctx, info, &windows, activity.as_ref());
         }
-        if let Some(activity) = &activity
-            && activity.focus
-            && activity.serial > self.focused_serial
+        // An agent's focus-style action raises the real OS window, even if
+        // other calls followed it before this frame.
+        if let Some((window, serial)) = activity.as_ref().and_then(|a| a.focus_request.clone())
+            && serial > self.focused_serial
         {
-            self.focused_serial = activity.serial;
-            if let Some(window) = &activity.window {
-                ctx.send_viewport_cmd_to(viewport_id(window), ViewportCommand::Focus);
-            }
+            self.focused_serial = serial;
+            ctx.send_viewport_cmd_to(viewport_id(&window), ViewportCommand::Focus);
         }
     }
 
@@ -122,18 +128,18 @@ impl DeskGui {
     fn viewport(
         &mut self,
         ctx: &egui::Context,
-        index: usize,
         info: &WindowInfo,
         windows: &[WindowInfo],
         activity: Option<&AgentActivity>,
     ) {
         // The first two windows beside the main one, later ones (dialogs,
-        // more reports) cascading below them.
-        let position = match index {
+        // more reports) cascading below them; each keeps its first place.
+        let taken = self.positions.len();
+        let position = *self.positions.entry(info.id.clone()).or_insert_with(|| match taken {
             0 => [440.0, 20.0],
             1 => [870.0, 20.0],
             n => [440.0 + 40.0 * (n - 2) as f32, 370.0 + 30.0 * (n - 2) as f32],
-        };
+        });
         let builder = ViewportBuilder::default()
             .with_title(&info.title)
             .with_inner_size([400.0, 310.0])
@@ -143,8 +149,7 @@ impl DeskGui {
             if class != ViewportClass::EmbeddedWindow
                 && ui.ctx().input(|i| i.viewport().close_requested())
             {
-                // The person closed the OS window: close it in Purview too.
-                let _ = self.app.close(&info.id);
+                self.close_requested(ui.ctx(), info);
                 return;
             }
             let mut frame = egui::Frame::central_panel(ui.style());
@@ -171,6 +176,25 @@ impl DeskGui {
                 ui.add_enabled_ui(info.operable, |ui| self.contents(ui, info));
             });
         });
+    }
+
+    /// The person clicked a window's close button. A blocked window or the
+    /// lock screen stays; a dialog closes through its own action, so the
+    /// close means what its Cancel/Close button means.
+    fn close_requested(&mut self, ctx: &egui::Context, info: &WindowInfo) {
+        let id = info.id.as_str();
+        let app_modal = info.modal && info.owner_id.is_none();
+        if !info.operable || app_modal {
+            ctx.send_viewport_cmd(ViewportCommand::CancelClose);
+        } else if self.app.window::<ConfirmSubmission>(id).is_ok() {
+            self.perform(&format!("{id}__cancel"), json!({}));
+        } else if self.app.window::<Terms>(id).is_ok()
+            || self.app.window::<ReportDetails>(id).is_ok()
+        {
+            self.perform(&format!("{id}__close"), json!({}));
+        } else {
+            let _ = self.app.close(id);
+        }
     }
 
     fn contents(&mut self, ui: &mut egui::Ui, info: &WindowInfo) {
@@ -203,7 +227,11 @@ impl DeskGui {
         egui::Grid::new(("form", editor.id())).num_columns(2).show(ui, |ui| {
             let mut recipient = view.recipient.clone();
             let label = ui.label("Recipient");
-            if ui.text_edit_singleline(&mut recipient).labelled_by(label.id).changed() {
+            // Fixed ids: banners appearing above must not move the person's
+            // keyboard focus out of the field they are typing in.
+            let field =
+                egui::TextEdit::singleline(&mut recipient).id_salt(("recipient", editor.id()));
+            if ui.add(field).labelled_by(label.id).changed() {
                 let _ = editor.update(|e| {
                     e.recipient = recipient;
                     e.check();
@@ -212,13 +240,16 @@ impl DeskGui {
             ui.end_row();
             let mut amount = view.amount.clone();
             let label = ui.label("Amount");
-            if ui.text_edit_singleline(&mut amount).labelled_by(label.id).changed() {
+            let field = egui::TextEdit::singleline(&mut amount).id_salt(("amount", editor.id()));
+            if ui.add(field).labelled_by(label.id).changed() {
                 let _ = editor.update(|e| e.amount = amount);
             }
             ui.end_row();
             let mut password = view.password.expose().clone();
             let label = ui.label("Payment password");
-            let field = egui::TextEdit::singleline(&mut password).password(true);
+            let field = egui::TextEdit::singleline(&mut password)
+                .password(true)
+                .id_salt(("password", editor.id()));
             if ui.add(field).labelled_by(label.id).changed() {
                 let _ = editor.update(|e| e.password = purview::Secret::new(password));
             }

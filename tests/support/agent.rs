@@ -71,8 +71,11 @@ impl Outcome {
 }
 
 impl Agent {
-    /// A legacy (2025-11-25) session over an in-process duplex.
+    /// A legacy (2025-11-25) session over an in-process duplex, returned
+    /// once the app has registered it for notifications (the `initialized`
+    /// notification is handled asynchronously).
     pub async fn legacy(app: &App) -> Result<Self> {
+        let before = app.session_count();
         let (server_side, client_side) = tokio::io::duplex(1 << 20);
         let server = app.mcp_server();
         tokio::spawn(async move {
@@ -80,7 +83,12 @@ impl Agent {
                 let _ = running.waiting().await;
             }
         });
-        Self::over(client_side).await
+        let agent = Self::over(client_side).await?;
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        while app.session_count() <= before && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        Ok(agent)
     }
 
     /// A legacy session over any client transport.

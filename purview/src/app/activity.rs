@@ -34,9 +34,12 @@ pub struct AgentActivity {
     /// Whether the action asked for its window to be brought to the front
     /// ([`Context::request_focus`](crate::Context::request_focus)).
     pub focus: bool,
-    /// Increases with every recorded call, so a GUI can tell a new request
-    /// to focus from one it has already handled.
+    /// Increases with every recorded call.
     pub serial: u64,
+    /// The most recent focus request and its serial, kept when later calls
+    /// do not ask for focus (an agent focuses, then edits), so a GUI can
+    /// tell a new request from one it has already handled.
+    pub focus_request: Option<(String, u64)>,
 }
 
 impl App {

@@ -334,8 +334,17 @@ impl App {
         {
             let mut activity = super::lock_unpoisoned(&self.inner.activity);
             let serial = activity.as_ref().map_or(1, |a| a.serial + 1);
-            *activity =
-                Some(super::AgentActivity { window, action: action.to_owned(), focus, serial });
+            let focus_request = match (&window, focus) {
+                (Some(w), true) => Some((w.clone(), serial)),
+                _ => activity.as_ref().and_then(|a| a.focus_request.clone()),
+            };
+            *activity = Some(super::AgentActivity {
+                window,
+                action: action.to_owned(),
+                focus,
+                serial,
+                focus_request,
+            });
         }
         self.inner.hub.signal(super::Change { agent: true, ..Default::default() });
     }

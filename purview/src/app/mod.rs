@@ -501,9 +501,13 @@ impl App {
             .unwrap_or_default()
     }
 
-    /// Calls `f` after every change that agents will be notified of: use it
-    /// to wake a GUI event loop (`ctx.request_repaint()` in egui). It runs on
-    /// the thread that made the change, outside Purview's locks.
+    /// Calls `f` after every change agents will be notified of, and after
+    /// every successful agent call ([`Change::agent`]): use it to wake a GUI
+    /// event loop (`ctx.request_repaint()` in egui). It runs on the thread
+    /// that made the change, outside Purview's state lock but, during an
+    /// agent call, while calls are still serialized: keep it short, and do
+    /// not wait in it for [`App::call`] or [`App::perform`], which would wait
+    /// for it in turn.
     pub fn on_change(&self, f: impl Fn(Change) + Send + Sync + 'static) {
         self.inner.hub.add_listener(Arc::new(f));
     }

@@ -66,8 +66,9 @@ impl Sessions {
     }
 
     /// Sends one batch of changes to every session that should see it, to
-    /// all of them at once: a client that stops reading delays nobody else,
-    /// and is dropped once a send to it times out.
+    /// all of them at once. A session whose transport fails is dropped; one
+    /// that is merely slow keeps its place, and holds up the next batch (for
+    /// everyone) by at most [`SEND_TIMEOUT`].
     async fn broadcast(&self, change: Change) {
         let legacy: Vec<(u64, Peer<RoleServer>, bool)> = lock_unpoisoned(&self.legacy)
             .iter()
@@ -75,7 +76,7 @@ impl Sessions {
             .collect();
         let listeners: Vec<(u64, SubscriptionSink)> =
             lock_unpoisoned(&self.listeners).iter().map(|(id, s)| (*id, s.clone())).collect();
-        let mut sends: Vec<(bool, u64, tokio::task::JoinHandle<bool>)> = Vec::new();
+        let mut sends: Vec<(bool, u64, tokio::task::JoinHandle<Option<bool>>)> = Vec::new();
         for (id, peer, subscribed) in legacy {
             if peer.is_transport_closed() {
                 lock_unpoisoned(&self.legacy).remove(&id);
@@ -115,8 +116,10 @@ impl Sessions {
             sends.push((false, id, tokio::spawn(within(SEND_TIMEOUT, send))));
         }
         for (is_legacy, id, send) in sends {
-            if send.await.unwrap_or(false) {
-                continue;
+            match send.await {
+                // Delivered, or too slow to wait for: the session stays.
+                Ok(Some(true) | None) => continue,
+                Ok(Some(false)) | Err(_) => {}
             }
             tracing::debug!(session = id, "dropping a session that no longer takes notifications");
             if is_legacy {
@@ -131,9 +134,9 @@ impl Sessions {
 /// How long one session may take to accept a notification.
 const SEND_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// `send`'s outcome, or `false` if it took longer than `limit`.
-async fn within(limit: Duration, send: impl std::future::Future<Output = bool>) -> bool {
-    tokio::time::timeout(limit, send).await.unwrap_or(false)
+/// `send`'s outcome, or `None` if it took longer than `limit`.
+async fn within(limit: Duration, send: impl std::future::Future<Output = bool>) -> Option<bool> {
+    tokio::time::timeout(limit, send).await.ok()
 }
 
 /// Starts the app's broadcaster task unless one is running (a task from a
