@@ -116,10 +116,9 @@ impl Sessions {
             sends.push((false, id, tokio::spawn(within(SEND_TIMEOUT, send))));
         }
         for (is_legacy, id, send) in sends {
-            match send.await {
-                // Delivered, or too slow to wait for: the session stays.
-                Ok(Some(true) | None) => continue,
-                Ok(Some(false)) | Err(_) => {}
+            // Delivered, or too slow to wait for: the session stays.
+            if let Ok(Some(true) | None) = send.await {
+                continue;
             }
             tracing::debug!(session = id, "dropping a session that no longer takes notifications");
             if is_legacy {
