@@ -6,8 +6,7 @@ use syn::spanned::Spanned;
 
 use super::{BlockField, Kind, Text, Window};
 
-fn text_expr(text: &Text, krate: &syn::Path) -> TokenStream {
-    let _ = krate;
+fn text_expr(text: &Text) -> TokenStream {
     match text {
         Text::Fixed(s) => quote!(::std::string::String::from(#s)),
         Text::Method(path) => {
@@ -103,9 +102,9 @@ pub fn window(w: &Window) -> TokenStream {
     let Window { item, krate, .. } = w;
     let ident = &item.ident;
     let (impl_generics, ty_generics, where_clause) = item.generics.split_for_impl();
-    let title = text_expr(&w.title, krate);
+    let title = text_expr(&w.title);
     let summary = w.summary.as_ref().map(|s| {
-        let s = text_expr(s, krate);
+        let s = text_expr(s);
         quote!(view.summary(#s);)
     });
     let blocks = w.blocks.iter().filter_map(|b| block(krate, b, &w.blocks));
