@@ -1,0 +1,238 @@
+//! The naming rules Purview's runtime and macros share.
+//!
+//! A tool name is `{windowId}__{action}` (or `app__{action}` for app-level
+//! actions). MCP hosts accept `[A-Za-z0-9_-]{1,64}` and several spend part of
+//! those 64 characters on a prefix of their own (`mcp__{server}__`), so every
+//! piece of a name has a budget:
+//!
+//! | piece | rule |
+//! |---|---|
+//! | action | letter first, `[A-Za-z0-9_]`, no `__`, no trailing `_`, at most [`MAX_ACTION_NAME_LEN`] |
+//! | window id | letter first, `[A-Za-z0-9]`, at most [`MAX_WINDOW_ID_LEN`] |
+//! | whole tool name | at most [`MAX_TOOL_NAME_LEN`] |
+//! | server name | at most [`HOST_TOOL_NAME_LIMIT`] − [`HOST_PREFIX_OVERHEAD`] − the longest tool name |
+//!
+//! The macros check names where they are written (a compile error at the
+//! token); the runtime checks hand-written [`ActionSpec`]s with the same
+//! functions, so both say the same thing.
+//!
+//! [`ActionSpec`]: https://docs.rs/purview/latest/purview/struct.ActionSpec.html
+//!
+//! ```
+//! use purview_naming::{check_action_name, humanize};
+//!
+//! assert!(check_action_name("edit_field").is_ok());
+//! assert!(check_action_name("edit__field").unwrap_err().contains("`__`"));
+//! assert_eq!(humanize("edit_field"), "Edit field");
+//! assert_eq!(humanize("editField"), "Edit field");
+//! ```
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+/// The longest action name, so that `{windowId}__{action}` stays within
+/// [`MAX_TOOL_NAME_LEN`] with the longest window id.
+pub const MAX_ACTION_NAME_LEN: usize = 26;
+
+/// The longest window id Purview hands out or accepts from an app.
+pub const MAX_WINDOW_ID_LEN: usize = 12;
+
+/// The longest tool name Purview produces: the longest window id, `__`, and
+/// the longest action name.
+pub const MAX_TOOL_NAME_LEN: usize = MAX_WINDOW_ID_LEN + 2 + MAX_ACTION_NAME_LEN;
+
+/// The tool-name limit MCP hosts enforce (`^[a-zA-Z0-9_-]{1,64}$`), prefix
+/// included.
+pub const HOST_TOOL_NAME_LIMIT: usize = 64;
+
+/// What the longest common host prefix, `mcp__{server}__`, adds to a tool
+/// name besides the server name itself.
+pub const HOST_PREFIX_OVERHEAD: usize = "mcp__".len() + "__".len();
+
+/// The tool-name prefix of app-level actions, and the window id that names
+/// them in `app__act`.
+pub const APP: &str = "app";
+
+/// The always-listed tool that returns the whole `app://windows` snapshot
+/// plus every operable window's available actions.
+pub const READ_WINDOWS_TOOL: &str = "app__read_windows";
+
+/// The always-listed tool that calls any operable window's action by window
+/// id and action name.
+pub const ACT_TOOL: &str = "app__act";
+
+/// App-level action names taken by Purview's own always-listed tools
+/// ([`READ_WINDOWS_TOOL`], [`ACT_TOOL`]).
+pub const RESERVED_APP_ACTIONS: [&str; 2] = ["read_windows", "act"];
+
+/// Checks an action name against the rules every tool name must follow.
+/// The error is a sentence naming the problem, for a compile error or an
+/// [`InvalidDefinition`](https://docs.rs/purview/latest/purview/enum.Error.html).
+///
+/// ```
+/// assert!(purview_naming::check_action_name("submit").is_ok());
+/// assert!(purview_naming::check_action_name("9lives").is_err());
+/// ```
+pub fn check_action_name(name: &str) -> Result<(), String> {
+    let problem = if name.is_empty() {
+        "an action name cannot be empty".to_owned()
+    } else if name.len() > MAX_ACTION_NAME_LEN {
+        format!(
+            "action name `{name}` is {} characters long; the limit is {MAX_ACTION_NAME_LEN} so that `{{windowId}}__{name}` fits the {HOST_TOOL_NAME_LIMIT}-character tool-name limit of MCP hosts together with their prefixes",
+            name.len()
+        )
+    } else if !name.is_ascii() {
+        format!(
+            "action name `{name}` must be ASCII: MCP hosts accept only [A-Za-z0-9_-] in tool names"
+        )
+    } else if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        format!(
+            "action name `{name}` must start with a letter (some MCP hosts reject anything else)"
+        )
+    } else if name.contains("__") {
+        format!(
+            "action name `{name}` must not contain `__`: it separates the window id from the action in tool names"
+        )
+    } else if name.ends_with('_') {
+        format!("action name `{name}` must not end with `_`: the tool name would be ambiguous")
+    } else if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        format!("action name `{name}` may contain only A-Z, a-z, 0-9 and `_`")
+    } else {
+        return Ok(());
+    };
+    Err(problem)
+}
+
+/// [`check_action_name`] plus the names app-level actions may not take
+/// because Purview's own tools use them ([`RESERVED_APP_ACTIONS`]).
+///
+/// ```
+/// assert!(purview_naming::check_app_action_name("lock").is_ok());
+/// assert!(purview_naming::check_app_action_name("act").unwrap_err().contains("app__act"));
+/// ```
+pub fn check_app_action_name(name: &str) -> Result<(), String> {
+    check_action_name(name)?;
+    if RESERVED_APP_ACTIONS.contains(&name) {
+        return Err(format!(
+            "app-level action `{name}` would be the tool `app__{name}`, which Purview lists itself ({READ_WINDOWS_TOOL} and {ACT_TOOL} reach every window from hosts that never refresh their tool list); rename the action"
+        ));
+    }
+    Ok(())
+}
+
+/// Whether an app-chosen window name can be used as a window id as it is:
+/// short, letter-first ASCII alphanumerics, not `app` (the app-level prefix)
+/// and not shaped like a generated id (`w` and digits).
+///
+/// ```
+/// assert!(purview_naming::is_name_safe_id("main"));
+/// assert!(!purview_naming::is_name_safe_id("w7"));
+/// assert!(!purview_naming::is_name_safe_id("月度报告"));
+/// ```
+pub fn is_name_safe_id(name: &str) -> bool {
+    let generated = name
+        .strip_prefix('w')
+        .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
+    !name.is_empty()
+        && name.len() <= MAX_WINDOW_ID_LEN
+        && name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric())
+        && name != APP
+        && !generated
+}
+
+/// Checks that `mcp__{server}__` plus the longest tool name fits the host
+/// limit; the error says how long the server name may be.
+///
+/// ```
+/// assert!(purview_naming::check_server_name("order_desk", 40).is_ok());
+/// let e = purview_naming::check_server_name("my-very-long-application-name", 40).unwrap_err();
+/// assert!(e.contains("17 characters"));
+/// ```
+pub fn check_server_name(server: &str, longest_tool_name: usize) -> Result<(), String> {
+    let room = HOST_TOOL_NAME_LIMIT.saturating_sub(HOST_PREFIX_OVERHEAD + longest_tool_name);
+    if server.chars().count() <= room {
+        return Ok(());
+    }
+    Err(format!(
+        "the server name `{server}` is {} characters long, but hosts prefix every tool with `mcp__{{server}}__` inside their {HOST_TOOL_NAME_LIMIT}-character limit and this app's tool names reach {longest_tool_name} characters: shorten the server name to {room} characters or fewer",
+        server.chars().count()
+    ))
+}
+
+/// An identifier in words, for titles and labels: `payment_password` →
+/// `Payment password`, `OrderEditor` → `Order editor`, `load_URL` → `Load URL`.
+///
+/// ```
+/// assert_eq!(purview_naming::humanize("show_terms"), "Show terms");
+/// ```
+pub fn humanize(name: &str) -> String {
+    let mut words: Vec<String> = Vec::new();
+    let mut current = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if c == '_' {
+            if !current.is_empty() {
+                words.push(std::mem::take(&mut current));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !current.is_empty() {
+            words.push(std::mem::take(&mut current));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        current.push(c);
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    let sentence = words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| if i == 0 { w.clone() } else { lower_unless_acronym(w) })
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut chars = sentence.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => sentence,
+    }
+}
+
+fn lower_unless_acronym(word: &str) -> String {
+    if word.len() > 1 && word.chars().all(|c| c.is_uppercase() || c.is_ascii_digit()) {
+        word.to_owned()
+    } else {
+        word.to_lowercase()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn humanizes_snake_and_camel_case_alike() {
+        assert_eq!(humanize("payment_password"), "Payment password");
+        assert_eq!(humanize("OrderEditor"), "Order editor");
+        assert_eq!(humanize("editField"), "Edit field");
+        assert_eq!(humanize("load_URL"), "Load URL");
+    }
+
+    #[test]
+    fn s5_2_action_names_stay_name_safe() {
+        for bad in ["", "9lives", "edit__field", "edit_", "édit", "has-dash", &"a".repeat(27)] {
+            assert!(check_action_name(bad).is_err(), "{bad:?} was accepted");
+        }
+        for good in ["submit", "edit_field", "load2", &"a".repeat(26)] {
+            assert!(check_action_name(good).is_ok(), "{good:?} was rejected");
+        }
+    }
+
+    #[test]
+    fn the_longest_tool_name_fits_the_host_limit_with_a_short_server() {
+        assert_eq!(MAX_TOOL_NAME_LEN, 40);
+        assert!(check_server_name(&"s".repeat(17), MAX_TOOL_NAME_LEN).is_ok());
+        assert!(check_server_name(&"s".repeat(18), MAX_TOOL_NAME_LEN).is_err());
+    }
+}
