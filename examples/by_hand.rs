@@ -108,7 +108,7 @@ impl Actions for Tasks {
                 "clear_done" => {
                     args.finish()?;
                     let owner = cx.window_id().unwrap_or_default().to_owned();
-                    let dialog = cx.open_modal(ConfirmClear { owner });
+                    let dialog = cx.open_modal(ConfirmClear { owner })?;
                     Ok(ActionOutput::message(format!("Confirm in window {dialog}")))
                 }
                 other => Err(purview::unknown_action(other)),
@@ -190,7 +190,7 @@ impl Actions for Menu {
             args.finish()?;
             match action {
                 "new_tasks" => {
-                    let id = cx.open(Tasks::default());
+                    let id = cx.open(Tasks::default())?;
                     Ok(ActionOutput::message(format!("Opened task list {id}")))
                 }
                 other => Err(purview::unknown_action(other)),

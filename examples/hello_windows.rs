@@ -57,9 +57,10 @@ impl Tasks {
 
     /// Remove every finished task; asks for confirmation first.
     #[action(destructive, available = has_done)]
-    fn clear_done(&mut self, cx: &mut Context) {
-        cx.open_modal(ConfirmClear);
-        cx.message("Confirm in the dialog that opened (its id is in openedWindowIds)");
+    fn clear_done(&mut self, cx: &mut Context) -> Result<(), purview::Error> {
+        let dialog = cx.open_modal(ConfirmClear)?;
+        cx.message(format!("Confirm in the dialog that opened, {dialog}"));
+        Ok(())
     }
 
     fn has_done(&self) -> bool {
@@ -108,10 +109,11 @@ struct Menu;
 impl Menu {
     /// Open another, empty task list (its id comes back in openedWindowIds).
     #[action]
-    fn new_tasks(&mut self, cx: &mut Context) {
+    fn new_tasks(&mut self, cx: &mut Context) -> Result<(), purview::Error> {
         let mut tasks = Tasks::default();
         tasks.recount();
-        cx.open(tasks);
+        cx.open(tasks)?;
+        Ok(())
     }
 }
 

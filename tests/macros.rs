@@ -137,9 +137,10 @@ impl OrderEditor {
 
     /// Submit the order; a confirmation dialog opens.
     #[action(destructive, available = has_recipient)]
-    fn submit(&mut self, cx: &mut Context) {
-        cx.open_modal(Confirm);
+    fn submit(&mut self, cx: &mut Context) -> Result<(), purview::Error> {
+        cx.open_modal(Confirm)?;
         cx.message("Submitted; confirm in the dialog");
+        Ok(())
     }
 
     /// Bring the editor to the front.
@@ -247,8 +248,9 @@ struct Menu;
 impl Menu {
     /// Open another report.
     #[action]
-    fn new_report(&mut self, cx: &mut Context) {
-        cx.open(report());
+    fn new_report(&mut self, cx: &mut Context) -> Result<(), purview::Error> {
+        cx.open(report())?;
+        Ok(())
     }
 }
 
@@ -261,7 +263,11 @@ fn report() -> Report {
 }
 
 fn sample_app() -> Result<App> {
-    let app = App::builder().name("samples").app_actions(Menu).build();
+    let app = App::builder()
+        .name("samples")
+        .tool_surface(purview::ToolSurface::Windows)
+        .app_actions(Menu)
+        .build();
     app.open(OrderEditor::default())?;
     app.open(report())?;
     Ok(app)
@@ -303,7 +309,7 @@ fn assert_valid(validator: &jsonschema::Validator, value: &Value) {
 #[test]
 fn s4_2_generated_projection_matches_snapshot_and_protocol_schema() -> Result<()> {
     let app = sample_app()?;
-    let snapshot: Value = serde_json::from_str(&app.snapshot_json())?;
+    let snapshot: Value = serde_json::from_str(&app.snapshot_json()?)?;
     assert_valid(&schema("app-windows.schema.json")?, &snapshot);
     // The report shows 5 of 10,000 rows, truncated (Appendix B).
     let table = &snapshot["windows"][1]["blocks"][0];
@@ -315,7 +321,7 @@ fn s4_2_generated_projection_matches_snapshot_and_protocol_schema() -> Result<()
 #[test]
 fn s5_generated_tool_definitions_match_snapshot() -> Result<()> {
     let app = sample_app()?;
-    let tools = serde_json::to_value(app.tools())?;
+    let tools = serde_json::to_value(app.tools()?)?;
     for tool in tools.as_array().unwrap() {
         // Every schema a tool advertises is itself a valid JSON Schema.
         jsonschema::validator_for(&tool["inputSchema"])?;
@@ -327,7 +333,7 @@ fn s5_generated_tool_definitions_match_snapshot() -> Result<()> {
 #[test]
 fn s5_5_generated_input_schemas_accept_valid_and_reject_invalid_arguments() -> Result<()> {
     let app = sample_app()?;
-    let tools: Vec<rmcp::model::Tool> = app.tools();
+    let tools = app.tools()?;
     let input = |suffix: &str| -> Result<jsonschema::Validator> {
         let tool = tools.iter().find(|t| t.name.ends_with(suffix)).unwrap();
         Ok(jsonschema::validator_for(&Value::Object((*tool.input_schema).clone()))?)
@@ -355,12 +361,10 @@ async fn s12_3_generated_results_and_errors_fit_output_schemas() -> Result<()> {
     let app = sample_app()?;
     let outcome = schema("tool-outcome.schema.json")?;
     let output_of = |name: &str| -> Result<jsonschema::Validator> {
-        let tools = app.tools();
+        let tools = app.tools()?;
         let tool =
             tools.iter().find(|t| t.name == name).unwrap_or_else(|| panic!("{name} is not listed"));
-        Ok(jsonschema::validator_for(&Value::Object(
-            (*tool.output_schema.clone().unwrap()).clone(),
-        ))?)
+        Ok(jsonschema::validator_for(&Value::Object((*tool.output_schema).clone()))?)
     };
     let calls = [
         ("w1__edit_field", json!({"field": "recipient", "value": "Ada"})),
@@ -423,11 +427,11 @@ async fn s4_5_a_sensitive_field_cannot_leak_through_any_generated_path() -> Resu
     let editor = app.window::<OrderEditor>("w1")?;
     let mut seen = String::new();
     // Projection.
-    seen.push_str(&app.snapshot_json());
+    seen.push_str(&app.snapshot_json()?);
     // Debug of the secret inside the view-model.
     seen.push_str(&editor.read(|e| format!("{:?}", e.password))?);
     // Tool definitions.
-    seen.push_str(&serde_json::to_string(&app.tools())?);
+    seen.push_str(&serde_json::to_string(&app.tools()?)?);
     // A result that carries the secret.
     let receipt = app.call("w1__receipt", None).await.map_err(anyhow::Error::msg)?;
     seen.push_str(&serde_json::to_string(&receipt)?);
@@ -443,7 +447,7 @@ async fn s4_5_a_sensitive_field_cannot_leak_through_any_generated_path() -> Resu
     app.call("w1__edit_field", json!({"field": "password", "value": PIN}).as_object().cloned())
         .await
         .map_err(anyhow::Error::msg)?;
-    seen.push_str(&app.snapshot_json());
+    seen.push_str(&app.snapshot_json()?);
     assert!(seen.contains("••••••"), "the masked value is shown");
     for secret in [PASSWORD, PIN, "7702"] {
         assert!(!seen.contains(secret), "{secret} leaked:\n{seen}");
@@ -455,14 +459,14 @@ async fn s4_5_a_sensitive_field_cannot_leak_through_any_generated_path() -> Resu
 #[tokio::test]
 async fn s5_1_generated_availability_hook_hides_and_shows_submit() -> Result<()> {
     let app = sample_app()?;
-    assert!(!app.tool_names().contains(&"w1__submit".to_owned()));
+    assert!(!app.tool_names()?.contains(&"w1__submit".to_owned()));
     app.call("w1__edit_field", json!({"field": "recipient", "value": "Ada"}).as_object().cloned())
         .await
         .map_err(anyhow::Error::msg)?;
-    assert!(app.tool_names().contains(&"w1__submit".to_owned()));
+    assert!(app.tool_names()?.contains(&"w1__submit".to_owned()));
     let out = app.call("w1__submit", None).await.map_err(anyhow::Error::msg)?;
     assert_eq!(out.opened_window_ids.len(), 1);
     assert_eq!(out.message.as_deref(), Some("Submitted; confirm in the dialog"));
-    assert_eq!(app.operable_window_ids(), [out.opened_window_ids[0].as_str(), "w2"]);
+    assert_eq!(app.operable_window_ids()?, [out.opened_window_ids[0].as_str(), "w2"]);
     Ok(())
 }

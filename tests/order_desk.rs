@@ -25,10 +25,12 @@ const EDITOR: [&str; 3] = ["edit_field", "set_details", "focus"];
 const REPORT: [&str; 3] = ["load_rows", "refresh", "close"];
 const CONFIRM: [&str; 3] = ["confirm", "cancel", "show_terms"];
 const APP: [&str; 2] = ["app__lock", "app__new_report"];
+/// Listed at every moment on the default tool surface.
+const DISPATCHER: [&str; 2] = ["app__act", "app__read_windows"];
 
 fn expected(parts: &[Vec<String>]) -> Vec<String> {
     let mut all: Vec<String> = parts.concat();
-    all.extend(APP.iter().map(|s| s.to_string()));
+    all.extend(APP.iter().chain(&DISPATCHER).map(|s| s.to_string()));
     all.sort();
     all
 }
@@ -223,7 +225,8 @@ async fn scenario(agent: &mut Agent, mut watcher: Option<&mut Agent>) -> Result<
         (window(&snap, "w7")["modal"].clone(), window(&snap, "w7")["ownerId"].clone()),
         (json!(true), Value::Null)
     );
-    assert_eq!(agent.tool_names().await?, ["w7__unlock"]);
+    // Under the app-level modal only its tool remains, beside Purview's own.
+    assert_eq!(agent.tool_names().await?, ["app__act", "app__read_windows", "w7__unlock"]);
     assert_eq!(agent.call("w6__refresh", json!({})).await?.code(), Some("blocked_by_modal"));
     assert_eq!(agent.call("app__new_report", json!({})).await?.code(), Some("blocked_by_modal"));
     let wrong = agent.call("w7__unlock", json!({"pin": "0000"})).await?;

@@ -163,7 +163,7 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
     let app: App = demo_app();
     let mut model = Model::default();
     let mut ever: BTreeSet<String> = BTreeSet::new();
-    let mut versions: HashMap<String, u64> = HashMap::new();
+    let mut versions: HashMap<String, (u64, Shown)> = HashMap::new();
     for op in ops {
         match op {
             Op::Open => {
@@ -249,7 +249,7 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
                 }
             }
         }
-        let snapshot = app.snapshot();
+        let snapshot = app.snapshot().expect("not inside a callback");
         let operable: BTreeSet<String> = snapshot.operable_window_ids.iter().cloned().collect();
         prop_assert_eq!(
             operable.len(),
@@ -257,7 +257,7 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
             "duplicates in operableWindowIds"
         );
         prop_assert_eq!(&operable, &model.operable());
-        let tools: BTreeSet<String> = app.tool_names().into_iter().collect();
+        let tools: BTreeSet<String> = app.tool_names().expect("tool names").into_iter().collect();
         prop_assert_eq!(&tools, &model.tools());
         let ids: BTreeSet<String> = snapshot.windows.iter().map(|w| w.id.clone()).collect();
         prop_assert_eq!(ids, model.windows.keys().cloned().collect::<BTreeSet<_>>());
@@ -265,14 +265,28 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
             let m = &model.windows[&w.id];
             prop_assert_eq!(w.modal, m.modal);
             prop_assert_eq!(&w.owner_id, &m.owner);
-            let last = versions.insert(w.id.clone(), w.version).unwrap_or(0);
-            prop_assert!(
-                w.version >= last,
-                "version of {} went from {} to {}",
-                w.id,
-                last,
-                w.version
-            );
+            // §7.1: the version moves exactly when summary or blocks do.
+            let content = (w.summary.clone(), w.blocks.clone());
+            if let Some((last, last_content)) =
+                versions.insert(w.id.clone(), (w.version, content.clone()))
+            {
+                if last_content == content {
+                    prop_assert_eq!(
+                        w.version,
+                        last,
+                        "version of {} moved without a visible change",
+                        w.id
+                    );
+                } else {
+                    prop_assert!(
+                        w.version > last,
+                        "{} changed what it shows but its version went from {} to {}",
+                        w.id,
+                        last,
+                        w.version
+                    );
+                }
+            }
             // A chain stays a chain: at most one modal per owner.
             let owned = snapshot
                 .windows
@@ -284,6 +298,9 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
     }
     Ok(())
 }
+
+/// What a window shows: its summary and blocks.
+type Shown = (Option<String>, Vec<purview::model::Block>);
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]

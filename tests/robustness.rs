@@ -32,18 +32,20 @@ struct Dialog {
 impl Dialog {
     /// Closes its own owner, then tries to open a modal on itself.
     #[action]
-    fn orphan(&mut self, cx: &mut Context) {
+    fn orphan(&mut self, cx: &mut Context) -> Result<(), purview::Error> {
         if let Some(owner) = cx.owner_id() {
             cx.close_window(&owner);
         }
-        cx.open_modal(Dialog::default());
+        cx.open_modal(Dialog::default())?;
+        Ok(())
     }
 
     /// Opens a window and edits it in the same call.
     #[action]
-    fn edit_new(&mut self, cx: &mut Context) {
-        let id = cx.open(Dialog::default());
+    fn edit_new(&mut self, cx: &mut Context) -> Result<(), purview::Error> {
+        let id = cx.open(Dialog::default())?;
         cx.update::<Dialog>(&id, |d| d.note = "x".into());
+        Ok(())
     }
 
     /// Waits, so the world can change under it.
@@ -133,12 +135,12 @@ async fn s2_a_modal_whose_owner_closes_in_the_same_call_is_refused() -> Result<(
     let app = App::builder().build();
     let owner = app.open(Dialog::default())?;
     let dialog = owner.open_modal(Dialog::default())?;
-    let before = app.snapshot_json();
+    let before = app.snapshot_json()?;
     let err = app.call(&format!("{}__orphan", dialog.id()), None).await.unwrap_err();
     assert_eq!(err.code, ErrorCode::ActionFailed);
     assert!(err.message.contains("closed by this same call"), "{}", err.message);
-    assert_eq!(app.snapshot_json(), before, "nothing applied");
-    assert_eq!(app.operable_window_ids(), [dialog.id()]);
+    assert_eq!(app.snapshot_json()?, before, "nothing applied");
+    assert_eq!(app.operable_window_ids()?, [dialog.id()]);
     Ok(())
 }
 
@@ -148,7 +150,7 @@ async fn s7_4_editing_a_window_opened_in_the_same_call_says_so() -> Result<()> {
     let w = app.open(Dialog::default())?;
     let err = app.call(&format!("{}__edit_new", w.id()), None).await.unwrap_err();
     assert!(err.message.contains("that it opened itself"), "{}", err.message);
-    assert_eq!(app.snapshot().windows.len(), 1);
+    assert_eq!(app.snapshot()?.windows.len(), 1);
     Ok(())
 }
 
@@ -231,7 +233,7 @@ async fn s7_1_duplicate_block_ids_do_not_churn_the_version() -> Result<()> {
     w.update(|_| ())?;
     w.update(|_| ())?;
     assert_eq!(w.version()?, v);
-    let blocks = &app.snapshot().windows[0].blocks;
+    let blocks = &app.snapshot()?.windows[0].blocks;
     let ids: Vec<_> = blocks.iter().map(|b| b.id.clone().unwrap()).collect();
     assert_eq!(ids, ["dup", "dup_2"]);
     Ok(())

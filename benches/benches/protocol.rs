@@ -48,15 +48,16 @@ fn snapshot_read(c: &mut Criterion) {
     let mut group = c.benchmark_group("snapshot_read");
     for windows in [10usize, 100, 1_000] {
         let app = boards(windows);
-        let floor: Value = serde_json::from_str(&app.snapshot_json()).expect("json");
+        let floor: Value =
+            serde_json::from_str(&app.snapshot_json().expect("snapshot")).expect("json");
         group.throughput(Throughput::Elements(windows as u64));
         group.bench_with_input(
             BenchmarkId::new("purview_after_change", windows),
             &app,
-            |b, app| b.iter(|| app.snapshot_json_uncached().len()),
+            |b, app| b.iter(|| app.snapshot_json_uncached().expect("snapshot").len()),
         );
         group.bench_with_input(BenchmarkId::new("purview_cached", windows), &app, |b, app| {
-            b.iter(|| app.snapshot_json().len())
+            b.iter(|| app.snapshot_json().expect("snapshot").len())
         });
         group.bench_with_input(
             BenchmarkId::new("serde_json_floor", windows),
@@ -71,10 +72,10 @@ fn tools_list(c: &mut Criterion) {
     let mut group = c.benchmark_group("tools_list");
     for windows in [100usize, 1_000] {
         let app = boards(windows);
-        let floor = app.tools();
+        let floor = app.tools().expect("tools");
         group.throughput(Throughput::Elements((windows * 10) as u64));
         group.bench_with_input(BenchmarkId::new("purview", windows), &app, |b, app| {
-            b.iter(|| serde_json::to_string(&app.tools()).expect("json").len())
+            b.iter(|| serde_json::to_string(&app.tools().expect("tools")).expect("json").len())
         });
         group.bench_with_input(
             BenchmarkId::new("serde_json_floor", windows),

@@ -126,8 +126,9 @@ impl Board {
     }
     /// Open a copy.
     #[action]
-    fn duplicate(&mut self, cx: &mut Context) {
-        cx.open(self.clone());
+    fn duplicate(&mut self, cx: &mut Context) -> Result<(), purview::Error> {
+        cx.open(self.clone())?;
+        Ok(())
     }
     /// Bring to the front.
     #[action(read_only, idempotent)]

@@ -71,7 +71,14 @@ impl DeskGui {
         if self.embedded {
             ctx.set_embed_viewports(true);
         }
-        let windows = self.app.window_list();
+        // Drawing never runs inside a Purview callback, so the list is there.
+        let windows = match self.app.window_list() {
+            Ok(windows) => windows,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot list the windows");
+                return;
+            }
+        };
         let activity = self.app.agent_activity();
         egui::Frame::central_panel(ui.style())
             .show(ui, |ui| self.main_window(ui, &windows, activity.as_ref()));

@@ -121,13 +121,14 @@ impl OrderEditor {
 
     /// Submit the order. A "Confirm submission" dialog opens and must be answered.
     #[action(destructive, available = can_submit)]
-    fn submit(&mut self, cx: &mut Context) {
+    fn submit(&mut self, cx: &mut Context) -> Result<(), purview::Error> {
         let dialog = cx.open_modal(ConfirmSubmission {
             order: self.order,
             recipient: self.recipient.clone(),
             amount: self.amount.clone(),
-        });
+        })?;
         cx.message(format!("Submitted for confirmation: answer the dialog {dialog}"));
+        Ok(())
     }
 
     /// Bring the editor to the front, so the person sees where the agent works.
@@ -203,8 +204,9 @@ impl ConfirmSubmission {
 
     /// Open the terms of sale on top of this dialog.
     #[action(read_only)]
-    fn show_terms(&mut self, cx: &mut Context) {
-        cx.open_modal(Terms);
+    fn show_terms(&mut self, cx: &mut Context) -> Result<(), purview::Error> {
+        cx.open_modal(Terms)?;
+        Ok(())
     }
 }
 
@@ -338,14 +340,15 @@ pub struct Desk;
 impl Desk {
     /// Open another Report Details window.
     #[action]
-    fn new_report(&mut self, cx: &mut Context) -> Opened {
-        Opened { window_id: cx.open(ReportDetails::default()) }
+    fn new_report(&mut self, cx: &mut Context) -> Result<Opened, purview::Error> {
+        Ok(Opened { window_id: cx.open(ReportDetails::default())? })
     }
 
     /// Lock the application until the PIN is entered.
     #[action]
-    fn lock(&mut self, cx: &mut Context) {
-        cx.open_app_modal(Locked { notice: "Locked: enter the PIN to continue".into() });
+    fn lock(&mut self, cx: &mut Context) -> Result<(), purview::Error> {
+        cx.open_app_modal(Locked { notice: "Locked: enter the PIN to continue".into() })?;
+        Ok(())
     }
 }
 

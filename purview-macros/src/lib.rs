@@ -3,11 +3,13 @@
 //!
 //! Use them through `purview` (`#[purview::window]`, `#[purview::actions]`,
 //! `#[derive(purview::Row)]`); generated code reaches the runtime only
-//! through `::purview::__private` and the public traits.
+//! through `::purview::__private`.
+
+#![forbid(unsafe_code)]
 
 mod actions;
-mod names;
 mod row;
+mod util;
 mod window;
 
 use proc_macro::TokenStream;
@@ -142,13 +144,7 @@ pub fn actions(args: TokenStream, item: TokenStream) -> TokenStream {
 /// ```
 #[proc_macro_attribute]
 pub fn action(_args: TokenStream, item: TokenStream) -> TokenStream {
-    let item = proc_macro2::TokenStream::from(item);
-    let error = syn::Error::new(
-        proc_macro2::Span::call_site(),
-        "#[action] marks a method inside an #[actions] impl block; add #[purview::actions] to the impl",
-    )
-    .into_compile_error();
-    quote::quote!(#error #item).into()
+    actions::outside_impl(item.into()).into()
 }
 
 /// Derives `purview::Row` (and `Cells`) for a struct, so a `Vec` of it can be

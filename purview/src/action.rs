@@ -1,28 +1,15 @@
-//! Describing actions (their schemas and hints) and decoding their arguments.
+//! Describing actions: their names, words, schemas and hints, and what a
+//! handler returns.
 
-use std::{borrow::Cow, sync::Arc, time::Duration};
+use std::{borrow::Cow, time::Duration};
 
-use serde::{Serialize, de::DeserializeOwned};
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::{
-    model::{ErrorCode, FieldError, ToolError},
-    redact::describe_decode_error,
-};
+use crate::model::{ErrorCode, ToolError, ToolHints};
 
 /// A JSON object, as schemas are stored.
 pub type JsonObject = Map<String, Value>;
-
-/// The longest action name accepted, so that `{winId}__{action}` stays within
-/// [`MAX_TOOL_NAME_LEN`] with the longest window id.
-pub const MAX_ACTION_NAME_LEN: usize = 26;
-
-/// The longest window id Purview hands out or accepts from an app.
-pub const MAX_WINDOW_ID_LEN: usize = 12;
-
-/// The longest tool name Purview produces. Hosts allow 64 characters and some
-/// spend up to 24 of them on a `mcp__{server}__` prefix.
-pub const MAX_TOOL_NAME_LEN: usize = MAX_WINDOW_ID_LEN + 2 + MAX_ACTION_NAME_LEN;
 
 /// The static description of one action: name, words, schemas and hints.
 ///
@@ -51,24 +38,16 @@ pub struct ActionSpec {
     pub(crate) description: Option<Cow<'static, str>>,
     pub(crate) input_schema: JsonObject,
     pub(crate) result_schema: Option<JsonObject>,
-    pub(crate) hints: Hints,
+    pub(crate) hints: ToolHints,
     pub(crate) timeout: Option<Duration>,
-}
-
-/// MCP tool annotations (§5.6). `None` leaves a hint unset.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Hints {
-    pub read_only: Option<bool>,
-    pub destructive: Option<bool>,
-    pub idempotent: Option<bool>,
-    pub open_world: Option<bool>,
 }
 
 impl ActionSpec {
     /// An action taking no arguments and returning no `result`.
     /// Names are letter-first `[A-Za-z0-9_]`, without `__`, at most
-    /// [`MAX_ACTION_NAME_LEN`] long; the runtime rejects others when the
-    /// window type is first used.
+    /// [`MAX_ACTION_NAME_LEN`](crate::naming::MAX_ACTION_NAME_LEN) long; the
+    /// runtime rejects others when the window type is first used (the macros
+    /// reject them at compile time).
     pub fn new(name: impl Into<Cow<'static, str>>) -> Self {
         Self {
             name: name.into(),
@@ -76,7 +55,7 @@ impl ActionSpec {
             description: None,
             input_schema: empty_object_schema(),
             result_schema: None,
-            hints: Hints {
+            hints: ToolHints {
                 read_only: Some(false),
                 destructive: Some(false),
                 idempotent: Some(false),
@@ -186,322 +165,6 @@ pub fn schema_for<T: schemars::JsonSchema>() -> JsonObject {
     map
 }
 
-/// A compiled action: the spec plus the exact schemas tools/list advertises.
-#[derive(Debug)]
-pub(crate) struct CompiledAction {
-    pub spec: ActionSpec,
-    pub tool_title: String,
-    pub input_schema: Arc<JsonObject>,
-    pub output_schema: Arc<JsonObject>,
-    pub params: Arc<[String]>,
-    pub result_shape: ResultShape,
-}
-
-/// How an action's `result` travels, decided once from its declared schema
-/// so that values always match the outputSchema: §5.4 makes `result` an
-/// object, so anything else is carried as `{"value": ..}`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ResultShape {
-    /// The declared schema describes objects: sent as is.
-    Object,
-    /// The declared schema describes something else: always wrapped.
-    Wrapped,
-    /// No schema declared: wrapped when the value is not an object.
-    Undeclared,
-}
-
-impl ResultShape {
-    fn of(schema: Option<&JsonObject>) -> Self {
-        match schema {
-            None => Self::Undeclared,
-            Some(s) if describes_object(s) => Self::Object,
-            Some(_) => Self::Wrapped,
-        }
-    }
-
-    pub(crate) fn wrap(self, value: Value) -> Value {
-        match (self, value) {
-            (Self::Object, value) | (Self::Undeclared, value @ Value::Object(_)) => value,
-            (_, value) => json!({ "value": value }),
-        }
-    }
-}
-
-/// Checks an action name against Purview's name rules.
-pub(crate) fn check_action_name(name: &str) -> Result<(), String> {
-    if name.is_empty() || name.len() > MAX_ACTION_NAME_LEN {
-        return Err(format!(
-            "action name `{name}` must be 1 to {MAX_ACTION_NAME_LEN} characters long"
-        ));
-    }
-    if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
-        return Err(format!("action name `{name}` must start with an ASCII letter"));
-    }
-    if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        return Err(format!("action name `{name}` may contain only A-Z, a-z, 0-9 and `_`"));
-    }
-    if name.contains("__") || name.ends_with('_') {
-        return Err(format!(
-            "action name `{name}` must not contain `__` or end with `_` (it separates window and action in tool names)"
-        ));
-    }
-    Ok(())
-}
-
-impl CompiledAction {
-    /// Window-level actions take `expectedVersion`; app-level ones belong to
-    /// no window and so have no version to expect.
-    pub(crate) fn compile(spec: ActionSpec, window_level: bool) -> Result<Self, String> {
-        check_action_name(&spec.name)?;
-        let mut input = spec.input_schema.clone();
-        if input.get("type").is_some_and(|t| t != "object") {
-            return Err(format!(
-                "action `{}`: the input schema must describe an object (its properties are the arguments)",
-                spec.name
-            ));
-        }
-        input.insert("type".into(), "object".into());
-        let properties =
-            input.entry("properties").or_insert_with(|| Value::Object(JsonObject::new()));
-        let Value::Object(properties) = properties else {
-            return Err(format!("action `{}`: `properties` must be an object", spec.name));
-        };
-        if properties.contains_key("expectedVersion") {
-            return Err(format!(
-                "action `{}`: `expectedVersion` is reserved for optimistic concurrency (§5.5)",
-                spec.name
-            ));
-        }
-        let params: Arc<[String]> = properties.keys().cloned().collect();
-        if window_level {
-            properties.insert(
-            "expectedVersion".into(),
-            json!({
-                "type": "integer",
-                "minimum": 0,
-                "description": "The version of this window you last read in app://windows. If the window changed since, the call is rejected with stale_state and nothing happens."
-            }),
-            );
-        }
-        let output = output_schema(spec.result_schema.clone());
-        let result_shape = ResultShape::of(spec.result_schema.as_ref());
-        let tool_title =
-            spec.title.as_deref().map(str::to_owned).unwrap_or_else(|| humanize(&spec.name));
-        Ok(Self {
-            spec,
-            tool_title,
-            input_schema: Arc::new(input),
-            output_schema: Arc::new(output),
-            params,
-            result_shape,
-        })
-    }
-}
-
-/// `edit_field` → `Edit field`.
-pub(crate) fn humanize(name: &str) -> String {
-    let spaced = name.replace('_', " ");
-    let mut chars = spaced.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => spaced,
-    }
-}
-
-/// The ToolResult shape of §12.3 with the action's own result inside. Nothing
-/// is `required`, so the error object (§7.4), which also travels in
-/// structuredContent, validates too.
-fn output_schema(result: Option<JsonObject>) -> JsonObject {
-    let mut properties = JsonObject::new();
-    properties.insert(
-        "message".into(),
-        json!({"type": "string", "description": "What happened, for a person to read"}),
-    );
-    properties.insert(
-        "openedWindowIds".into(),
-        json!({"type": "array", "items": {"type": "string"}, "description": "Windows this call opened"}),
-    );
-    let mut defs = None;
-    if let Some(mut result) = result {
-        // Hoist `$defs` to the root so `#/$defs/...` references still resolve.
-        defs = result.remove("$defs");
-        let result = if describes_object(&result) {
-            result
-        } else {
-            // §5.4: `result` is an object; other values travel as {"value": ..}.
-            let mut wrapped = JsonObject::new();
-            wrapped.insert("type".into(), "object".into());
-            wrapped.insert("properties".into(), json!({ "value": Value::Object(result) }));
-            wrapped
-        };
-        properties.insert("result".into(), Value::Object(result));
-    }
-    let mut schema = JsonObject::new();
-    schema.insert("type".into(), "object".into());
-    schema.insert("properties".into(), Value::Object(properties));
-    if let Some(defs) = defs {
-        schema.insert("$defs".into(), defs);
-    }
-    schema
-}
-
-/// Whether a schema describes JSON objects only (so no wrapping is needed).
-fn describes_object(schema: &JsonObject) -> bool {
-    schema.get("type").is_some_and(|t| t == "object")
-}
-
-/// The arguments of one call, decoded field by field so that every bad
-/// argument is reported at once (§7.3).
-///
-/// ```
-/// use purview::Args;
-///
-/// let mut args = Args::from_json(serde_json::json!({"recipient": "", "amount": "lots"}), &["recipient", "amount"]);
-/// let recipient: Option<String> = args.required("recipient");
-/// let amount: Option<f64> = args.required("amount");
-/// let err = args.finish().unwrap_err();
-/// assert_eq!(err.fields.unwrap()[0].field, "amount");
-/// assert!(recipient.is_some() && amount.is_none());
-/// ```
-pub struct Args {
-    map: JsonObject,
-    params: Arc<[String]>,
-    schema: Option<Arc<JsonObject>>,
-    errors: Vec<FieldError>,
-}
-
-/// Shows only the argument names: values may be secrets.
-impl std::fmt::Debug for Args {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Args")
-            .field("names", &self.map.keys().collect::<Vec<_>>())
-            .field("errors", &self.errors)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Args {
-    pub(crate) fn new(
-        map: JsonObject,
-        params: Arc<[String]>,
-        schema: Option<Arc<JsonObject>>,
-    ) -> Self {
-        Self { map, params, schema, errors: Vec::new() }
-    }
-
-    /// Arguments from a JSON object, for tests and hand-written dispatch.
-    /// A non-object becomes an empty argument set.
-    pub fn from_json(value: Value, params: &[&str]) -> Self {
-        let map = match value {
-            Value::Object(map) => map,
-            _ => JsonObject::new(),
-        };
-        Self::new(map, params.iter().map(|p| (*p).to_owned()).collect(), None)
-    }
-
-    /// Takes a required argument. Missing, `null` or undecodable: records a
-    /// field error and returns `None`.
-    pub fn required<T: DeserializeOwned>(&mut self, name: &str) -> Option<T> {
-        match self.map.remove(name) {
-            None | Some(Value::Null) => {
-                self.errors.push(FieldError::new(name, "is required"));
-                None
-            }
-            Some(value) => self.decode(name, value),
-        }
-    }
-
-    /// Takes an optional argument: `None` when missing or `null`; an
-    /// undecodable value records a field error.
-    pub fn optional<T: DeserializeOwned>(&mut self, name: &str) -> Option<T> {
-        match self.map.remove(name) {
-            None | Some(Value::Null) => None,
-            Some(value) => self.decode(name, value),
-        }
-    }
-
-    fn decode<T: DeserializeOwned>(&mut self, name: &str, value: Value) -> Option<T> {
-        match serde_path_to_error::deserialize::<_, T>(value) {
-            Ok(v) => Some(v),
-            Err(e) => {
-                let path = e.path().to_string();
-                let field = if path == "." { name.to_owned() } else { format!("{name}.{path}") };
-                self.errors
-                    .push(FieldError::new(field, describe_decode_error(&e.inner().to_string())));
-                None
-            }
-        }
-    }
-
-    /// Records a field error found by the handler's own checks.
-    pub fn invalid(&mut self, field: impl Into<String>, error: impl Into<String>) {
-        self.errors.push(FieldError::new(field, error));
-    }
-
-    /// Ends decoding: unknown arguments are errors too. Returns
-    /// `validation_failed` with every field error, or `Ok(())`.
-    pub fn finish(mut self) -> Result<(), ToolError> {
-        self.reject_unknown();
-        if self.errors.is_empty() { Ok(()) } else { Err(ToolError::validation(self.errors)) }
-    }
-
-    /// Decodes all arguments into one struct. A field that fails is named in
-    /// `validation_failed`; unknown arguments are rejected.
-    pub fn parse<T: DeserializeOwned>(mut self) -> Result<T, ToolError> {
-        self.reject_unknown();
-        if let Some(schema) = &self.schema {
-            // Every argument that breaks the schema is reported, not only the
-            // first one serde would stop at.
-            let problems = crate::schema_check::check_arguments(schema, &self.map);
-            if !problems.is_empty() || !self.errors.is_empty() {
-                self.errors.extend(problems);
-                return Err(ToolError::validation(self.errors));
-            }
-        }
-        let map = std::mem::take(&mut self.map);
-        let known: JsonObject = map;
-        let decoded = match serde_path_to_error::deserialize::<_, T>(Value::Object(known)) {
-            Ok(v) => Some(v),
-            Err(e) => {
-                let inner = e.inner().to_string();
-                let field = match inner.strip_prefix("missing field `") {
-                    Some(rest) => rest.trim_end_matches('`').to_owned(),
-                    None => e.path().to_string(),
-                };
-                let error = if inner.starts_with("missing field") {
-                    "is required".to_owned()
-                } else {
-                    describe_decode_error(&inner)
-                };
-                self.errors.push(FieldError::new(field, error));
-                None
-            }
-        };
-        match decoded {
-            Some(v) if self.errors.is_empty() => Ok(v),
-            _ => Err(ToolError::validation(self.errors)),
-        }
-    }
-
-    fn reject_unknown(&mut self) {
-        if self.params.is_empty() && self.map.is_empty() {
-            return;
-        }
-        let params = self.params.clone();
-        let unknown: Vec<String> =
-            self.map.keys().filter(|k| !params.iter().any(|p| p == *k)).cloned().collect();
-        for key in unknown {
-            self.map.remove(&key);
-            let expected = if params.is_empty() {
-                "this action takes no arguments".to_owned()
-            } else {
-                format!("this action takes: {}", params.join(", "))
-            };
-            self.errors.push(FieldError::new(key, format!("unknown argument; {expected}")));
-        }
-    }
-}
-
 /// What a successful handler returns: a message and an optional structured
 /// `result`. Opened windows are added by the runtime.
 ///
@@ -524,7 +187,7 @@ impl ActionOutput {
     }
 
     /// An output carrying only a structured result.
-    pub fn result(result: impl Serialize) -> Self {
+    pub fn result<T: Serialize>(result: T) -> Self {
         Self::default().with_result(result)
     }
 
@@ -538,7 +201,7 @@ impl ActionOutput {
     /// let out = purview::ActionOutput::result(3);
     /// # let _ = out;
     /// ```
-    pub fn with_result(mut self, result: impl Serialize) -> Self {
+    pub fn with_result<T: Serialize>(mut self, result: T) -> Self {
         self.result = Some(serde_json::to_value(result).unwrap_or(Value::Null));
         self
     }

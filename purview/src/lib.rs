@@ -74,46 +74,88 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub mod action;
+mod action;
 mod app;
+mod args;
 pub mod model;
-pub mod project;
+pub mod projection;
 mod redact;
-mod schema_check;
+mod schema;
 mod server;
+mod validate;
 mod view;
 mod window;
 
-pub use action::{ActionOutput, ActionSpec, Args, schema_for, unknown_action};
-pub use app::{AgentActivity, App, AppBuilder, Change, Context, Error, WindowHandle, WindowInfo};
+/// The naming rules: action names, window ids, tool-name budgets and titles,
+/// shared with the macros so both check the same way.
+pub use purview_naming as naming;
+
+pub use action::{ActionOutput, ActionSpec, JsonObject, schema_for, unknown_action};
+pub use app::{
+    AgentActivity, App, AppBuilder, Change, Context, Error, ToolOutcome, ToolSurface, WindowHandle,
+    WindowInfo,
+};
+pub use args::Args;
 pub use model::{ToolError, WINDOWS_URI};
-pub use project::{Cells, ListSource, Media, MediaSource, NoticeText, Row, Sensitive, TableSource};
+pub use projection::{
+    Cells, ListSource, Media, MediaSource, NoticeText, Row, Sensitive, TableSource,
+};
 pub use purview_macros::{Row, action, actions, window};
 pub use redact::{MASK, Secret};
-pub use server::{HttpOptions, HttpServer, McpServer, PROTOCOL_INSTRUCTIONS};
+/// The MCP library Purview serves with, for serving an [`McpServer`] over a
+/// transport of your own (`rmcp::ServiceExt::serve`).
+pub use rmcp;
+pub use server::{HttpOptions, HttpServer, McpServer, instructions};
+/// How a caller cancels [`App::call_cancellable`].
+pub use tokio_util::sync::CancellationToken;
 pub use view::View;
 pub use window::{ActionResult, Actions, BoxFuture, Window};
 
-/// Everything an app developer usually needs, in one import.
+/// Everything an app developer usually needs, in one import: the macros,
+/// the traits they implement, and the types handlers use.
+///
+/// ```
+/// use purview::prelude::*;
+///
+/// #[window(summary = "Counts to {count}")]
+/// #[derive(Clone, Default)]
+/// struct Counter {
+///     #[block(field)]
+///     count: u32,
+/// }
+///
+/// #[actions]
+/// impl Counter {
+///     /// Count one more.
+///     #[action]
+///     fn increment(&mut self) { self.count += 1; }
+/// }
+///
+/// let app = App::builder().build();
+/// let counter: WindowHandle<Counter> = app.open(Counter::default()).unwrap();
+/// # let _ = counter;
+/// ```
 pub mod prelude {
     pub use crate::{
-        ActionOutput, ActionResult, ActionSpec, Actions, App, Args, BoxFuture, Context, Secret,
-        View, Window, WindowHandle,
+        ActionOutput, ActionResult, ActionSpec, Actions, App, Args, BoxFuture, Context, Row,
+        Secret, ToolSurface, View, Window, WindowHandle, action, actions,
         model::{Block, FieldItem, Severity, ToolError},
+        window,
     };
 }
 
-/// The one door generated code uses to reach the runtime. Not public API.
+/// The one door generated code uses to reach the runtime, so compiler
+/// messages about generated code name public items only. Not public API.
 #[doc(hidden)]
 pub mod __private {
     pub use schemars;
     pub use serde;
     pub use serde_json;
 
-    pub use crate::project::helpers as project;
-
-    /// An action's return value as its `result`.
-    pub fn result_value<T: serde::Serialize>(value: T) -> crate::ActionOutput {
-        crate::ActionOutput::result(value)
-    }
+    pub use crate::{
+        ActionOutput, ActionResult, ActionSpec, Actions, Args, BoxFuture, Cells, Context,
+        ListSource, MediaSource, NoticeText, Row, Sensitive, TableSource, View, Window,
+        model::{FieldItem, Severity, ToolError},
+        unknown_action,
+    };
 }

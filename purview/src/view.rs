@@ -1,5 +1,7 @@
 //! The projection a window hands the runtime: a summary and semantic blocks.
 
+use serde::Serialize;
+
 use crate::model::{Block, FieldItem, Severity};
 
 /// What a window shows right now, filled in by [`Window::project`](crate::Window::project).
@@ -58,6 +60,22 @@ impl View {
         text: impl Into<String>,
     ) -> &mut Self {
         self.push(Block::notice(id, severity, text))
+    }
+
+    /// Appends a `custom` block holding any serializable value (§4.3: the
+    /// fallback of last resort). A value that cannot be JSON becomes `null`.
+    ///
+    /// ```
+    /// let mut view = purview::View::default();
+    /// view.custom("extra", &serde_json::json!({"shape": "free"}));
+    /// assert_eq!(view.blocks().len(), 1);
+    /// ```
+    pub fn custom(
+        &mut self,
+        id: impl Into<String>,
+        value: &(impl Serialize + ?Sized),
+    ) -> &mut Self {
+        self.push(Block::custom(id, serde_json::to_value(value).unwrap_or(serde_json::Value::Null)))
     }
 
     /// The summary set so far.

@@ -1,14 +1,9 @@
 //! The traits a view-model implements. `#[window]` and `#[action]` generate
 //! these implementations; they can also be written by hand.
 
-use std::{any::Any, future::Future, pin::Pin};
+use std::{future::Future, pin::Pin};
 
-use crate::{
-    View,
-    action::{ActionOutput, ActionSpec, Args},
-    app::Context,
-    model::ToolError,
-};
+use crate::{ActionOutput, ActionSpec, Args, Context, View, model::ToolError};
 
 /// A boxed, `Send` future, the return type of [`Actions::call`].
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -100,80 +95,4 @@ pub trait Window: Actions {
 
     /// Describes the current content: a summary and semantic blocks.
     fn project(&self, view: &mut View);
-}
-
-/// The object-safe face of a window or an app action set, as the registry
-/// stores it.
-pub(crate) trait DynActions: Send + Sync {
-    fn clone_box(&self) -> Box<dyn DynActions>;
-    fn title(&self) -> String;
-    fn project(&self, view: &mut View);
-    fn is_available(&self, action: &str) -> bool;
-    fn call<'a>(
-        &'a mut self,
-        action: &'a str,
-        args: Args,
-        cx: &'a mut Context,
-    ) -> BoxFuture<'a, ActionResult>;
-    fn as_any(&self) -> &dyn Any;
-    fn as_any_mut(&mut self) -> &mut dyn Any;
-}
-
-pub(crate) struct AsWindow<W>(pub W);
-pub(crate) struct AsAppActions<A>(pub A);
-
-impl<W: Window> DynActions for AsWindow<W> {
-    fn clone_box(&self) -> Box<dyn DynActions> {
-        Box::new(AsWindow(self.0.clone()))
-    }
-    fn title(&self) -> String {
-        self.0.title()
-    }
-    fn project(&self, view: &mut View) {
-        self.0.project(view)
-    }
-    fn is_available(&self, action: &str) -> bool {
-        self.0.is_available(action)
-    }
-    fn call<'a>(
-        &'a mut self,
-        action: &'a str,
-        args: Args,
-        cx: &'a mut Context,
-    ) -> BoxFuture<'a, ActionResult> {
-        self.0.call(action, args, cx)
-    }
-    fn as_any(&self) -> &dyn Any {
-        &self.0
-    }
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        &mut self.0
-    }
-}
-
-impl<A: Actions> DynActions for AsAppActions<A> {
-    fn clone_box(&self) -> Box<dyn DynActions> {
-        Box::new(AsAppActions(self.0.clone()))
-    }
-    fn title(&self) -> String {
-        String::from("Application")
-    }
-    fn project(&self, _view: &mut View) {}
-    fn is_available(&self, action: &str) -> bool {
-        self.0.is_available(action)
-    }
-    fn call<'a>(
-        &'a mut self,
-        action: &'a str,
-        args: Args,
-        cx: &'a mut Context,
-    ) -> BoxFuture<'a, ActionResult> {
-        self.0.call(action, args, cx)
-    }
-    fn as_any(&self) -> &dyn Any {
-        &self.0
-    }
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        &mut self.0
-    }
 }

@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use purview::{
-    ActionOutput, ActionResult, ActionSpec, Actions, App, Args, BoxFuture, Context, Secret, View,
-    Window,
+    ActionOutput, ActionResult, ActionSpec, Actions, App, Args, BoxFuture, Context, Secret,
+    ToolSurface, View, Window,
     model::{Block, FieldItem, Severity},
 };
 use serde::Deserialize;
@@ -184,7 +184,7 @@ impl Actions for Editor {
                 }
                 "submit" => {
                     args.finish()?;
-                    let dialog = cx.open_modal(Confirm { depth: 1 });
+                    let dialog = cx.open_modal(Confirm { depth: 1 })?;
                     Ok(ActionOutput::message(format!("Submitted; confirm in {dialog}")))
                 }
                 "focus" => {
@@ -276,7 +276,7 @@ impl Actions for Confirm {
                     Ok(ActionOutput::message("cancelled"))
                 }
                 "nest" => {
-                    let id = cx.open_modal(Confirm { depth: self.depth + 1 });
+                    let id = cx.open_modal(Confirm { depth: self.depth + 1 })?;
                     Ok(ActionOutput::message(format!("opened {id}")))
                 }
                 other => Err(purview::unknown_action(other)),
@@ -360,11 +360,11 @@ impl Actions for AppMenu {
             args.finish()?;
             match action {
                 "new_editor" => {
-                    let id = cx.open(Editor::default());
+                    let id = cx.open(Editor::default())?;
                     Ok(ActionOutput::message(format!("opened {id}")))
                 }
                 "lock" => {
-                    cx.open_app_modal(Locked);
+                    cx.open_app_modal(Locked)?;
                     Ok(ActionOutput::message("locked"))
                 }
                 other => Err(purview::unknown_action(other)),
@@ -373,12 +373,19 @@ impl Actions for AppMenu {
     }
 }
 
-/// The standard fixture: app actions plus one editor (`w1`).
+/// The standard fixture on the protocol's own tool surface (§5), where the
+/// §11 tests run: app actions, no window yet.
 pub fn demo_app() -> App {
+    demo_app_on(ToolSurface::Windows)
+}
+
+/// The standard fixture on any tool surface.
+pub fn demo_app_on(surface: ToolSurface) -> App {
     App::builder()
         .name("purview-test-app")
         .instructions("Test fixture.")
         .coalesce(Duration::from_millis(5))
+        .tool_surface(surface)
         .app_actions(AppMenu)
         .build()
 }

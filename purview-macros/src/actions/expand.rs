@@ -1,10 +1,11 @@
-//! Generates `impl Actions` from a checked [`Impl`].
+//! Generates `impl Actions` from a checked [`Impl`]. Generated code reaches
+//! the runtime only through `#krate::__private`.
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::{spanned::Spanned, visit_mut::VisitMut};
 
-use super::{Action, Arg, Impl, Returns};
+use super::ast::{Action, Arg, Impl, Returns};
 
 fn args_struct_ident(action: &Action) -> syn::Ident {
     format_ident!("__PurviewArgs_{}", action.method)
@@ -43,14 +44,7 @@ fn has_serde_default(attrs: &[syn::Attribute]) -> bool {
 /// The struct an action's arguments decode into, and whose schema is the
 /// tool's inputSchema. `None` for actions without arguments.
 fn args_struct(krate: &syn::Path, self_ty: &syn::Type, action: &Action) -> Option<TokenStream> {
-    let params: Vec<_> = action
-        .inputs
-        .iter()
-        .filter_map(|a| match a {
-            Arg::Param(p) => Some(p),
-            Arg::Context { .. } => None,
-        })
-        .collect();
+    let params: Vec<_> = action.params().collect();
     if params.is_empty() {
         return None;
     }
@@ -58,6 +52,7 @@ fn args_struct(krate: &syn::Path, self_ty: &syn::Type, action: &Action) -> Optio
     let serde_crate = quote!(#krate::__private::serde).to_string().replace(' ', "");
     let schemars_crate = quote!(#krate::__private::schemars).to_string().replace(' ', "");
     let schema_name = format!("{}Arguments", camel(&action.name));
+    let p = quote!(#krate::__private);
     let fields = params.iter().map(|p| {
         let (ident, attrs) = (&p.ident, &p.attrs);
         let mut ty = p.ty.clone();
@@ -68,7 +63,7 @@ fn args_struct(krate: &syn::Path, self_ty: &syn::Type, action: &Action) -> Optio
         quote!(#(#attrs)* #default #ident: #ty)
     });
     Some(quote! {
-        #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
+        #[derive(#p::serde::Deserialize, #p::schemars::JsonSchema)]
         #[serde(crate = #serde_crate)]
         #[schemars(crate = #schemars_crate, rename = #schema_name)]
         #[allow(non_camel_case_types, dead_code)]
@@ -98,8 +93,8 @@ fn is_option(ty: &syn::Type) -> bool {
 /// The `ActionSpec` builder chain for one action.
 fn spec(krate: &syn::Path, action: &Action) -> TokenStream {
     let name = &action.name;
-    let mut chain = quote!(#krate::ActionSpec::new(#name));
-    if let Some(title) = &action.args.title {
+    let mut chain = quote!(#krate::__private::ActionSpec::new(#name));
+    if let Some(title) = &action.title {
         chain = quote!(#chain.title(#title));
     }
     if let Some(description) = &action.description {
@@ -109,14 +104,15 @@ fn spec(krate: &syn::Path, action: &Action) -> TokenStream {
         let ident = args_struct_ident(action);
         chain = quote!(#chain.input::<#ident>());
     }
-    if let Some(ty) = result_type(&action.returns) {
+    if let Some(ty) = action.returns.result_type() {
         chain = quote_spanned!(ty.span()=> #chain.result::<#ty>());
     }
+    let hints = action.hints;
     for (on, method) in [
-        (action.args.read_only, quote!(read_only)),
-        (action.args.destructive, quote!(destructive)),
-        (action.args.idempotent, quote!(idempotent)),
-        (action.args.open_world, quote!(open_world)),
+        (hints.read_only, quote!(read_only)),
+        (hints.destructive, quote!(destructive)),
+        (hints.idempotent, quote!(idempotent)),
+        (hints.open_world, quote!(open_world)),
     ] {
         if on {
             chain = quote!(#chain.#method());
@@ -128,35 +124,27 @@ fn spec(krate: &syn::Path, action: &Action) -> TokenStream {
     chain
 }
 
-fn result_type(returns: &Returns) -> Option<&syn::Type> {
-    match returns {
-        Returns::Value(ty) => Some(ty),
-        Returns::Result { ok, .. } => result_type(ok),
-        Returns::Unit | Returns::Output => None,
-    }
-}
-
 /// Turns the value in `value` into `Result<ActionOutput, ToolError>`.
 fn convert(krate: &syn::Path, returns: &Returns, value: TokenStream) -> TokenStream {
     match returns {
         Returns::Unit => {
-            quote!({ let () = #value; ::core::result::Result::Ok(#krate::ActionOutput::default()) })
+            quote!({ let () = #value; ::core::result::Result::Ok(#krate::__private::ActionOutput::default()) })
         }
         Returns::Output => quote!(::core::result::Result::Ok(#value)),
         Returns::Value(ty) => {
-            // The explicit type argument puts a missing Serialize on the
-            // user's return type.
-            let ty = quote_spanned!(ty.span()=> #ty);
-            quote!(::core::result::Result::Ok(#krate::__private::result_value::<#ty>(#value)))
+            // Spanned at the user's return type, so a missing Serialize is
+            // reported there.
+            let wrap = quote_spanned!(ty.span()=> #krate::__private::ActionOutput::result::<#ty>);
+            quote!(::core::result::Result::Ok(#wrap(#value)))
         }
         Returns::Result { ok, err } => {
             let inner = convert(krate, ok, quote!(__purview_ok));
             let error = match err {
                 Some(ty) => {
-                    quote_spanned!(ty.span()=> ::core::convert::Into::<#krate::model::ToolError>::into(__purview_err))
+                    quote_spanned!(ty.span()=> ::core::convert::Into::<#krate::__private::ToolError>::into(__purview_err))
                 }
                 None => {
-                    quote!(#krate::model::ToolError::from(::std::string::ToString::to_string(&__purview_err)))
+                    quote!(#krate::__private::ToolError::from(::std::string::ToString::to_string(&__purview_err)))
                 }
             };
             quote! {
@@ -172,14 +160,7 @@ fn convert(krate: &syn::Path, returns: &Returns, value: TokenStream) -> TokenStr
 fn dispatch_arm(krate: &syn::Path, self_ty: &syn::Type, action: &Action) -> TokenStream {
     let name = &action.name;
     let method = &action.method;
-    let params: Vec<&syn::Ident> = action
-        .inputs
-        .iter()
-        .filter_map(|a| match a {
-            Arg::Param(p) => Some(&p.ident),
-            Arg::Context { .. } => None,
-        })
-        .collect();
+    let params: Vec<&syn::Ident> = action.params().map(|p| &p.ident).collect();
     let decode = if params.is_empty() {
         quote!(args.finish()?;)
     } else {
@@ -209,7 +190,7 @@ fn dispatch_arm(krate: &syn::Path, self_ty: &syn::Type, action: &Action) -> Toke
 }
 
 fn availability_arm(action: &Action) -> Option<TokenStream> {
-    let path = action.args.available.as_ref()?;
+    let path = action.available.as_ref()?;
     let name = &action.name;
     let call = match path.get_ident() {
         Some(ident) => quote_spanned!(ident.span()=> Self::#ident(self)),
@@ -226,13 +207,14 @@ pub fn actions(parsed: &Impl) -> TokenStream {
     let specs = actions.iter().map(|a| spec(krate, a));
     let arms = actions.iter().map(|a| dispatch_arm(krate, self_ty, a));
     let available = actions.iter().filter_map(availability_arm);
+    let p = quote!(#krate::__private);
     quote! {
         #item
         const _: () = {
             #(#structs)*
             #[automatically_derived]
-            impl #impl_generics #krate::Actions for #self_ty #where_clause {
-                fn actions() -> ::std::vec::Vec<#krate::ActionSpec> {
+            impl #impl_generics #p::Actions for #self_ty #where_clause {
+                fn actions() -> ::std::vec::Vec<#p::ActionSpec> {
                     ::std::vec![#(#specs),*]
                 }
                 fn is_available(&self, action: &str) -> bool {
@@ -244,14 +226,14 @@ pub fn actions(parsed: &Impl) -> TokenStream {
                 fn call<'a>(
                     &'a mut self,
                     action: &'a str,
-                    args: #krate::Args,
-                    cx: &'a mut #krate::Context,
-                ) -> #krate::BoxFuture<'a, #krate::ActionResult> {
+                    args: #p::Args,
+                    cx: &'a mut #p::Context,
+                ) -> #p::BoxFuture<'a, #p::ActionResult> {
                     let _ = &cx;
                     ::std::boxed::Box::pin(async move {
                         match action {
                             #(#arms)*
-                            _ => ::core::result::Result::Err(#krate::unknown_action(action)),
+                            _ => ::core::result::Result::Err(#p::unknown_action(action)),
                         }
                     })
                 }
@@ -266,21 +248,22 @@ pub fn fallback(parsed: &Impl, errors: TokenStream) -> TokenStream {
     let Impl { item, krate, .. } = parsed;
     let self_ty = &item.self_ty;
     let (impl_generics, _, where_clause) = item.generics.split_for_impl();
+    let p = quote!(#krate::__private);
     quote! {
         #errors
         #item
         const _: () = {
-            impl #impl_generics #krate::Actions for #self_ty #where_clause {
-                fn actions() -> ::std::vec::Vec<#krate::ActionSpec> {
+            impl #impl_generics #p::Actions for #self_ty #where_clause {
+                fn actions() -> ::std::vec::Vec<#p::ActionSpec> {
                     ::std::vec::Vec::new()
                 }
                 fn call<'a>(
                     &'a mut self,
                     action: &'a str,
-                    _: #krate::Args,
-                    _: &'a mut #krate::Context,
-                ) -> #krate::BoxFuture<'a, #krate::ActionResult> {
-                    ::std::boxed::Box::pin(async move { ::core::result::Result::Err(#krate::unknown_action(action)) })
+                    _: #p::Args,
+                    _: &'a mut #p::Context,
+                ) -> #p::BoxFuture<'a, #p::ActionResult> {
+                    ::std::boxed::Box::pin(async move { ::core::result::Result::Err(#p::unknown_action(action)) })
                 }
             }
         };

@@ -1,10 +1,13 @@
-//! Generates `impl Window` from a checked [`Window`].
+//! Generates `impl Window` from a checked [`Window`]. Generated code reaches
+//! the runtime only through `#krate::__private`, and calls the public
+//! projection traits on each field's own type, so a field type that cannot
+//! be a block is reported at the field with the trait's own message.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{BlockField, Kind, Text, Window};
+use super::ast::{BlockField, Kind, Text, Window};
 
 fn text_expr(text: &Text) -> TokenStream {
     match text {
@@ -29,16 +32,6 @@ fn method_call(path: &syn::Path) -> TokenStream {
     }
 }
 
-fn severity(krate: &syn::Path, severity: &str) -> TokenStream {
-    let variant = match severity {
-        "info" => quote!(Info),
-        "warn" => quote!(Warn),
-        "success" => quote!(Success),
-        _ => quote!(Error),
-    };
-    quote!(#krate::model::Severity::#variant)
-}
-
 fn limit(limit: Option<usize>) -> TokenStream {
     match limit {
         Some(n) => quote!(::core::option::Option::Some(#n)),
@@ -46,60 +39,75 @@ fn limit(limit: Option<usize>) -> TokenStream {
     }
 }
 
-fn block(krate: &syn::Path, block: &BlockField, all: &[BlockField]) -> Option<TokenStream> {
-    let p = quote!(#krate::__private::project);
+/// The statement that projects one block (a `fields` group at its first
+/// member only).
+fn block(p: &TokenStream, block: &BlockField, all: &[BlockField]) -> Option<TokenStream> {
     let field = &block.ident;
+    let ty = &block.ty;
     let id = &block.id;
-    // Spans on the field's type put "cannot project" errors where they belong.
-    let span = block.ty.span();
+    // Spans on the field's type put "cannot be shown as" errors where they belong.
+    let span = ty.span();
     Some(match &block.kind {
-        Kind::Text => quote_spanned!(span=> #p::text(view, #id, &self.#field);),
-        Kind::Field { group, .. } => {
-            // A group is emitted once, at its first member.
-            let first = all
-                .iter()
-                .find(|b| matches!(&b.kind, Kind::Field { group: g, .. } if g == group))?;
+        Kind::Text => {
+            quote_spanned!(span=> view.text(#id, ::std::string::ToString::to_string(&self.#field));)
+        }
+        Kind::Field { .. } => {
+            let group = block.kind.group();
+            let first = all.iter().find(|b| b.kind.group() == group)?;
             if first.ident != block.ident {
                 return None;
             }
-            let items = all.iter().filter_map(|b| match &b.kind {
-                Kind::Field { group: g, label, sensitive } if g == group => {
-                    let f = &b.ident;
-                    let span = b.ty.span();
-                    Some(if *sensitive {
-                        quote_spanned!(span=> #p::sensitive(#label, &self.#f))
-                    } else {
-                        quote_spanned!(span=> #p::field(#label, &self.#f))
-                    })
-                }
-                _ => None,
-            });
+            let items = all.iter().filter(|b| b.kind.group() == group).map(|b| field_item(p, b));
             quote!(view.fields(#id, [#(#items),*]);)
         }
         Kind::Table { limit: n, columns } => {
             let n = limit(*n);
             match columns {
-                Some(columns) => {
-                    quote_spanned!(span=> #p::table_with_columns(view, #id, &[#(#columns),*], &self.#field, #n);)
-                }
-                None => quote_spanned!(span=> #p::table(view, #id, &self.#field, #n);),
+                Some(columns) => quote_spanned!(span=>
+                    view.push(<#ty as #p::TableSource>::table_block_with_columns(&self.#field, #id, &[#(#columns),*], #n));
+                ),
+                None => quote_spanned!(span=>
+                    view.push(<#ty as #p::TableSource>::table_block(&self.#field, #id, #n));
+                ),
             }
         }
         Kind::List { ordered, limit: n } => {
             let n = limit(*n);
-            quote_spanned!(span=> #p::list(view, #id, &self.#field, #ordered, #n);)
+            quote_spanned!(span=> view.push(<#ty as #p::ListSource>::list_block(&self.#field, #id, #ordered, #n));)
         }
-        Kind::Notice { severity: s } => {
-            let s = severity(krate, s);
-            quote_spanned!(span=> #p::notice(view, #id, #s, &self.#field);)
+        Kind::Notice { severity } => {
+            let variant = severity.variant();
+            quote_spanned!(span=>
+                if let ::core::option::Option::Some(text) = <#ty as #p::NoticeText>::notice_text(&self.#field) {
+                    view.notice(#id, #p::Severity::#variant, text);
+                }
+            )
         }
-        Kind::Media => quote_spanned!(span=> #p::media(view, #id, &self.#field);),
-        Kind::Custom => quote_spanned!(span=> #p::custom(view, #id, &self.#field);),
+        Kind::Media => quote_spanned!(span=>
+            if let ::core::option::Option::Some(media) = <#ty as #p::MediaSource>::media(&self.#field) {
+                view.push(media.block(#id));
+            }
+        ),
+        Kind::Custom => quote_spanned!(span=> view.custom(#id, &self.#field);),
     })
+}
+
+fn field_item(p: &TokenStream, b: &BlockField) -> TokenStream {
+    let f = &b.ident;
+    let ty = &b.ty;
+    let span = ty.span();
+    match &b.kind {
+        Kind::Field { label, sensitive: true, .. } => quote_spanned!(span=>
+            #p::FieldItem::sensitive(#label, <#ty as #p::Sensitive>::is_filled(&self.#f))
+        ),
+        Kind::Field { label, .. } => quote_spanned!(span=> #p::FieldItem::new(#label, &self.#f)),
+        _ => quote!(),
+    }
 }
 
 pub fn window(w: &Window) -> TokenStream {
     let Window { item, krate, .. } = w;
+    let p = quote!(#krate::__private);
     let ident = &item.ident;
     let (impl_generics, ty_generics, where_clause) = item.generics.split_for_impl();
     let title = text_expr(&w.title);
@@ -107,16 +115,16 @@ pub fn window(w: &Window) -> TokenStream {
         let s = text_expr(s);
         quote!(view.summary(#s);)
     });
-    let blocks = w.blocks.iter().filter_map(|b| block(krate, b, &w.blocks));
+    let blocks = w.blocks.iter().filter_map(|b| block(&p, b, &w.blocks));
     quote! {
         #item
         const _: () = {
             #[automatically_derived]
-            impl #impl_generics #krate::Window for #ident #ty_generics #where_clause {
+            impl #impl_generics #p::Window for #ident #ty_generics #where_clause {
                 fn title(&self) -> ::std::string::String {
                     #title
                 }
-                fn project(&self, view: &mut #krate::View) {
+                fn project(&self, view: &mut #p::View) {
                     #summary
                     #(#blocks)*
                 }
@@ -135,11 +143,11 @@ pub fn fallback(w: &Window, errors: TokenStream) -> TokenStream {
         #errors
         #item
         const _: () = {
-            impl #impl_generics #krate::Window for #ident #ty_generics #where_clause {
+            impl #impl_generics #krate::__private::Window for #ident #ty_generics #where_clause {
                 fn title(&self) -> ::std::string::String {
                     ::std::string::String::new()
                 }
-                fn project(&self, _: &mut #krate::View) {}
+                fn project(&self, _: &mut #krate::__private::View) {}
             }
         };
     }

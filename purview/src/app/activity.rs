@@ -1,7 +1,7 @@
 //! What a GUI needs to show beside the windows themselves: the list of
 //! windows, and where the agent is working.
 
-use super::App;
+use super::{App, Change, Error, lock_unpoisoned};
 
 /// One open window, as a GUI draws its list of windows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,29 +54,55 @@ impl App {
     /// let app = App::builder().build();
     /// let w = app.open(W).unwrap();
     /// w.open_modal(W).unwrap();
-    /// let list = app.window_list();
+    /// let list = app.window_list().unwrap();
     /// assert_eq!(list.len(), 2);
     /// assert!(!list[0].operable && list[1].operable);
     /// ```
-    pub fn window_list(&self) -> Vec<WindowInfo> {
-        let Ok(state) = self.inner.lock() else { return Vec::new() };
-        state
-            .windows
-            .values()
-            .map(|e| WindowInfo {
-                id: e.id.to_string(),
-                title: e.title.clone(),
-                modal: e.modal,
-                owner_id: e.owner.as_deref().map(str::to_owned),
-                operable: state.is_operable(&e.id),
-                version: e.version,
-            })
-            .collect()
+    pub fn window_list(&self) -> Result<Vec<WindowInfo>, Error> {
+        self.shared.read(|state| {
+            state
+                .windows
+                .values()
+                .map(|e| WindowInfo {
+                    id: e.id.to_string(),
+                    title: e.title.clone(),
+                    modal: e.modal,
+                    owner_id: e.owner.as_deref().map(str::to_owned),
+                    operable: state.is_operable(&e.id),
+                    version: e.version,
+                })
+                .collect()
+        })
     }
 
     /// The agent's most recent successful call, if any. The person's own
     /// [`App::perform`] calls are not recorded.
+    ///
+    /// ```
+    /// let app = purview::App::builder().build();
+    /// assert!(app.agent_activity().is_none());
+    /// ```
     pub fn agent_activity(&self) -> Option<AgentActivity> {
-        super::lock_unpoisoned(&self.inner.activity).clone()
+        lock_unpoisoned(&self.shared.activity).clone()
+    }
+
+    /// Records an agent's successful call and tells the GUI.
+    pub(super) fn record_activity(&self, window: Option<String>, action: &str, focus: bool) {
+        {
+            let mut activity = lock_unpoisoned(&self.shared.activity);
+            let serial = activity.as_ref().map_or(1, |a| a.serial + 1);
+            let focus_request = match (&window, focus) {
+                (Some(w), true) => Some((w.clone(), serial)),
+                _ => activity.as_ref().and_then(|a| a.focus_request.clone()),
+            };
+            *activity = Some(AgentActivity {
+                window,
+                action: action.to_owned(),
+                focus,
+                serial,
+                focus_request,
+            });
+        }
+        self.shared.signal(Change { agent: true, ..Change::default() });
     }
 }

@@ -1,37 +1,65 @@
-//! Change signals: what settled mutations changed, waiting to be broadcast.
-//! Pending changes accumulate until the broadcaster takes them, which is
-//! what coalesces a burst of edits into a few notifications.
+//! What settled mutations changed, and who hears about it: the GUI's
+//! [`App::on_change`](crate::App::on_change) listeners at once, and the
+//! transport's subscribers through the [`Broadcaster`].
 
 use std::{
     panic::{AssertUnwindSafe, catch_unwind},
     sync::{Arc, Mutex},
 };
 
-use super::{Change, lock_unpoisoned};
+use super::{
+    broadcast::{Broadcaster, Pacing, Subscriber, Subscription},
+    lock_unpoisoned,
+};
+
+/// What one mutation changed, as [`App::on_change`](crate::App::on_change)
+/// listeners see it.
+///
+/// ```
+/// let change = purview::Change::default();
+/// assert!(change.is_empty());
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Change {
+    /// `app://windows` changed: resources/updated is due.
+    pub resource: bool,
+    /// The tool set changed: tools/list_changed is due (never on the
+    /// [`ToolSurface::Dispatcher`](crate::ToolSurface::Dispatcher) surface,
+    /// whose list never changes).
+    pub tools: bool,
+    /// An agent's call succeeded: see [`App::agent_activity`](crate::App::agent_activity).
+    pub agent: bool,
+}
+
+impl Change {
+    /// Whether anything changed at all.
+    pub fn is_empty(&self) -> bool {
+        !(self.resource || self.tools || self.agent)
+    }
+}
 
 type Listener = Arc<dyn Fn(Change) + Send + Sync>;
 
-#[derive(Default)]
+/// Where settled changes go.
 pub(crate) struct ChangeHub {
-    pending: Mutex<Change>,
-    wake: tokio::sync::Notify,
     listeners: Mutex<Vec<Listener>>,
+    broadcaster: Broadcaster,
 }
 
 impl ChangeHub {
-    /// Records a settled change. Called after the state lock is released, so
-    /// whoever reacts reads the new state.
+    pub fn new(pacing: Pacing) -> Self {
+        Self { listeners: Mutex::default(), broadcaster: Broadcaster::new(pacing) }
+    }
+
+    /// Hands a settled change on. Called after the state lock is released,
+    /// so whoever reacts reads the new state (§6: notify only after the
+    /// state took effect).
     pub fn signal(&self, change: Change) {
         if change.is_empty() {
             return;
         }
-        if change.resource || change.tools {
-            let mut pending = lock_unpoisoned(&self.pending);
-            pending.resource |= change.resource;
-            pending.tools |= change.tools;
-            drop(pending);
-            self.wake.notify_one();
-        }
+        self.broadcaster.publish(change);
         let listeners: Vec<Listener> = lock_unpoisoned(&self.listeners).clone();
         for listener in listeners {
             if catch_unwind(AssertUnwindSafe(|| listener(change))).is_err() {
@@ -40,18 +68,15 @@ impl ChangeHub {
         }
     }
 
-    /// Waits for the next batch of changes and takes it.
-    pub async fn next(&self) -> Change {
-        loop {
-            self.wake.notified().await;
-            let change = std::mem::take(&mut *lock_unpoisoned(&self.pending));
-            if change.resource || change.tools {
-                return change;
-            }
-        }
-    }
-
     pub fn add_listener(&self, listener: Listener) {
         lock_unpoisoned(&self.listeners).push(listener);
+    }
+
+    pub fn subscribe(&self, subscriber: impl Subscriber) -> Subscription {
+        self.broadcaster.subscribe(subscriber)
+    }
+
+    pub fn subscriber_count(&self) -> usize {
+        self.broadcaster.count()
     }
 }

@@ -1,6 +1,6 @@
-//! Applying a finished call: re-checking what may have changed while the
-//! handler ran, staging edits, checking effects, then applying everything in
-//! one step under the state lock.
+//! Applying a finished call: the gates again (the window may have moved
+//! while the handler ran), staging edits, checking effects, then applying
+//! everything in one step under the state lock.
 
 use std::{
     collections::{HashMap, HashSet},
@@ -9,22 +9,13 @@ use std::{
 };
 
 use super::{
-    State, Touched,
+    actor::DynActions,
     context::Effect,
-    errors::{describe, stale, window_not_found},
+    gates::{self, Target, When},
     registry::Placement,
+    registry::{State, Touched},
 };
-use crate::{
-    model::{ErrorCode, ToolError},
-    window::DynActions,
-};
-
-/// Which actor a tool belongs to.
-#[derive(Debug, Clone)]
-pub(super) enum Target {
-    Window { seq: u64, id: Arc<str> },
-    App,
-}
+use crate::model::{ErrorCode, ToolError};
 
 /// A finished handler, waiting to be applied.
 pub(super) struct Finished {
@@ -37,83 +28,6 @@ pub(super) struct Finished {
     pub effects: Vec<Effect>,
 }
 
-/// Re-checks what may have changed while the handler ran without the lock:
-/// the window may be gone, edited by someone else, blocked, or the action
-/// withdrawn (§7.2).
-fn recheck(
-    state: &State,
-    target: &Target,
-    action: &str,
-    index: usize,
-    base_revision: u64,
-) -> Result<(), ToolError> {
-    match target {
-        Target::Window { id, .. } => {
-            let entry = state.entry_by_id(id).ok_or_else(|| window_not_found(id))?;
-            if entry.actor.revision != base_revision {
-                return Err(stale(state, id, entry.version, None));
-            }
-            if !state.is_operable(id) {
-                let blocker = state.topology().blocker_of(id).to_owned();
-                let mut e = ToolError::new(
-                    ErrorCode::BlockedByModal,
-                    format!(
-                        "Window {} was blocked by a modal while `{action}` ran, so nothing was applied. Operate `{blocker}` first, or re-read app://windows.",
-                        describe(state, id)
-                    ),
-                );
-                e.blocked_by = Some(blocker);
-                return Err(e);
-            }
-            if !entry.actor.available.get(index).copied().unwrap_or(false) {
-                return Err(ToolError::new(
-                    ErrorCode::ActionNotAvailable,
-                    format!(
-                        "`{action}` on window {} was withdrawn while it ran, so nothing was applied. Re-read app://windows and call tools/list for what can be done now.",
-                        describe(state, id)
-                    ),
-                ));
-            }
-        }
-        Target::App => {
-            let app = state.app.as_ref().ok_or_else(|| {
-                ToolError::new(
-                    ErrorCode::ActionNotAvailable,
-                    "This application has no app-level actions.",
-                )
-            })?;
-            if app.revision != base_revision {
-                return Err(ToolError::new(
-                    ErrorCode::StaleState,
-                    "The application state changed while your action ran; nothing was applied. Re-read app://windows and retry.",
-                ));
-            }
-            if state.app_modal_open() {
-                let topology = state.topology();
-                let top =
-                    topology.app_modal().map(|m| topology.top_of(m)).unwrap_or_default().to_owned();
-                let mut e = ToolError::new(
-                    ErrorCode::BlockedByModal,
-                    format!(
-                        "An app-level modal opened while `{action}` ran, so nothing was applied. Operate `{top}` (its tools are in tools/list) and try again once it is closed."
-                    ),
-                );
-                e.blocked_by = Some(top);
-                return Err(e);
-            }
-            if !app.available.get(index).copied().unwrap_or(false) {
-                return Err(ToolError::new(
-                    ErrorCode::ActionNotAvailable,
-                    format!(
-                        "The app-level action `{action}` was withdrawn while it ran, so nothing was applied. Call tools/list for what can be done now."
-                    ),
-                ));
-            }
-        }
-    }
-    Ok(())
-}
-
 /// Applies a finished call in one step, or nothing. Returns the ids of the
 /// windows it opened that are still open.
 pub(super) fn apply(
@@ -122,7 +36,9 @@ pub(super) fn apply(
 ) -> Result<(Vec<String>, Touched), ToolError> {
     let Finished { target, action, index, working, base_revision, effects } = finished;
     let target = &target;
-    recheck(state, target, &action, index, base_revision)?;
+    // The world may have moved while the handler ran without the lock.
+    gates::check_unchanged(state, target, base_revision)?;
+    gates::check_operable(state, target, index, &action, When::AtCommit)?;
     check_effects(state, &effects)?;
     let (working, staged, effects) = stage_updates(state, target, working, effects)?;
 
@@ -177,11 +93,7 @@ pub(super) fn apply(
                     }
                 };
                 if let Some(actor) = actor {
-                    if available {
-                        actor.hidden.remove(&action);
-                    } else {
-                        actor.hidden.insert(action);
-                    }
+                    actor.set_hidden(&action, !available);
                 }
             }
         }

@@ -7,14 +7,11 @@ use std::{
 };
 
 use super::{
-    Error, Inner,
-    registry::{Actor, Placement, TypeSpec},
+    Error, Shared,
+    actor::{Actor, AsWindow, DynActions},
+    registry::Placement,
 };
-use crate::{
-    Window,
-    model::FieldError,
-    window::{AsWindow, DynActions},
-};
+use crate::{Window, model::FieldError};
 
 /// What an action handler can do besides changing its own view-model.
 ///
@@ -33,15 +30,13 @@ use crate::{
 /// #     }
 /// # }
 /// async fn submit(cx: &mut Context) -> ActionResult {
-///     if cx.window_id().is_none() {
-///         return Err(purview::unknown_action("submit"));
-///     }
-///     let dialog = cx.open_modal(Confirm);
+///     // `?` turns a misuse (no window to own the modal) into action_failed.
+///     let dialog = cx.open_modal(Confirm)?;
 ///     Ok(ActionOutput::message(format!("Submitted; confirm in window {dialog}")))
 /// }
 /// ```
 pub struct Context {
-    inner: Arc<Inner>,
+    shared: Arc<Shared>,
     origin: Option<Arc<str>>,
     pub(crate) effects: Vec<Effect>,
     pub(crate) invalid: Vec<FieldError>,
@@ -61,9 +56,9 @@ pub(crate) enum Effect {
 pub(crate) type Edit = Box<dyn FnOnce(&mut dyn Any) + Send + Sync>;
 
 impl Context {
-    pub(crate) fn new(inner: Arc<Inner>, origin: Option<Arc<str>>) -> Self {
+    pub(super) fn new(shared: Arc<Shared>, origin: Option<Arc<str>>) -> Self {
         Self {
-            inner,
+            shared,
             origin,
             effects: Vec::new(),
             invalid: Vec::new(),
@@ -79,62 +74,58 @@ impl Context {
         self.origin.as_deref()
     }
 
-    /// Opens a top-level window; returns its id.
-    pub fn open<W: Window>(&mut self, window: W) -> String {
+    /// Opens a top-level window when the call succeeds; returns its id now.
+    pub fn open<W: Window>(&mut self, window: W) -> Result<String, Error> {
         self.open_at(window, Placement::TopLevel)
     }
 
     /// Opens a window-level modal owned by this window (stacked on the top of
-    /// its chain); returns its id. In an app-level action this fails the call:
+    /// its chain) when the call succeeds; returns its id now. In an
+    /// app-level action this is [`Error::NotInWindow`] (and the call fails):
     /// use [`Context::open_app_modal`] there.
-    pub fn open_modal<W: Window>(&mut self, window: W) -> String {
+    pub fn open_modal<W: Window>(&mut self, window: W) -> Result<String, Error> {
         match self.origin.clone() {
             Some(owner) => self.open_at(window, Placement::Modal { owner }),
-            None => {
-                self.failures.push(
-                    "open_modal was called from an app-level action, which has no window to own the modal"
-                        .into(),
-                );
-                String::new()
-            }
+            None => Err(self.misuse(Error::NotInWindow { operation: "open_modal" })),
         }
     }
 
-    /// Opens an app-level modal: while it is open only its own chain is
-    /// operable. Returns its id.
-    pub fn open_app_modal<W: Window>(&mut self, window: W) -> String {
+    /// Opens an app-level modal when the call succeeds: while it is open only
+    /// its own chain is operable. Returns its id now.
+    pub fn open_app_modal<W: Window>(&mut self, window: W) -> Result<String, Error> {
         self.open_at(window, Placement::AppModal)
     }
 
-    fn open_at<W: Window>(&mut self, window: W, placement: Placement) -> String {
-        let spec: Result<Arc<TypeSpec>, Error> = self.inner.type_spec::<W>();
-        match spec {
-            Ok(spec) => {
-                let seq = self.inner.next_seq();
-                let id: Arc<str> = Arc::from(format!("w{seq}"));
-                let vm: Box<dyn DynActions> = Box::new(AsWindow(window));
-                self.effects.push(Effect::Open {
-                    seq,
-                    id: id.clone(),
-                    actor: Actor::new(vm, spec),
-                    placement,
-                });
-                id.to_string()
-            }
-            Err(reason) => {
-                self.failures.push(reason.to_string());
-                String::new()
-            }
-        }
+    fn open_at<W: Window>(&mut self, window: W, placement: Placement) -> Result<String, Error> {
+        let spec = self.shared.type_spec::<W>().map_err(|e| self.misuse(e))?;
+        let seq = self.shared.next_seq();
+        let id: Arc<str> = Arc::from(format!("w{seq}"));
+        let vm: Box<dyn DynActions> = Box::new(AsWindow(window));
+        self.effects.push(Effect::Open {
+            seq,
+            id: id.clone(),
+            actor: Actor::new(vm, spec),
+            placement,
+        });
+        Ok(id.to_string())
     }
 
-    /// Closes this window (and its modals) when the call succeeds.
+    /// Records a misuse so the call fails even if the handler ignores the
+    /// error, and hands the error back.
+    fn misuse(&mut self, error: Error) -> Error {
+        self.failures.push(error.to_string());
+        error
+    }
+
+    /// Closes this window (and its modals) when the call succeeds. In an
+    /// app-level action there is no window to close: the call fails with
+    /// `action_failed` (use [`Context::close_window`] there).
     pub fn close(&mut self) {
         match self.origin.clone() {
             Some(id) => self.effects.push(Effect::Close(id)),
-            None => self
-                .failures
-                .push("close was called from an app-level action, which has no window".into()),
+            None => {
+                self.misuse(Error::NotInWindow { operation: "close" });
+            }
         }
     }
 
@@ -200,13 +191,14 @@ impl Context {
     /// a confirmation dialog confirms for.
     pub fn owner_id(&self) -> Option<String> {
         let origin = self.origin.as_deref()?;
-        let state = self.inner.lock().ok()?;
+        let state = self.shared.lock().ok()?;
         state.entry_by_id(origin)?.owner.as_deref().map(str::to_owned)
     }
 
-    /// Reads another open window of type `W`. `None` if it is closed or of
-    /// another type. Reads the committed state, not other calls' working copies.
-    pub fn read<W: Window, R>(&self, id: &str, f: impl FnOnce(&W) -> R) -> Option<R> {
-        self.inner.read_window(id, f)
+    /// Reads another open window of type `W`: the committed state, not other
+    /// calls' working copies. [`Error::WindowClosed`] or [`Error::WrongType`]
+    /// when it is not there as a `W`.
+    pub fn read<W: Window, R>(&self, id: &str, f: impl FnOnce(&W) -> R) -> Result<R, Error> {
+        self.shared.read_window(id, f)
     }
 }

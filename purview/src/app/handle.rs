@@ -68,7 +68,7 @@ impl<W: Window> WindowHandle<W> {
     /// panics, the projection still follows whatever it changed, and the
     /// panic continues on this thread.
     pub fn update<R>(&self, f: impl FnOnce(&mut W) -> R) -> Result<R, Error> {
-        let outcome = self.app.inner.mutate(|state| {
+        let outcome = self.app.shared.mutate(|state| {
             let Some(entry) = state.entry_by_id_mut(&self.id) else {
                 return (Err(Error::WindowClosed { id: self.id.to_string() }), Touched::default());
             };
@@ -90,22 +90,14 @@ impl<W: Window> WindowHandle<W> {
     /// Reads the view-model (for drawing). Holds Purview's lock while `f`
     /// runs, so agent calls wait: copy out what you need.
     pub fn read<R>(&self, f: impl FnOnce(&W) -> R) -> Result<R, Error> {
-        let state = self.app.inner.lock()?;
-        let entry = state
-            .entry_by_id(&self.id)
-            .ok_or_else(|| Error::WindowClosed { id: self.id.to_string() })?;
-        let vm = entry.actor.vm.as_any().downcast_ref::<W>().ok_or_else(|| Error::WrongType {
-            id: self.id.to_string(),
-            expected: std::any::type_name::<W>(),
-        })?;
-        Ok(f(vm))
+        self.app.shared.read_window(&self.id, f)
     }
 
     /// Opens a window-level modal owned by this window (stacked on the top of
     /// its chain if it already has one).
     pub fn open_modal<M: Window>(&self, modal: M) -> Result<WindowHandle<M>, Error> {
         let placement = Placement::Modal { owner: self.id.clone() };
-        let id = self.app.inner.open(modal, None, placement)?;
+        let id = self.app.shared.open(modal, None, placement)?;
         Ok(self.app.handle(id))
     }
 
@@ -114,23 +106,18 @@ impl<W: Window> WindowHandle<W> {
         self.app.close(&self.id)
     }
 
-    /// Shows or hides one action regardless of the type's availability hook
-    /// (both must allow it for the tool to be listed).
+    /// Shows or hides one of this window's actions regardless of the type's
+    /// availability hook (both must allow it for the tool to be listed).
     pub fn set_available(&self, action: &str, available: bool) -> Result<(), Error> {
-        self.app.inner.mutate(|state| {
+        self.app.shared.mutate(|state| {
             let Some(entry) = state.entry_by_id_mut(&self.id) else {
                 return (Err(Error::WindowClosed { id: self.id.to_string() }), Touched::default());
             };
-            if entry.actor.spec.action(action).is_none() {
+            if !entry.actor.set_hidden(action, !available) {
                 return (
                     Err(Error::UnknownAction { action: action.to_owned() }),
                     Touched::default(),
                 );
-            }
-            if available {
-                entry.actor.hidden.remove(action);
-            } else {
-                entry.actor.hidden.insert(action.to_owned());
             }
             let seq = entry.seq;
             (Ok(()), Touched { windows: vec![seq], app: false, topology: false })
@@ -139,7 +126,7 @@ impl<W: Window> WindowHandle<W> {
 
     /// The window's current version.
     pub fn version(&self) -> Result<u64, Error> {
-        let state = self.app.inner.lock()?;
+        let state = self.app.shared.lock()?;
         state
             .entry_by_id(&self.id)
             .map(|e| e.version)
@@ -147,13 +134,13 @@ impl<W: Window> WindowHandle<W> {
     }
 
     /// Whether the window is still open.
-    pub fn is_open(&self) -> bool {
-        self.app.inner.lock().is_ok_and(|s| s.entry_by_id(&self.id).is_some())
+    pub fn is_open(&self) -> Result<bool, Error> {
+        self.app.shared.read(|s| s.entry_by_id(&self.id).is_some())
     }
 
     /// Whether agents may operate the window now.
-    pub fn is_operable(&self) -> bool {
-        self.app.inner.lock().is_ok_and(|s| s.is_operable(&self.id))
+    pub fn is_operable(&self) -> Result<bool, Error> {
+        self.app.shared.read(|s| s.is_operable(&self.id))
     }
 }
 

@@ -10,94 +10,16 @@ use std::{
 
 use serde::Serialize;
 
-use super::topology::{Node, Topology};
+use super::{
+    Change,
+    actor::{Actor, Level, TypeSpec},
+    topology::{Node, Topology},
+};
 use crate::{
     View,
-    action::{CompiledAction, MAX_WINDOW_ID_LEN},
-    model::Block,
-    window::DynActions,
+    model::{Block, Next, Snapshot, WindowState},
+    naming,
 };
-
-/// The compiled actions of one Rust type, built once and shared.
-#[derive(Debug)]
-pub(crate) struct TypeSpec {
-    pub actions: Vec<CompiledAction>,
-    pub index: HashMap<String, usize>,
-}
-
-impl TypeSpec {
-    pub fn compile(
-        type_name: &'static str,
-        specs: Vec<crate::ActionSpec>,
-        window_level: bool,
-    ) -> Result<Self, String> {
-        let mut actions = Vec::with_capacity(specs.len());
-        let mut index = HashMap::new();
-        let mut errors = Vec::new();
-        for spec in specs {
-            let name = spec.name.to_string();
-            match CompiledAction::compile(spec, window_level) {
-                Ok(action) => {
-                    if index.insert(name.clone(), actions.len()).is_some() {
-                        errors.push(format!("action `{name}` is defined twice"));
-                    }
-                    actions.push(action);
-                }
-                Err(e) => errors.push(e),
-            }
-        }
-        if errors.is_empty() {
-            Ok(Self { actions, index })
-        } else {
-            Err(format!("`{type_name}` has an invalid action list: {}", errors.join("; ")))
-        }
-    }
-
-    pub fn action(&self, name: &str) -> Option<(usize, &CompiledAction)> {
-        self.index.get(name).map(|&i| (i, &self.actions[i]))
-    }
-}
-
-/// A view-model plus what the runtime tracks about its actions.
-pub(crate) struct Actor {
-    pub vm: Box<dyn DynActions>,
-    pub spec: Arc<TypeSpec>,
-    /// Bumped on every change to `vm`, visible or not: an agent call whose
-    /// working copy started from an older revision must not overwrite it.
-    pub revision: u64,
-    /// Actions hidden with `set_available(false)`.
-    pub hidden: HashSet<String>,
-    /// Per action: hook says available and not hidden.
-    pub available: Vec<bool>,
-}
-
-impl Actor {
-    pub fn new(vm: Box<dyn DynActions>, spec: Arc<TypeSpec>) -> Self {
-        let mut actor =
-            Self { vm, spec, revision: 0, hidden: HashSet::new(), available: Vec::new() };
-        actor.refresh_availability();
-        actor
-    }
-
-    /// Recomputes availability; returns whether it changed. A panicking hook
-    /// counts as "unavailable".
-    pub fn refresh_availability(&mut self) -> bool {
-        let vm = &self.vm;
-        let next: Vec<bool> = self
-            .spec
-            .actions
-            .iter()
-            .map(|a| {
-                let name = a.spec.name.as_ref();
-                !self.hidden.contains(name)
-                    && catch_unwind(AssertUnwindSafe(|| vm.is_available(name))).unwrap_or(false)
-            })
-            .collect();
-        let changed = next != self.available;
-        self.available = next;
-        changed
-    }
-}
 
 /// Where a new window goes in the topology.
 #[derive(Debug, Clone)]
@@ -178,26 +100,6 @@ pub(crate) struct ToolRef {
     pub name: String,
 }
 
-/// What one mutation changed, as [`App::on_change`](crate::App::on_change)
-/// listeners see it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Change {
-    /// `app://windows` changed: resources/updated is due.
-    pub resource: bool,
-    /// The tool set changed: tools/list_changed is due.
-    pub tools: bool,
-    /// An agent's call succeeded: see [`App::agent_activity`](crate::App::agent_activity).
-    pub agent: bool,
-}
-
-impl Change {
-    /// Whether anything changed at all.
-    pub fn is_empty(&self) -> bool {
-        !(self.resource || self.tools || self.agent)
-    }
-}
-
 /// The whole state behind the lock.
 #[derive(Default)]
 pub(crate) struct State {
@@ -206,7 +108,7 @@ pub(crate) struct State {
     pub by_name: HashMap<String, u64>,
     pub ids_used: HashSet<Arc<str>>,
     pub app: Option<Actor>,
-    pub types: HashMap<(TypeId, bool), Result<Arc<TypeSpec>, String>>,
+    pub types: HashMap<(TypeId, Level), Result<Arc<TypeSpec>, String>>,
     pub operable: Vec<Arc<str>>,
     pub tools: Vec<ToolRef>,
     snapshot_json: Option<Arc<str>>,
@@ -251,15 +153,15 @@ impl State {
     pub fn type_spec<T: 'static>(
         &mut self,
         specs: impl FnOnce() -> Vec<crate::ActionSpec>,
-        window_level: bool,
+        level: Level,
     ) -> Result<Arc<TypeSpec>, String> {
         self.types
-            .entry((TypeId::of::<T>(), window_level))
+            .entry((TypeId::of::<T>(), level))
             .or_insert_with(|| {
                 let type_name = std::any::type_name::<T>();
                 catch_unwind(AssertUnwindSafe(specs))
                     .map_err(|_| format!("`{type_name}::actions()` panicked"))
-                    .and_then(|specs| TypeSpec::compile(type_name, specs, window_level))
+                    .and_then(|specs| TypeSpec::compile(type_name, specs, level))
                     .map(Arc::new)
             })
             .clone()
@@ -269,7 +171,7 @@ impl State {
     /// fresh, a generated handle otherwise (§10.4, §12.4).
     pub fn choose_id(&self, seq: u64, name: Option<&str>) -> Arc<str> {
         if let Some(name) = name
-            && is_name_safe_id(name)
+            && naming::is_name_safe_id(name)
             && !self.ids_used.contains(name)
         {
             return Arc::from(name);
@@ -423,8 +325,10 @@ impl State {
 
     /// Serializes `app://windows` from the registry, bypassing the cache.
     pub fn render_snapshot_json(&self) -> String {
-        let snapshot =
-            SnapshotRef { operable_window_ids: &self.operable, windows: WindowsRef(&self.windows) };
+        let snapshot = SnapshotRef {
+            operable_window_ids: &self.operable,
+            windows: WindowsRef(self.windows.values().collect()),
+        };
         serde_json::to_string(&snapshot).unwrap_or_else(|e| {
             // Blocks hold only serde_json::Value and strings; this cannot fail.
             tracing::error!(error = %e, "snapshot serialization failed");
@@ -433,19 +337,50 @@ impl State {
     }
 }
 
-/// Whether an app-chosen name can be used as a window id as it is: short,
-/// letter-first ASCII alphanumerics, and not shaped like a generated id or
-/// the reserved `app`.
-pub(crate) fn is_name_safe_id(name: &str) -> bool {
-    let generated = name
-        .strip_prefix('w')
-        .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
-    !name.is_empty()
-        && name.len() <= MAX_WINDOW_ID_LEN
-        && name.starts_with(|c: char| c.is_ascii_alphabetic())
-        && name.bytes().all(|b| b.is_ascii_alphanumeric())
-        && name != "app"
-        && !generated
+impl State {
+    /// `app://windows` as a value, built from the registry.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            operable_window_ids: self.operable.iter().map(|id| id.to_string()).collect(),
+            windows: self
+                .windows
+                .values()
+                .map(|e| WindowState {
+                    id: e.id.to_string(),
+                    title: e.title.clone(),
+                    modal: e.modal,
+                    owner_id: e.owner.as_deref().map(str::to_owned),
+                    version: e.version,
+                    summary: e.summary.clone(),
+                    blocks: e.blocks.clone(),
+                })
+                .collect(),
+        }
+    }
+
+    /// What can be operated now: each operable window's available action
+    /// names, and the app's while no app-level modal is open.
+    pub fn next(&self) -> Next {
+        let mut next = Next::default();
+        for id in &self.operable {
+            next.operable_window_ids.push(id.to_string());
+            if let Some(entry) = self.entry_by_id(id) {
+                let names: Vec<String> = entry.actor.available_names().map(str::to_owned).collect();
+                if !names.is_empty() {
+                    next.actions.insert(id.to_string(), names);
+                }
+            }
+        }
+        if let Some(app) = &self.app
+            && !self.app_modal_open()
+        {
+            let names: Vec<String> = app.available_names().map(str::to_owned).collect();
+            if !names.is_empty() {
+                next.actions.insert(naming::APP.to_owned(), names);
+            }
+        }
+        next
+    }
 }
 
 #[derive(Serialize)]
@@ -455,11 +390,25 @@ struct SnapshotRef<'a> {
     windows: WindowsRef<'a>,
 }
 
-struct WindowsRef<'a>(&'a BTreeMap<u64, Entry>);
+/// Windows serialized as `app://windows` shows them, without copying.
+pub(super) struct WindowsRef<'a>(Vec<&'a Entry>);
+
+impl<'a> From<Vec<&'a Entry>> for WindowsRef<'a> {
+    fn from(entries: Vec<&'a Entry>) -> Self {
+        Self(entries)
+    }
+}
+
+impl From<WindowsRef<'_>> for serde_json::Value {
+    fn from(windows: WindowsRef<'_>) -> Self {
+        // Blocks hold only JSON values and strings; this cannot fail.
+        serde_json::to_value(windows).unwrap_or_default()
+    }
+}
 
 impl Serialize for WindowsRef<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.values().map(|e| WindowRef {
+        serializer.collect_seq(self.0.iter().map(|e| WindowRef {
             id: &e.id,
             title: &e.title,
             modal: e.modal,

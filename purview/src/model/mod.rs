@@ -4,15 +4,18 @@
 //! describe: camelCase field names, optional fields omitted when absent.
 //! These are the values an agent sees; the runtime builds them, an app
 //! developer rarely constructs them except [`Block`]s inside
-//! [`Window::project`](crate::Window::project).
+//! [`Window::project`](crate::Window::project). Nothing here depends on the
+//! rest of the crate.
 
 mod block;
+mod definition;
 mod snapshot;
 mod tool;
 
 pub use block::{Block, BlockKind, FieldItem, Severity};
+pub use definition::{ToolDefinition, ToolHints};
 pub use snapshot::{Snapshot, WindowState};
-pub use tool::{ErrorCode, FieldError, ToolError, ToolResult};
+pub use tool::{ErrorCode, FieldError, Next, ToolError, ToolResult};
 
 /// The URI of the protocol's single resource (§4.1).
 pub const WINDOWS_URI: &str = "app://windows";

@@ -9,7 +9,7 @@ use super::Block;
 ///
 /// ```
 /// let app = purview::App::builder().build();
-/// let snapshot: purview::model::Snapshot = app.snapshot();
+/// let snapshot: purview::model::Snapshot = app.snapshot().unwrap();
 /// assert!(snapshot.operable_window_ids.is_empty());
 /// assert!(snapshot.windows.is_empty());
 /// ```

@@ -1,4 +1,4 @@
-use std::fmt;
+use std::{collections::BTreeMap, fmt};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -19,6 +19,35 @@ pub struct ToolResult {
     /// The action's own structured result, shaped by its outputSchema.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<Value>,
+    /// Purview extension: when the call changed what can be operated (it
+    /// opened or closed a window, or changed which actions are available),
+    /// what can be operated now. Hosts that never refresh their tool list or
+    /// read resources show the model nothing else.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next: Option<Next>,
+}
+
+/// What an agent can operate now: every operable window's available action
+/// names (and `"app"` for app-level actions), as a Purview extension of the
+/// protocol's result and error objects.
+///
+/// ```
+/// # use purview::model::Next;
+/// let next: Next = serde_json::from_value(serde_json::json!({
+///     "operableWindowIds": ["w3"],
+///     "actions": {"w3": ["confirm", "cancel"]}
+/// })).unwrap();
+/// assert_eq!(next.actions["w3"], ["confirm", "cancel"]);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Next {
+    /// `operableWindowIds` as it is after the call.
+    pub operable_window_ids: Vec<String>,
+    /// For each operable window id (and `"app"`), the names of its available
+    /// actions: call them as `{windowId}__{action}`, or through `app__act`.
+    pub actions: BTreeMap<String, Vec<String>>,
 }
 
 /// The `code` of a [`ToolError`] (§7.4).
@@ -111,6 +140,11 @@ pub struct ToolError {
     /// blocked window's place (the top of its modal chain or the app modal).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blocked_by: Option<String>,
+    /// Purview extension, with [`ErrorCode::BlockedByModal`],
+    /// [`ErrorCode::WindowNotFound`] and [`ErrorCode::ActionNotAvailable`]:
+    /// what can be operated instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next: Option<Box<Next>>,
 }
 
 impl ToolError {
@@ -128,6 +162,7 @@ impl ToolError {
             current_version: None,
             fields: None,
             blocked_by: None,
+            next: None,
         }
     }
 
@@ -170,11 +205,5 @@ impl From<String> for ToolError {
 impl From<&str> for ToolError {
     fn from(message: &str) -> Self {
         Self::new(ErrorCode::ActionFailed, message)
-    }
-}
-
-impl From<crate::Error> for ToolError {
-    fn from(error: crate::Error) -> Self {
-        Self::new(ErrorCode::ActionFailed, format!("{error}; nothing was changed"))
     }
 }

@@ -152,8 +152,6 @@ impl App {
             .enforce_origin_validation()
             .with_cancellation_token(cancel.child_token());
         let app = self.clone();
-        // Start the broadcaster now, inside the runtime.
-        drop(app.mcp_server());
         let service = StreamableHttpService::new(
             move || Ok(app.mcp_server()),
             Arc::new(LocalSessionManager::default()),

@@ -1,18 +1,45 @@
-//! The guidance sent in `initialize` (§3, §8.1), in Purview's own words.
+//! The guidance sent in `initialize` (§3, §8.1), in Purview's own words, for
+//! each tool surface. Claude Code keeps only the first 2 KB, so each text
+//! opens with the sentence that matters most and stays well under that,
+//! leaving room for the app's own notes.
 
-/// The protocol guidance every Purview server gives agents. App notes given to
-/// [`AppBuilder::instructions`](crate::AppBuilder::instructions) follow it.
-pub const PROTOCOL_INSTRUCTIONS: &str = "\
-This server is a desktop application with several windows, shared with a person who may be using it right now. You read what its windows show and act in them on the user's behalf.
+use crate::ToolSurface;
 
-Reading: everything lives in one resource, app://windows; a single read returns the whole picture. Its operableWindowIds lists the windows you may act in at this moment — it is the only authority on that, so act only in those. Each entry of windows[] has a title, modal and ownerId (which dialog belongs to which window), a version, a one-sentence summary and blocks (text, fields, tables, lists, notices, media). Start with a window's summary, then look at its blocks for detail. Masked values (sensitive: true) cannot be read.
+const LEAD: &str = "This is a desktop application with several windows, shared with a person who may be using it right now. Act only in the windows listed in operableWindowIds, and pass expectedVersion (the window's version as you last read it) with every call that changes something.";
 
-Acting: every tool acts on one window and is named {windowId}__{action}; app-wide ones are named app__{action}. tools/list offers only what can be called now, on windows that are operable now — if a tool is listed, you may call it. Where a window offers a focus action, call it before working there so the person can see where you are.
+const READING: &str = "Reading: the one resource app://windows holds everything: operableWindowIds (the only authority on where you may act; a dialog blocks the window it belongs to) and windows[], each with title, modal, ownerId, version, a one-sentence summary and blocks (text, fields, tables, lists, notices, media). Read the summary first. Sensitive values are masked.";
 
-Keeping up: when you are told app://windows was updated or the tool list changed, read app://windows again before your next decision.
+const WINDOW_TOOLS: &str = "Acting: tools are named {windowId}__{action} (app__{action} for the whole application); tools/list offers only what can be called now. Where a window has a focus action, call it before working there so the person sees where you are.";
 
-Working beside a person: you are not the only one operating this application. Pass expectedVersion — the version of the window as you last read it — with each call that changes something. If the answer is stale_state, the window changed under you: read it again and decide afresh. The person's edits win.
+const DISPATCHER: &str = "Without resources, call app__read_windows: the same snapshot plus each operable window's actions. app__act calls any of them by window id and action name; use it when a window's tool is missing from your list (a dialog that opened after your list was fetched).";
 
-Errors: a failed call comes back with isError and a structured error holding a code (stale_state, validation_failed, blocked_by_modal, window_not_found, action_not_available, action_timeout, action_failed) and a message saying what to do next. validation_failed lists each wrong argument under fields; correct those and call again.
+const DISPATCHER_ONLY: &str = "Acting: app__read_windows returns the app://windows snapshot plus, under actions, what each operable window lets you do; app__act calls one of those actions by window id (\"app\" for the whole application) and action name. Where a window has a focus action, call it before working there so the person sees where you are.";
 
-Big data: a window's blocks hold an overview (for example the first rows of a large table and the total count). To get the full data, call that window's tool for it; the data comes back in the tool's result.";
+const SYNC: &str = "Keeping up: after a change notification or a failed call, read app://windows again before deciding. The person's edits win: on stale_state, read again and decide afresh.";
+
+const SYNC_DISPATCHER: &str = "Keeping up: after a change you did not make or a failed call, call app__read_windows again before deciding. The person's edits win: on stale_state, read again and decide afresh.";
+
+const ERRORS: &str = "Errors carry isError and a code (stale_state, validation_failed, blocked_by_modal, window_not_found, action_not_available, action_timeout, action_failed) and say what to do next; validation_failed lists each wrong argument under fields. Results and errors carry next: what is operable now.";
+
+const BIG_DATA: &str = "Big data: blocks show an overview (a table's first rows and its total); the window's own action fetches the rest into its result.";
+
+/// The protocol guidance every Purview server gives agents on `surface`. App
+/// notes given to [`AppBuilder::instructions`](crate::AppBuilder::instructions)
+/// follow it.
+///
+/// ```
+/// use purview::{ToolSurface, instructions};
+/// for surface in [ToolSurface::Windows, ToolSurface::Both, ToolSurface::Dispatcher] {
+///     assert!(instructions(surface).len() < 1800);
+///     assert!(instructions(surface).contains("expectedVersion"));
+/// }
+/// assert!(instructions(ToolSurface::Both).contains("app__act"));
+/// ```
+pub fn instructions(surface: ToolSurface) -> String {
+    let parts: &[&str] = match surface {
+        ToolSurface::Windows => &[LEAD, READING, WINDOW_TOOLS, SYNC, ERRORS, BIG_DATA],
+        ToolSurface::Both => &[LEAD, READING, WINDOW_TOOLS, DISPATCHER, SYNC, ERRORS, BIG_DATA],
+        ToolSurface::Dispatcher => &[LEAD, DISPATCHER_ONLY, SYNC_DISPATCHER, ERRORS, BIG_DATA],
+    };
+    parts.join("\n\n")
+}

@@ -1,15 +1,19 @@
 //! The MCP face of an [`App`]: a thin rmcp `ServerHandler` over the
-//! transport-free protocol logic in [`crate::app`], plus stdio and streamable
-//! HTTP transports.
+//! transport-free application in [`crate::app`], plus stdio and streamable
+//! HTTP transports. Everything protocol-specific is decided in `app/`; this
+//! module translates.
 
 mod http;
 mod instructions;
-pub(crate) mod sessions;
+mod sessions;
 
-use std::sync::Arc;
+use std::sync::{
+    Arc, Mutex,
+    atomic::{AtomicBool, Ordering},
+};
 
 use rmcp::{
-    ErrorData as McpError, RoleServer, ServerHandler, ServiceExt,
+    ErrorData as McpError, Peer, RoleServer, ServerHandler, ServiceExt,
     model::{
         CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
         ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
@@ -21,20 +25,27 @@ use rmcp::{
 };
 
 pub use http::{HttpOptions, HttpServer};
-pub use instructions::PROTOCOL_INSTRUCTIONS;
+pub use instructions::instructions;
 
-use crate::{App, Error, model::WINDOWS_URI};
+use self::sessions::{LegacySession, ListenStream};
+use crate::{
+    App, Error, ToolSurface,
+    app::{Caller, broadcast::Subscription, lock_unpoisoned},
+    model::{ToolDefinition, WINDOWS_URI},
+    validate::echo,
+};
 
-/// Frees a session's slot when its connection (and so its handler) goes away.
-struct SessionSlot {
-    id: u64,
-    app: App,
-}
+/// How long a client may cache tools/list when it can change at any moment
+/// (a modal opening): not at all. The dispatcher surface's list never
+/// changes while the app runs.
+const WINDOW_TOOLS_TTL_MS: u64 = 0;
+const DISPATCHER_TTL_MS: u64 = 60 * 60 * 1000;
 
-impl Drop for SessionSlot {
-    fn drop(&mut self) {
-        self.app.inner.sessions.remove_legacy(self.id);
-    }
+/// One connection's notification state.
+#[derive(Default)]
+struct Session {
+    subscribed: Arc<AtomicBool>,
+    legacy: Mutex<Option<Subscription>>,
 }
 
 /// One connection's MCP server. Make one per connection with
@@ -42,7 +53,7 @@ impl Drop for SessionSlot {
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-/// use rmcp::ServiceExt;
+/// use purview::rmcp::ServiceExt;
 /// let app = purview::App::builder().build();
 /// let (server_side, _client_side) = tokio::io::duplex(64 * 1024);
 /// let running = app.mcp_server().serve(server_side).await?;
@@ -52,27 +63,42 @@ impl Drop for SessionSlot {
 #[derive(Clone)]
 pub struct McpServer {
     app: App,
-    slot: Arc<SessionSlot>,
+    session: Arc<Session>,
 }
 
 impl std::fmt::Debug for McpServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("McpServer").field("session", &self.slot.id).finish()
+        f.debug_struct("McpServer").field("app", &self.app.name()).finish_non_exhaustive()
+    }
+}
+
+impl McpServer {
+    /// Registers this session for notifications once (legacy sessions: every
+    /// session hears tools/list_changed; resources/updated after subscribe).
+    fn register(&self, peer: Peer<RoleServer>) {
+        let mut legacy = lock_unpoisoned(&self.session.legacy);
+        if legacy.is_none() {
+            let subscription = self
+                .app
+                .subscribe(LegacySession { peer, subscribed: self.session.subscribed.clone() });
+            tracing::info!(session = subscription.id(), "session initialized");
+            *legacy = Some(subscription);
+        }
     }
 }
 
 impl App {
     /// A new MCP server handler for one connection (any rmcp transport).
-    /// Must be called inside a tokio runtime: it starts the app's
-    /// notification broadcaster on first use.
     pub fn mcp_server(&self) -> McpServer {
-        sessions::ensure_broadcaster(&self.inner);
-        let id = self.inner.sessions.new_id();
-        McpServer { app: self.clone(), slot: Arc::new(SessionSlot { id, app: self.clone() }) }
+        McpServer { app: self.clone(), session: Arc::default() }
     }
 
     /// Serves MCP on stdin/stdout until the client disconnects. Nothing else
     /// may write to stdout meanwhile; log through `tracing` to stderr.
+    ///
+    /// # Panics
+    ///
+    /// Outside a tokio runtime.
     pub async fn serve_stdio(&self) -> Result<(), Error> {
         let running = self
             .mcp_server()
@@ -83,79 +109,38 @@ impl App {
         Ok(())
     }
 
-    /// The number of sessions that currently receive notifications.
-    pub fn session_count(&self) -> usize {
-        self.inner.sessions.count()
-    }
-
-    /// The tool definitions tools/list returns now.
-    pub fn tools(&self) -> Vec<Tool> {
-        let Ok(state) = self.inner.lock() else {
-            return Vec::new();
-        };
-        let app_name = &self.inner.config.name;
-        state
-            .tools
-            .iter()
-            .filter_map(|t| {
-                let (window, actor) = match t.window {
-                    Some(seq) => {
-                        let entry = state.windows.get(&seq)?;
-                        (Some(entry), &entry.actor)
-                    }
-                    None => (None, state.app.as_ref()?),
-                };
-                let action = actor.spec.actions.get(t.action)?;
-                let what =
-                    sentence(action.spec.description.as_deref().unwrap_or(&action.tool_title));
-                let (title, description) = match window {
-                    Some(w) => (
-                        format!("{} · {} (window {})", action.tool_title, w.title, w.id),
-                        format!("{what} Acts on the \"{}\" window ({}).", w.title, w.id),
-                    ),
-                    None => (
-                        format!("{} · {app_name}", action.tool_title),
-                        format!("{what} An app-level action of {app_name}."),
-                    ),
-                };
-                let hints = action.spec.hints;
-                let mut annotations = ToolAnnotations::new();
-                annotations.read_only_hint = hints.read_only;
-                annotations.destructive_hint = hints.destructive;
-                annotations.idempotent_hint = hints.idempotent;
-                annotations.open_world_hint = hints.open_world;
-                Some(
-                    Tool::new(t.name.clone(), description, action.input_schema.clone())
-                        .with_title(title)
-                        .with_raw_output_schema(action.output_schema.clone())
-                        .with_annotations(annotations),
-                )
-            })
-            .collect()
-    }
-
     fn server_config(&self) -> ServerConfig {
-        let config = &self.inner.config;
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_tool_list_changed()
             .enable_resources()
             .enable_resources_subscribe()
             .build();
-        let instructions = match &config.instructions {
-            Some(notes) => format!("{PROTOCOL_INSTRUCTIONS}\n\nAbout this application: {notes}"),
-            None => PROTOCOL_INSTRUCTIONS.to_owned(),
+        let guidance = instructions(self.tool_surface());
+        let instructions = match self.notes() {
+            Some(notes) => format!("{guidance}\n\nAbout this application: {notes}"),
+            None => guidance,
         };
         ServerConfig::new(capabilities)
-            .with_server_info(Implementation::new(config.name.clone(), config.version.clone()))
+            .with_server_info(Implementation::new(
+                self.name().to_owned(),
+                self.version().to_owned(),
+            ))
             .with_instructions(instructions)
     }
 }
 
-/// Ends a description with a full stop, so a note can follow it.
-fn sentence(text: &str) -> String {
-    let text = text.trim_end();
-    if text.ends_with(['.', '!', '?']) { text.to_owned() } else { format!("{text}.") }
+fn rmcp_tool(tool: ToolDefinition) -> Tool {
+    let hints = tool.annotations;
+    let mut annotations = ToolAnnotations::new();
+    annotations.read_only_hint = hints.read_only;
+    annotations.destructive_hint = hints.destructive;
+    annotations.idempotent_hint = hints.idempotent;
+    annotations.open_world_hint = hints.open_world;
+    Tool::new(tool.name, tool.description, tool.input_schema)
+        .with_title(tool.title)
+        .with_raw_output_schema(tool.output_schema)
+        .with_annotations(annotations)
 }
 
 fn windows_resource() -> Resource {
@@ -167,9 +152,16 @@ fn windows_resource() -> Resource {
 
 fn unknown_resource(uri: &str) -> McpError {
     McpError::resource_not_found(
-        format!("There is no resource `{uri}`; this server has exactly one: {WINDOWS_URI}."),
+        format!(
+            "There is no resource `{}`; this server has exactly one: {WINDOWS_URI}.",
+            echo(uri)
+        ),
         None,
     )
+}
+
+fn internal(error: Error) -> McpError {
+    McpError::internal_error(error.to_string(), None)
 }
 
 #[allow(deprecated)] // resources/subscribe is legacy-only, and legacy sessions need it.
@@ -179,8 +171,7 @@ impl ServerHandler for McpServer {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        self.app.inner.sessions.register_legacy(self.slot.id, context.peer);
-        tracing::info!(session = self.slot.id, "session initialized");
+        self.register(context.peer);
     }
 
     async fn list_resources(
@@ -199,7 +190,7 @@ impl ServerHandler for McpServer {
         if request.uri != WINDOWS_URI {
             return Err(unknown_resource(&request.uri));
         }
-        let json = self.app.snapshot_json();
+        let json = self.app.snapshot_json().map_err(internal)?;
         Ok(ReadResourceResult::new(vec![
             ResourceContents::text(json.to_string(), WINDOWS_URI)
                 .with_mime_type("application/json"),
@@ -215,19 +206,20 @@ impl ServerHandler for McpServer {
         if request.uri != WINDOWS_URI {
             return Err(unknown_resource(&request.uri));
         }
-        self.app.inner.sessions.set_subscribed(self.slot.id, context.peer, true);
+        self.session.subscribed.store(true, Ordering::Release);
+        self.register(context.peer);
         Ok(())
     }
 
     async fn unsubscribe(
         &self,
         request: UnsubscribeRequestParams,
-        context: RequestContext<RoleServer>,
+        _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         if request.uri != WINDOWS_URI {
             return Err(unknown_resource(&request.uri));
         }
-        self.app.inner.sessions.set_subscribed(self.slot.id, context.peer, false);
+        self.session.subscribed.store(false, Ordering::Release);
         Ok(())
     }
 
@@ -239,14 +231,18 @@ impl ServerHandler for McpServer {
         if let Some(uris) = &mut accepted.resource_subscriptions {
             uris.retain(|uri| uri == WINDOWS_URI);
         }
+        if self.app.tool_surface() == ToolSurface::Dispatcher {
+            // The list never changes on this surface.
+            accepted.tools_list_changed = None;
+        }
         Some(accepted)
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
-        let id = self.app.inner.sessions.add_listener(context.sink().clone());
-        tracing::info!(listener = id, "subscription opened");
+        let subscription = self.app.subscribe(ListenStream { sink: context.sink().clone() });
+        tracing::info!(listener = subscription.id(), "subscription opened");
         context.cancelled().await;
-        self.app.inner.sessions.remove_listener(id);
+        drop(subscription);
         Ok(())
     }
 
@@ -255,7 +251,13 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.app.tools()))
+        let tools = self.app.tools().map_err(internal)?;
+        let ttl = match self.app.tool_surface() {
+            ToolSurface::Dispatcher => DISPATCHER_TTL_MS,
+            _ => WINDOW_TOOLS_TTL_MS,
+        };
+        Ok(ListToolsResult::with_all_items(tools.into_iter().map(rmcp_tool).collect())
+            .with_ttl_ms(ttl))
     }
 
     async fn call_tool(
@@ -264,14 +266,19 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         // A client that cancels the request gets nothing applied.
-        let result =
-            match self.app.call_cancellable(&request.name, request.arguments, context.ct).await {
-                Ok(ok) => CallToolResult::structured(serde_json::to_value(ok).unwrap_or_default()),
-                Err(err) => {
-                    tracing::info!(tool = %request.name, code = %err.code, "call rejected");
-                    CallToolResult::structured_error(serde_json::to_value(err).unwrap_or_default())
-                }
-            };
+        let outcome = self
+            .app
+            .call_tool_as(&request.name, request.arguments, Caller::Agent, context.ct)
+            .await;
+        let result = match outcome {
+            Ok(structured) => CallToolResult::structured(structured),
+            Err(err) => {
+                // Debug-quoting keeps a newline or escape in a client's tool
+                // name from forging log lines.
+                tracing::info!(tool = ?echo(&request.name), code = %err.code, "call rejected");
+                CallToolResult::structured_error(serde_json::to_value(err).unwrap_or_default())
+            }
+        };
         Ok(result.into())
     }
 }

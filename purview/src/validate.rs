@@ -1,6 +1,7 @@
-//! A conservative check of call arguments against an action's input schema,
-//! so `validation_failed` names every bad argument at once (§7.3) instead of
-//! only the first one serde trips over.
+//! Checking a call's arguments before the handler runs (and before the
+//! operation lock is taken): unknown names, and a conservative check against
+//! the action's input schema, so `validation_failed` names every bad
+//! argument at once (§7.3) instead of only the first one serde trips over.
 //!
 //! It understands the keywords schemars emits for argument types — `type`,
 //! `required`, `properties`, `enum`, `const`, `minimum`, `maximum`,
@@ -11,6 +12,55 @@
 use serde_json::{Map, Value};
 
 use crate::model::FieldError;
+
+/// How many unknown argument names one error report repeats; the rest are
+/// counted, so a request with thousands of made-up names cannot make the
+/// answer thousands of times larger.
+const UNKNOWN_NAMES_SHOWN: usize = 5;
+
+/// The longest argument or tool name an error message repeats.
+pub(crate) const ECHO_LIMIT: usize = 64;
+
+/// `text` cut to [`ECHO_LIMIT`] characters, marked when cut.
+pub(crate) fn echo(text: &str) -> String {
+    match text.char_indices().nth(ECHO_LIMIT) {
+        None => text.to_owned(),
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+    }
+}
+
+/// The field error for an argument the action does not take.
+pub(crate) fn unknown_argument(name: &str, params: &[String]) -> FieldError {
+    let expected = if params.is_empty() {
+        "this action takes no arguments".to_owned()
+    } else {
+        format!("this action takes: {}", params.join(", "))
+    };
+    FieldError::new(echo(name), format!("unknown argument; {expected}"))
+}
+
+/// Every problem with a call's arguments: unknown names (a few named, the
+/// rest counted), then each argument that breaks the schema.
+pub(crate) fn check(
+    schema: &Map<String, Value>,
+    params: &[String],
+    args: &Map<String, Value>,
+) -> Vec<FieldError> {
+    let unknown: Vec<&String> = args.keys().filter(|k| !params.contains(k)).collect();
+    let mut errors: Vec<FieldError> = unknown
+        .iter()
+        .take(UNKNOWN_NAMES_SHOWN)
+        .map(|name| unknown_argument(name, params))
+        .collect();
+    if unknown.len() > UNKNOWN_NAMES_SHOWN {
+        errors.push(FieldError::new(
+            "arguments",
+            format!("{} more unknown arguments", unknown.len() - UNKNOWN_NAMES_SHOWN),
+        ));
+    }
+    errors.extend(check_arguments(schema, args));
+    errors
+}
 
 /// Checks every top-level argument against its property schema, and that
 /// required ones are present. Returns one error per bad argument.

@@ -1,16 +1,13 @@
 //! What field types can become blocks: the traits `#[window]` projections
-//! rely on, so an unsuitable field type is a compile error that says which
-//! block it cannot be.
+//! call, so an unsuitable field type is a compile error that says which
+//! block it cannot be. Implement them for your own types to project them.
 
-use std::{collections::VecDeque, fmt::Display};
+use std::collections::VecDeque;
 
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::{
-    Secret, View,
-    model::{Block, FieldItem, Severity},
-};
+use crate::{Secret, model::Block};
 
 fn json(value: &(impl Serialize + ?Sized)) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
@@ -92,8 +89,52 @@ tuple_cells!(A B C D E F G H);
 pub trait TableSource {
     /// The row type.
     type Row: Cells;
-    /// The rows from `offset`, at most `limit` of them, and the total count.
+
+    /// The first rows, at most `limit` of them, and the total count.
     fn rows(&self, limit: Option<usize>) -> (Vec<&Self::Row>, usize);
+
+    /// The `table` block: columns from the row type, the first `limit` rows,
+    /// marked truncated (`offset`/`total`) when there are more.
+    ///
+    /// ```
+    /// use purview::TableSource;
+    /// #[derive(purview::Row)]
+    /// struct Line { product: String }
+    /// let lines = vec![Line { product: "A".into() }, Line { product: "B".into() }];
+    /// let block = lines.table_block("items", Some(1));
+    /// assert_eq!(serde_json::to_value(&block).unwrap()["total"], 2);
+    /// ```
+    fn table_block(&self, id: &str, limit: Option<usize>) -> Block
+    where
+        Self::Row: Row,
+    {
+        self.table_block_with_columns(id, &Self::Row::columns(), limit)
+    }
+
+    /// The `table` block under explicit column titles.
+    ///
+    /// ```
+    /// use purview::TableSource;
+    /// let rows = vec![("A", 2), ("B", 1)];
+    /// let block = rows.table_block_with_columns("items", &["Product", "Quantity"], None);
+    /// assert_eq!(serde_json::to_value(&block).unwrap()["rows"], serde_json::json!([["A", 2], ["B", 1]]));
+    /// ```
+    fn table_block_with_columns<C: AsRef<str>>(
+        &self,
+        id: &str,
+        columns: &[C],
+        limit: Option<usize>,
+    ) -> Block {
+        let (rows, total) = self.rows(limit);
+        let shown = rows.len();
+        let rows = rows.into_iter().map(Cells::cells).collect();
+        let block = Block::table(id, columns.iter().map(|c| c.as_ref().to_owned()), rows);
+        truncate(block, shown, total)
+    }
+}
+
+fn truncate(block: Block, shown: usize, total: usize) -> Block {
+    if shown < total { block.truncated(0, total as u64) } else { block }
 }
 
 /// A collection shown as a `list` block.
@@ -105,6 +146,20 @@ pub trait TableSource {
 pub trait ListSource {
     /// The items (at most `limit`) as JSON, and the total count.
     fn items(&self, limit: Option<usize>) -> (Vec<Value>, usize);
+
+    /// The `list` block of the first `limit` items, marked truncated when
+    /// there are more.
+    ///
+    /// ```
+    /// use purview::ListSource;
+    /// let block = vec!["a", "b", "c"].list_block("tags", false, Some(2));
+    /// assert_eq!(serde_json::to_value(&block).unwrap()["total"], 3);
+    /// ```
+    fn list_block(&self, id: &str, ordered: bool, limit: Option<usize>) -> Block {
+        let (items, total) = self.items(limit);
+        let shown = items.len();
+        truncate(Block::list(id, items, ordered), shown, total)
+    }
 }
 
 macro_rules! sequences {
@@ -224,6 +279,16 @@ impl Media {
         self.alt = Some(alt.into());
         self
     }
+
+    /// The `media` block showing it.
+    ///
+    /// ```
+    /// let block = purview::Media::new("image/png", "file:///c.png").block("chart");
+    /// assert_eq!(serde_json::to_value(&block).unwrap()["type"], "media");
+    /// ```
+    pub fn block(&self, id: &str) -> Block {
+        Block::media(id, &self.mime_type, &self.url, self.alt.clone())
+    }
 }
 
 /// A value shown as a `media` block.
@@ -246,89 +311,5 @@ impl MediaSource for Media {
 impl MediaSource for Option<Media> {
     fn media(&self) -> Option<&Media> {
         self.as_ref()
-    }
-}
-
-/// Projection helpers called by `#[window]`-generated code.
-#[doc(hidden)]
-pub mod helpers {
-    use super::*;
-
-    pub fn text<T: Display + ?Sized>(view: &mut View, id: &str, value: &T) {
-        view.text(id, value.to_string());
-    }
-
-    pub fn field<T: Serialize + ?Sized>(label: &str, value: &T) -> FieldItem {
-        FieldItem::new(label, json(value))
-    }
-
-    pub fn sensitive<T: Sensitive + ?Sized>(label: &str, value: &T) -> FieldItem {
-        FieldItem::sensitive(label, value.is_filled())
-    }
-
-    fn truncate(block: Block, shown: usize, total: usize) -> Block {
-        if shown < total { block.truncated(0, total as u64) } else { block }
-    }
-
-    pub fn table<T: TableSource + ?Sized>(
-        view: &mut View,
-        id: &str,
-        source: &T,
-        limit: Option<usize>,
-    ) where
-        T::Row: Row,
-    {
-        table_with_columns(view, id, &T::Row::columns(), source, limit);
-    }
-
-    pub fn table_with_columns<T: TableSource + ?Sized, C: AsRef<str>>(
-        view: &mut View,
-        id: &str,
-        columns: &[C],
-        source: &T,
-        limit: Option<usize>,
-    ) {
-        let (rows, total) = source.rows(limit);
-        let shown = rows.len();
-        let rows = rows.into_iter().map(Cells::cells).collect();
-        let block = Block::table(id, columns.iter().map(|c| c.as_ref().to_owned()), rows);
-        view.push(truncate(block, shown, total));
-    }
-
-    pub fn list<T: ListSource + ?Sized>(
-        view: &mut View,
-        id: &str,
-        source: &T,
-        ordered: bool,
-        limit: Option<usize>,
-    ) {
-        let (items, total) = source.items(limit);
-        let shown = items.len();
-        view.push(truncate(Block::list(id, items, ordered), shown, total));
-    }
-
-    pub fn notice<T: NoticeText + ?Sized>(
-        view: &mut View,
-        id: &str,
-        severity: Severity,
-        value: &T,
-    ) {
-        if let Some(text) = value.notice_text() {
-            view.notice(id, severity, text);
-        }
-    }
-
-    pub fn media<T: MediaSource + ?Sized>(view: &mut View, id: &str, value: &T) {
-        if let Some(m) = value.media() {
-            view.push(Block::media(id, &m.mime_type, &m.url, m.alt.clone()));
-        }
-    }
-
-    pub fn custom<T: Serialize + ?Sized>(view: &mut View, id: &str, value: &T) {
-        view.push(Block::custom(id, json(value)));
-    }
-
-    pub fn to_cell<T: Serialize + ?Sized>(value: &T) -> Value {
-        json(value)
     }
 }

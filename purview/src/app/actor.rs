@@ -1,0 +1,309 @@
+//! What the registry stores per window (and for the app-level actions): the
+//! view-model behind an object-safe face, and its type's compiled actions.
+
+use std::{
+    any::Any,
+    collections::{HashMap, HashSet},
+    panic::{AssertUnwindSafe, catch_unwind},
+    sync::Arc,
+};
+
+use serde_json::{Value, json};
+
+use crate::{
+    ActionSpec, Actions, Args, View, Window,
+    action::JsonObject,
+    naming,
+    schema::{describes_object, output_schema, self_contained},
+    window::{ActionResult, BoxFuture},
+};
+
+use super::Context;
+
+/// The object-safe face of a window or an app action set, as the registry
+/// stores it.
+pub(crate) trait DynActions: Send + Sync {
+    fn clone_box(&self) -> Box<dyn DynActions>;
+    fn title(&self) -> String;
+    fn project(&self, view: &mut View);
+    fn is_available(&self, action: &str) -> bool;
+    fn call<'a>(
+        &'a mut self,
+        action: &'a str,
+        args: Args,
+        cx: &'a mut Context,
+    ) -> BoxFuture<'a, ActionResult>;
+    fn as_any(&self) -> &dyn Any;
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+/// A [`Window`] as the registry stores it.
+pub(crate) struct AsWindow<W>(pub W);
+/// An app-level [`Actions`] set as the registry stores it: no title, no blocks.
+pub(crate) struct AsAppActions<A>(pub A);
+
+macro_rules! forward_actions {
+    ($wrapper:ident) => {
+        fn clone_box(&self) -> Box<dyn DynActions> {
+            Box::new($wrapper(self.0.clone()))
+        }
+        fn is_available(&self, action: &str) -> bool {
+            self.0.is_available(action)
+        }
+        fn call<'a>(
+            &'a mut self,
+            action: &'a str,
+            args: Args,
+            cx: &'a mut Context,
+        ) -> BoxFuture<'a, ActionResult> {
+            self.0.call(action, args, cx)
+        }
+        fn as_any(&self) -> &dyn Any {
+            &self.0
+        }
+        fn as_any_mut(&mut self) -> &mut dyn Any {
+            &mut self.0
+        }
+    };
+}
+
+impl<W: Window> DynActions for AsWindow<W> {
+    forward_actions!(AsWindow);
+    fn title(&self) -> String {
+        self.0.title()
+    }
+    fn project(&self, view: &mut View) {
+        self.0.project(view)
+    }
+}
+
+impl<A: Actions> DynActions for AsAppActions<A> {
+    forward_actions!(AsAppActions);
+    fn title(&self) -> String {
+        String::from("Application")
+    }
+    fn project(&self, _view: &mut View) {}
+}
+
+/// Whether a type's actions belong to windows or to the app itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Level {
+    /// Window actions take `expectedVersion`.
+    Window,
+    /// App-level actions have no version, and may not take the names of
+    /// Purview's own tools.
+    App,
+}
+
+/// How an action's `result` travels, decided once from its declared schema
+/// so that values always match the outputSchema: §5.4 makes `result` an
+/// object, so anything else is carried as `{"value": ..}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ResultShape {
+    /// The declared schema describes objects: sent as is.
+    Object,
+    /// The declared schema describes something else: always wrapped.
+    Wrapped,
+    /// No schema declared: wrapped when the value is not an object.
+    Undeclared,
+}
+
+impl ResultShape {
+    fn of(schema: Option<&JsonObject>) -> Self {
+        match schema {
+            None => Self::Undeclared,
+            Some(s) if describes_object(s) => Self::Object,
+            Some(_) => Self::Wrapped,
+        }
+    }
+
+    pub(crate) fn wrap(self, value: Value) -> Value {
+        match (self, value) {
+            (Self::Object, value) | (Self::Undeclared, value @ Value::Object(_)) => value,
+            (_, value) => json!({ "value": value }),
+        }
+    }
+}
+
+/// A compiled action: the spec plus the exact schemas tools/list advertises.
+#[derive(Debug)]
+pub(crate) struct CompiledAction {
+    pub spec: ActionSpec,
+    pub tool_title: String,
+    /// The inputSchema as advertised: self-contained, with `expectedVersion`
+    /// for window actions.
+    pub input_schema: Arc<JsonObject>,
+    pub output_schema: Arc<JsonObject>,
+    /// The argument names the action takes (not `expectedVersion`).
+    pub params: Arc<[String]>,
+    pub result_shape: ResultShape,
+}
+
+impl CompiledAction {
+    pub(crate) fn compile(spec: ActionSpec, level: Level) -> Result<Self, String> {
+        match level {
+            Level::Window => naming::check_action_name(&spec.name)?,
+            Level::App => naming::check_app_action_name(&spec.name)?,
+        }
+        let mut input = self_contained(&spec.input_schema);
+        if input.get("type").is_some_and(|t| t != "object") {
+            return Err(format!(
+                "action `{}`: the input schema must describe an object (its properties are the arguments)",
+                spec.name
+            ));
+        }
+        input.insert("type".into(), "object".into());
+        let properties =
+            input.entry("properties").or_insert_with(|| Value::Object(JsonObject::new()));
+        let Value::Object(properties) = properties else {
+            return Err(format!("action `{}`: `properties` must be an object", spec.name));
+        };
+        if properties.contains_key("expectedVersion") {
+            return Err(format!(
+                "action `{}`: `expectedVersion` is reserved for optimistic concurrency (§5.5)",
+                spec.name
+            ));
+        }
+        let params: Arc<[String]> = properties.keys().cloned().collect();
+        if level == Level::Window {
+            properties.insert(
+                "expectedVersion".into(),
+                json!({
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "The version of this window you last read. If the window changed since, the call is rejected with stale_state and nothing happens."
+                }),
+            );
+        }
+        let output = output_schema(spec.result_schema.as_ref());
+        let result_shape = ResultShape::of(spec.result_schema.as_ref());
+        let tool_title = spec
+            .title
+            .as_deref()
+            .map(str::to_owned)
+            .unwrap_or_else(|| naming::humanize(&spec.name));
+        Ok(Self {
+            spec,
+            tool_title,
+            input_schema: Arc::new(input),
+            output_schema: Arc::new(output),
+            params,
+            result_shape,
+        })
+    }
+}
+
+/// The compiled actions of one Rust type, built once and shared.
+#[derive(Debug)]
+pub(crate) struct TypeSpec {
+    pub actions: Vec<CompiledAction>,
+    index: HashMap<String, usize>,
+}
+
+impl TypeSpec {
+    pub fn compile(
+        type_name: &'static str,
+        specs: Vec<ActionSpec>,
+        level: Level,
+    ) -> Result<Self, String> {
+        let mut actions = Vec::with_capacity(specs.len());
+        let mut index = HashMap::new();
+        let mut errors = Vec::new();
+        for spec in specs {
+            let name = spec.name.to_string();
+            match CompiledAction::compile(spec, level) {
+                Ok(action) => {
+                    if index.insert(name.clone(), actions.len()).is_some() {
+                        errors.push(format!("action `{name}` is defined twice"));
+                    }
+                    actions.push(action);
+                }
+                Err(e) => errors.push(e),
+            }
+        }
+        if errors.is_empty() {
+            Ok(Self { actions, index })
+        } else {
+            Err(format!("`{type_name}` has an invalid action list: {}", errors.join("; ")))
+        }
+    }
+
+    pub fn action(&self, name: &str) -> Option<(usize, &CompiledAction)> {
+        self.index.get(name).map(|&i| (i, &self.actions[i]))
+    }
+
+    /// The longest action name, for the tool-name budget.
+    pub fn longest_name(&self) -> usize {
+        self.actions.iter().map(|a| a.spec.name.len()).max().unwrap_or(0)
+    }
+}
+
+/// A view-model plus what the runtime tracks about its actions.
+pub(crate) struct Actor {
+    pub vm: Box<dyn DynActions>,
+    pub spec: Arc<TypeSpec>,
+    /// Bumped on every change to `vm`, visible or not: an agent call whose
+    /// working copy started from an older revision must not overwrite it.
+    pub revision: u64,
+    /// Actions hidden with `set_available(false)`.
+    pub hidden: HashSet<String>,
+    /// Per action: hook says available and not hidden.
+    pub available: Vec<bool>,
+}
+
+impl Actor {
+    pub fn new(vm: Box<dyn DynActions>, spec: Arc<TypeSpec>) -> Self {
+        let mut actor =
+            Self { vm, spec, revision: 0, hidden: HashSet::new(), available: Vec::new() };
+        actor.refresh_availability();
+        actor
+    }
+
+    /// Recomputes availability; returns whether it changed. A panicking hook
+    /// counts as "unavailable".
+    pub fn refresh_availability(&mut self) -> bool {
+        let vm = &self.vm;
+        let next: Vec<bool> = self
+            .spec
+            .actions
+            .iter()
+            .map(|a| {
+                let name = a.spec.name.as_ref();
+                !self.hidden.contains(name)
+                    && catch_unwind(AssertUnwindSafe(|| vm.is_available(name))).unwrap_or(false)
+            })
+            .collect();
+        let changed = next != self.available;
+        self.available = next;
+        changed
+    }
+
+    /// Shows or hides one action; `false` if the type has no such action.
+    pub fn set_hidden(&mut self, action: &str, hidden: bool) -> bool {
+        if self.spec.action(action).is_none() {
+            return false;
+        }
+        if hidden {
+            self.hidden.insert(action.to_owned());
+        } else {
+            self.hidden.remove(action);
+        }
+        true
+    }
+
+    /// The names of the actions available now.
+    pub fn available_names(&self) -> impl Iterator<Item = &str> {
+        self.spec
+            .actions
+            .iter()
+            .zip(&self.available)
+            .filter(|(_, on)| **on)
+            .map(|(a, _)| a.spec.name.as_ref())
+    }
+
+    /// A clone of the view-model for a working copy; a panicking `Clone` is
+    /// `None`.
+    pub fn working_copy(&self) -> Option<Box<dyn DynActions>> {
+        catch_unwind(AssertUnwindSafe(|| self.vm.clone_box())).ok()
+    }
+}

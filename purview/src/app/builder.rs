@@ -1,0 +1,238 @@
+//! Configuring an application: [`AppBuilder`] and the [`ToolSurface`].
+
+use std::{fmt, str::FromStr, sync::Arc, time::Duration};
+
+use super::{
+    App, Error, Shared, Touched,
+    actor::{Actor, AsAppActions, Level},
+    registry::State,
+};
+use crate::{Actions, naming};
+
+/// Which tools an agent is offered.
+///
+/// The protocol's own surface lists `{windowId}__{action}` tools for the
+/// operable windows only, and changes (with `tools/list_changed`) whenever a
+/// modal opens or closes. Most MCP hosts never re-read their tool list
+/// mid-conversation and reject calls to names they have not listed, so an
+/// agent there cannot reach a dialog that opened after its list was fetched.
+/// Two always-listed tools fix that: `app__read_windows` (the whole
+/// `app://windows` snapshot plus each operable window's available actions,
+/// for hosts that cannot read resources) and `app__act` (calls any operable
+/// window's action by window id and action name, through exactly the same
+/// path as its own tool).
+///
+/// ```
+/// use purview::{App, ToolSurface};
+/// let app = App::builder().tool_surface(ToolSurface::Dispatcher).build();
+/// assert_eq!(app.tool_names().unwrap(), ["app__read_windows", "app__act"]);
+/// assert_eq!("both".parse::<ToolSurface>().unwrap(), ToolSurface::Both);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ToolSurface {
+    /// Exactly the protocol's surface (§5, §11): the available actions of
+    /// the operable windows, and app-level actions.
+    Windows,
+    /// The protocol's surface plus `app__read_windows` and `app__act`,
+    /// listed first and at every moment. Works in every host.
+    #[default]
+    Both,
+    /// Only `app__read_windows` and `app__act`: tools/list never changes and
+    /// `tools/list_changed` is never sent (resource notifications continue).
+    Dispatcher,
+}
+
+impl ToolSurface {
+    /// Whether the per-window tools are listed.
+    pub fn lists_window_tools(self) -> bool {
+        self != Self::Dispatcher
+    }
+
+    /// Whether `app__read_windows` and `app__act` are listed.
+    pub fn lists_dispatcher(self) -> bool {
+        self != Self::Windows
+    }
+
+    /// The name used on command lines: `windows`, `both` or `dispatcher`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Windows => "windows",
+            Self::Both => "both",
+            Self::Dispatcher => "dispatcher",
+        }
+    }
+}
+
+impl fmt::Display for ToolSurface {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Parses `windows`, `both` or `dispatcher`.
+impl FromStr for ToolSurface {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "windows" => Ok(Self::Windows),
+            "both" => Ok(Self::Both),
+            "dispatcher" => Ok(Self::Dispatcher),
+            other => Err(format!(
+                "unknown tool surface `{}`: use windows, both or dispatcher",
+                crate::validate::echo(other)
+            )),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Config {
+    pub name: String,
+    pub version: String,
+    pub instructions: Option<String>,
+    pub default_timeout: Duration,
+    pub coalesce: Duration,
+    pub surface: ToolSurface,
+}
+
+/// Installs the app-level action set into a fresh state.
+type InstallAppActions = Box<dyn FnOnce(&mut State) -> Result<(), String> + Send>;
+
+/// Configures an [`App`].
+///
+/// ```
+/// use std::time::Duration;
+/// let app = purview::App::builder()
+///     .name("order_desk")
+///     .version("1.0.0")
+///     .instructions("Orders over $10,000 need a second confirmation.")
+///     .default_timeout(Duration::from_secs(10))
+///     .build();
+/// # let _ = app;
+/// ```
+#[must_use]
+pub struct AppBuilder {
+    config: Config,
+    app_actions: Option<InstallAppActions>,
+}
+
+impl AppBuilder {
+    pub(super) fn new() -> Self {
+        Self {
+            config: Config {
+                name: "purview-app".into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+                instructions: None,
+                default_timeout: Duration::from_secs(30),
+                coalesce: Duration::from_millis(20),
+                surface: ToolSurface::default(),
+            },
+            app_actions: None,
+        }
+    }
+
+    /// The server name agents see (`serverInfo.name`). Hosts prefix tool
+    /// names with the name they give the server (`mcp__{server}__`) inside a
+    /// 64-character limit: [`AppBuilder::try_build`] rejects a name that
+    /// would push the longest tool name past it (17 characters leave room
+    /// for every per-window tool).
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.config.name = name.into();
+        self
+    }
+
+    /// The server version agents see.
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.config.version = version.into();
+        self
+    }
+
+    /// App-specific notes appended to the protocol instructions sent in
+    /// `initialize`.
+    pub fn instructions(mut self, notes: impl Into<String>) -> Self {
+        self.config.instructions = Some(notes.into());
+        self
+    }
+
+    /// How long an action may run unless its spec says otherwise (30 s).
+    pub fn default_timeout(mut self, timeout: Duration) -> Self {
+        self.config.default_timeout = timeout;
+        self
+    }
+
+    /// The shortest gap between two notifications to one session (20 ms).
+    /// Changes inside the gap are merged; the first change is sent at once.
+    pub fn coalesce(mut self, gap: Duration) -> Self {
+        self.config.coalesce = gap;
+        self
+    }
+
+    /// Which tools agents are offered ([`ToolSurface::Both`] by default).
+    pub fn tool_surface(mut self, surface: ToolSurface) -> Self {
+        self.config.surface = surface;
+        self
+    }
+
+    /// App-level actions, offered as `app__{action}` tools while no app-level
+    /// modal is open. `read_windows` and `act` are taken by Purview's own
+    /// tools.
+    pub fn app_actions<A: Actions>(mut self, actions: A) -> Self {
+        self.app_actions = Some(Box::new(move |state: &mut State| {
+            let spec = state.type_spec::<A>(A::actions, Level::App)?;
+            state.app = Some(Actor::new(Box::new(AsAppActions(actions)), spec));
+            Ok(())
+        }));
+        self
+    }
+
+    /// Builds the application, with no window open yet.
+    ///
+    /// # Panics
+    ///
+    /// If the configuration is invalid (see [`AppBuilder::try_build`]): an
+    /// app-level action list that does not follow the naming rules, or a
+    /// server name too long for hosts' tool-name limit.
+    #[track_caller]
+    pub fn build(self) -> App {
+        match self.try_build() {
+            Ok(app) => app,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// Builds the application, reporting an invalid configuration as
+    /// [`Error::InvalidDefinition`].
+    ///
+    /// ```
+    /// let long = "an-application-with-a-very-long-name";
+    /// let err = purview::App::builder().name(long).try_build().unwrap_err();
+    /// assert!(err.to_string().contains("shorten the server name"));
+    /// ```
+    pub fn try_build(self) -> Result<App, Error> {
+        let mut state = State::default();
+        if let Some(install) = self.app_actions {
+            install(&mut state).map_err(Error::InvalidDefinition)?;
+        }
+        let longest = longest_tool_name(&state, self.config.surface);
+        naming::check_server_name(&self.config.name, longest).map_err(Error::InvalidDefinition)?;
+        state.settle(Touched { windows: vec![], app: true, topology: true });
+        Ok(App { shared: Arc::new(Shared::new(state, self.config)) })
+    }
+}
+
+/// The longest tool name this app can list: its app-level tools, Purview's
+/// own, and (when listed) the longest per-window tool the naming rules allow.
+fn longest_tool_name(state: &State, surface: ToolSurface) -> usize {
+    let mut longest = 0;
+    if surface.lists_dispatcher() {
+        longest = naming::READ_WINDOWS_TOOL.len().max(naming::ACT_TOOL.len());
+    }
+    if surface.lists_window_tools() {
+        longest = longest.max(naming::MAX_TOOL_NAME_LEN);
+        if let Some(app) = &state.app {
+            longest = longest.max(naming::APP.len() + 2 + app.spec.longest_name());
+        }
+    }
+    longest
+}

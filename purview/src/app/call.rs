@@ -1,0 +1,689 @@
+//! An agent's call — and the person's [`App::perform`] — in named phases:
+//!
+//! 1. **route**: the tool name (or `app__act`'s `window`/`action`) says which
+//!    window and action are meant; `app__read_windows` is answered at once;
+//! 2. **check**, outside the operation lock: the gates (gates.rs) and the
+//!    arguments against the action's schema, so a bad or oversized request
+//!    never holds up anyone else;
+//! 3. **prepare**, under the operation lock: the gates again, then a working
+//!    copy of the view-model;
+//! 4. **run**: the handler on the working copy, with timeout, cancellation
+//!    and panic guard, ending in one [`HandlerOutcome`];
+//! 5. **commit** (commit.rs): the gates once more, then every effect in one
+//!    step through [`Shared::mutate`](super::shared::Shared::mutate), which
+//!    settles and notifies;
+//! 6. **respond**: the result, with what can be operated next — or an error
+//!    that says what to do next on the agent's tool surface.
+
+use std::{
+    future::Future,
+    panic::{AssertUnwindSafe, catch_unwind},
+    pin::Pin,
+    sync::Arc,
+    task::Poll,
+    time::Duration,
+};
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::{
+    App, Error, Touched,
+    actor::{DynActions, ResultShape},
+    builder::ToolSurface,
+    catalog,
+    commit::{Finished, apply},
+    context::Context,
+    gates::{self, Target, When},
+};
+use crate::{
+    ActionOutput, Args,
+    action::JsonObject,
+    model::{ErrorCode, FieldError, Next, ToolError, ToolResult},
+    naming, validate,
+};
+
+tokio::task_local! {
+    /// Set while an action handler runs: `App::call` from inside one would
+    /// wait for the call it is part of.
+    static IN_HANDLER: ();
+}
+
+/// Who is calling: agents are recorded as activity, the person is not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Caller {
+    Agent,
+    Person,
+}
+
+/// What a tools/call returns on the wire: `structuredContent` and `isError`.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let app = purview::App::builder().build();
+/// let outcome = app.call_tool("app__read_windows", None).await;
+/// assert!(!outcome.is_error);
+/// assert_eq!(outcome.structured["operableWindowIds"], serde_json::json!([]));
+/// # });
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ToolOutcome {
+    /// Whether the call failed (`structured` is then a
+    /// [`ToolError`] object).
+    pub is_error: bool,
+    /// The `structuredContent`.
+    pub structured: Value,
+}
+
+/// What a call asks for, once its tool name is understood.
+enum Request {
+    /// `app__read_windows`, optionally narrowed to some windows.
+    ReadWindows(Option<Vec<String>>),
+    /// An action, named directly or through `app__act`.
+    Action(ActionCall),
+}
+
+struct ActionCall {
+    window: String,
+    action: String,
+    arguments: JsonObject,
+    expected_version: Option<Value>,
+}
+
+/// A call that passed the gates under the operation lock.
+struct Prepared {
+    target: Target,
+    index: usize,
+    working: Box<dyn DynActions>,
+    base_revision: u64,
+    params: Arc<[String]>,
+    result_shape: ResultShape,
+    timeout: Duration,
+}
+
+/// How a handler ended.
+enum HandlerOutcome {
+    Returned(ActionOutput),
+    Failed(ToolError),
+    Panicked,
+    TimedOut,
+    Cancelled,
+}
+
+impl App {
+    /// Calls a tool as an agent would, without any transport: every gate,
+    /// the serialized path, and the exact result or error the MCP layer
+    /// sends. Accepts `{windowId}__{action}`, `app__{action}` and `app__act`
+    /// (whose result is the action's). `app__read_windows` answers with a
+    /// snapshot rather than a [`ToolResult`]: use [`App::read_windows`] or
+    /// [`App::call_tool`] for it.
+    ///
+    /// ```
+    /// # use purview::*;
+    /// # #[derive(Clone)] struct W;
+    /// # impl Window for W { fn title(&self) -> String { "W".into() } fn project(&self, _: &mut View) {} }
+    /// # impl Actions for W { fn actions() -> Vec<ActionSpec> { vec![ActionSpec::new("close")] }
+    /// #   fn call<'a>(&'a mut self, a: &'a str, args: Args, cx: &'a mut Context) -> BoxFuture<'a, ActionResult> {
+    /// #     Box::pin(async move { args.finish()?; cx.close(); Ok(ActionOutput::message("closed")) }) } }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let app = App::builder().build();
+    /// let w = app.open(W).unwrap();
+    /// let ok = app.call(&format!("{}__close", w.id()), None).await.unwrap();
+    /// assert_eq!(ok.message.as_deref(), Some("closed"));
+    /// let err = app.call(&format!("{}__close", w.id()), None).await.unwrap_err();
+    /// assert_eq!(err.code, model::ErrorCode::WindowNotFound);
+    /// # });
+    /// ```
+    pub async fn call(
+        &self,
+        tool: &str,
+        arguments: Option<JsonObject>,
+    ) -> Result<ToolResult, ToolError> {
+        self.call_cancellable(tool, arguments, CancellationToken::new()).await
+    }
+
+    /// The person's own use of an action — a GUI button wired to the same
+    /// logic an agent calls: the same gates, working copy and effects as
+    /// [`App::call`], but not recorded as agent activity.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let app = purview::App::builder().build();
+    /// let err = app.perform("w9__submit", None).await.unwrap_err();
+    /// assert_eq!(err.code, purview::model::ErrorCode::WindowNotFound);
+    /// # });
+    /// ```
+    pub async fn perform(
+        &self,
+        tool: &str,
+        arguments: Option<JsonObject>,
+    ) -> Result<ToolResult, ToolError> {
+        self.call_typed(tool, arguments, Caller::Person, CancellationToken::new()).await
+    }
+
+    /// [`App::call`] that gives up, changing nothing, when `cancel` fires
+    /// (the client cancelled the request) before the call commits.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let app = purview::App::builder().build();
+    /// let cancel = purview::CancellationToken::new();
+    /// let result = app.call_cancellable("w1__anything", None, cancel).await;
+    /// assert!(result.is_err());
+    /// # });
+    /// ```
+    pub async fn call_cancellable(
+        &self,
+        tool: &str,
+        arguments: Option<JsonObject>,
+        cancel: CancellationToken,
+    ) -> Result<ToolResult, ToolError> {
+        self.call_typed(tool, arguments, Caller::Agent, cancel).await
+    }
+
+    /// Calls any tool tools/list offers (`app__read_windows` included) and
+    /// returns exactly what the MCP layer would send as `structuredContent`
+    /// and `isError`: for in-process agents and conformance checks.
+    pub async fn call_tool(&self, tool: &str, arguments: Option<JsonObject>) -> ToolOutcome {
+        let outcome = self.call_tool_as(tool, arguments, Caller::Agent, CancellationToken::new());
+        match outcome.await {
+            Ok(structured) => ToolOutcome { is_error: false, structured },
+            Err(error) => ToolOutcome { is_error: true, structured: error_value(&error) },
+        }
+    }
+
+    /// What `app__read_windows` returns: the `app://windows` snapshot
+    /// (narrowed to `only`, when given; `operableWindowIds` stays whole) plus
+    /// `actions`, each operable window's available actions (and `"app"`'s)
+    /// as tools/list describes them.
+    ///
+    /// ```
+    /// let app = purview::App::builder().build();
+    /// let view = app.read_windows(None).unwrap();
+    /// assert_eq!(view["windows"], serde_json::json!([]));
+    /// ```
+    pub fn read_windows(&self, only: Option<&[String]>) -> Result<Value, Error> {
+        let config = &self.shared.config;
+        self.shared.read(|state| catalog::read_windows(state, config, only))
+    }
+
+    /// The transport's entry point: any tool, with who is calling.
+    pub(crate) async fn call_tool_as(
+        &self,
+        tool: &str,
+        arguments: Option<JsonObject>,
+        caller: Caller,
+        cancel: CancellationToken,
+    ) -> Result<Value, ToolError> {
+        match self.route(tool, arguments.unwrap_or_default()).map_err(|e| self.explain(e))? {
+            Request::ReadWindows(only) => {
+                self.read_windows(only.as_deref()).map_err(ToolError::from)
+            }
+            Request::Action(call) => {
+                let result = self.call_action(call, caller, cancel).await?;
+                Ok(serde_json::to_value(result).unwrap_or_default())
+            }
+        }
+    }
+
+    async fn call_typed(
+        &self,
+        tool: &str,
+        arguments: Option<JsonObject>,
+        caller: Caller,
+        cancel: CancellationToken,
+    ) -> Result<ToolResult, ToolError> {
+        match self.route(tool, arguments.unwrap_or_default()).map_err(|e| self.explain(e))? {
+            Request::ReadWindows(_) => Err(ToolError::new(
+                ErrorCode::ActionNotAvailable,
+                "app__read_windows answers with a snapshot, not an action result: use App::read_windows or App::call_tool.",
+            )),
+            Request::Action(call) => self.call_action(call, caller, cancel).await,
+        }
+    }
+
+    /// Phase 1: which window and action a tool name (or `app__act`'s
+    /// arguments) means.
+    fn route(&self, tool: &str, mut arguments: JsonObject) -> Result<Request, ToolError> {
+        let surface = self.shared.config.surface;
+        if surface.lists_dispatcher() {
+            if tool == naming::READ_WINDOWS_TOOL {
+                return read_windows_request(arguments);
+            }
+            if tool == naming::ACT_TOOL {
+                return act_request(arguments);
+            }
+        }
+        let Some((window, action)) = tool.split_once("__") else {
+            return Err(ToolError::new(
+                ErrorCode::ActionNotAvailable,
+                format!(
+                    "There is no tool `{}`: tool names are `{{windowId}}__{{action}}` or `app__{{action}}`.",
+                    validate::echo(tool)
+                ),
+            ));
+        };
+        let expected_version = arguments.remove("expectedVersion");
+        Ok(Request::Action(ActionCall {
+            window: window.to_owned(),
+            action: action.to_owned(),
+            arguments,
+            expected_version,
+        }))
+    }
+
+    async fn call_action(
+        &self,
+        call: ActionCall,
+        caller: Caller,
+        cancel: CancellationToken,
+    ) -> Result<ToolResult, ToolError> {
+        self.run_phases(call, caller, cancel).await.map_err(|e| self.explain(e))
+    }
+
+    async fn run_phases(
+        &self,
+        call: ActionCall,
+        caller: Caller,
+        cancel: CancellationToken,
+    ) -> Result<ToolResult, ToolError> {
+        refuse_reentry(&call)?;
+        self.check(&call)?;
+        let _serialized = self.shared.op_lock.lock().await;
+        let Prepared { target, index, mut working, base_revision, params, result_shape, timeout } =
+            self.prepare(&call)?;
+        let ActionCall { action, arguments, .. } = call;
+        let window = match &target {
+            Target::Window { id, .. } => Some(id.clone()),
+            Target::App => None,
+        };
+        let mut cx = Context::new(self.shared.clone(), window.clone());
+        let args = Args::new(arguments, params);
+        let outcome = run_handler(&mut working, &action, args, &mut cx, timeout, &cancel).await;
+        let output = handler_output(outcome, &action, timeout, &cancel)?;
+        if !cx.invalid.is_empty() {
+            return Err(ToolError::validation(std::mem::take(&mut cx.invalid)));
+        }
+        if !cx.failures.is_empty() {
+            tracing::error!(action = %action, failures = ?cx.failures, "an action used its context wrongly");
+            return Err(ToolError::new(
+                ErrorCode::ActionFailed,
+                format!(
+                    "`{action}` could not complete ({}); nothing was changed. This is a defect in the application, not in your call.",
+                    cx.failures.join("; ")
+                ),
+            ));
+        }
+        if cancel.is_cancelled() {
+            return Err(cancelled(&action));
+        }
+        let effects = std::mem::take(&mut cx.effects);
+        let finished =
+            Finished { target, action: action.clone(), index, working, base_revision, effects };
+        let (opened, next) = self.commit(finished)?;
+        tracing::info!(action = %action, opened = opened.len(), "action applied");
+        if caller == Caller::Agent {
+            self.record_activity(window.map(|w| w.to_string()), &action, cx.focus);
+        }
+        let message = output
+            .message
+            .or(cx.message.take())
+            .unwrap_or_else(|| default_message(&action, &opened));
+        let result = output.result.map(|value| result_shape.wrap(value));
+        Ok(ToolResult { message: Some(message), opened_window_ids: opened, result, next })
+    }
+
+    /// Phase 2, outside the operation lock: the gates as they stand now, and
+    /// the arguments against the action's schema.
+    fn check(&self, call: &ActionCall) -> Result<(), ToolError> {
+        let (params, schema) = self
+            .shared
+            .read(|state| {
+                let (target, index) = gates::resolve(state, &call.window, &call.action)?;
+                gates::check_operable(state, &target, index, &call.action, When::Before)?;
+                gates::check_expected_version(state, &target, call.expected_version.as_ref())?;
+                let action = match &target {
+                    Target::Window { id, .. } => state.entry_by_id(id).map(|e| &e.actor),
+                    Target::App => state.app.as_ref(),
+                }
+                .and_then(|actor| actor.spec.actions.get(index));
+                Ok::<_, ToolError>(action.map(|a| (a.params.clone(), a.input_schema.clone())))
+            })??
+            .ok_or_else(|| ToolError::new(ErrorCode::ActionNotAvailable, "The action is gone."))?;
+        let problems = validate::check(&schema, &params, &call.arguments);
+        if problems.is_empty() { Ok(()) } else { Err(ToolError::validation(problems)) }
+    }
+
+    /// Phase 3, under the operation lock: the gates again, and a working copy.
+    fn prepare(&self, call: &ActionCall) -> Result<Prepared, ToolError> {
+        let default_timeout = self.shared.config.default_timeout;
+        self.shared.read(|state| {
+            let (target, index) = gates::resolve(state, &call.window, &call.action)?;
+            gates::check_operable(state, &target, index, &call.action, When::Before)?;
+            gates::check_expected_version(state, &target, call.expected_version.as_ref())?;
+            let actor = match &target {
+                Target::Window { id, .. } => state.entry_by_id(id).map(|e| &e.actor),
+                Target::App => state.app.as_ref(),
+            }
+            .ok_or_else(|| ToolError::new(ErrorCode::WindowNotFound, "The window is gone."))?;
+            let compiled = &actor.spec.actions[index];
+            let working = actor.working_copy().ok_or_else(|| {
+                tracing::error!(action = %call.action, "cloning the view-model panicked");
+                failed_inside(&call.action)
+            })?;
+            Ok(Prepared {
+                target,
+                index,
+                working,
+                base_revision: actor.revision,
+                params: compiled.params.clone(),
+                result_shape: compiled.result_shape,
+                timeout: compiled.spec.timeout.unwrap_or(default_timeout),
+            })
+        })?
+    }
+
+    /// Phase 5: applies a finished call in one step, or nothing if the world
+    /// moved under it (user-first, §7.1). Returns the windows it opened and,
+    /// when it changed what can be operated, what can be operated now.
+    fn commit(&self, finished: Finished) -> Result<(Vec<String>, Option<Next>), ToolError> {
+        self.shared
+            .mutate_and(
+                |state| match apply(state, finished) {
+                    Ok((opened, touched)) => (Ok(opened), touched),
+                    Err(e) => (Err(e), Touched::default()),
+                },
+                |state, change, opened| match opened {
+                    Ok(opened) => {
+                        let next = (change.tools || !opened.is_empty()).then(|| state.next());
+                        Ok((opened, next))
+                    }
+                    Err(e) => Err(e),
+                },
+            )
+            .map_err(ToolError::from)?
+    }
+
+    /// Phase 6 for failures: what to do next, in the terms of the agent's
+    /// tool surface, and (for the codes about what is operable) `next`.
+    fn explain(&self, mut error: ToolError) -> ToolError {
+        let surface = self.shared.config.surface;
+        let next = match error.code {
+            ErrorCode::BlockedByModal
+            | ErrorCode::WindowNotFound
+            | ErrorCode::ActionNotAvailable => self.shared.read(|state| state.next()).ok(),
+            _ => None,
+        };
+        let advice = match (error.code, &next) {
+            (ErrorCode::BlockedByModal, Some(next)) => {
+                let blocker = error.blocked_by.clone().unwrap_or_default();
+                let actions = next.actions.get(&blocker).cloned().unwrap_or_default();
+                Some(operate_first(surface, &blocker, &actions))
+            }
+            (ErrorCode::WindowNotFound | ErrorCode::ActionNotAvailable, Some(next)) => {
+                Some(what_now(surface, next))
+            }
+            (ErrorCode::StaleState, _) => Some(match error.current_version {
+                Some(current) => format!(
+                    "Read it again ({}), decide afresh, and retry with expectedVersion {current} if it still makes sense.",
+                    how_to_read(surface)
+                ),
+                None => format!(
+                    "Read the windows again ({}), decide afresh, and retry.",
+                    how_to_read(surface)
+                ),
+            }),
+            (ErrorCode::ActionTimeout | ErrorCode::ActionFailed, _) => Some(format!(
+                "Read the windows again ({}) before deciding whether to retry.",
+                how_to_read(surface)
+            )),
+            _ => None,
+        };
+        if let Some(advice) = advice {
+            error.message = format!("{} {advice}", error.message);
+        }
+        error.next = next.map(Box::new);
+        error
+    }
+}
+
+/// Phase 4: the handler on the working copy, guarded against panics (in
+/// its synchronous part too), timeouts and the client cancelling.
+async fn run_handler(
+    working: &mut Box<dyn DynActions>,
+    action: &str,
+    args: Args,
+    cx: &mut Context,
+    timeout: Duration,
+    cancel: &CancellationToken,
+) -> HandlerOutcome {
+    let future = match catch_unwind(AssertUnwindSafe(move || working.call(action, args, cx))) {
+        Err(_) => return HandlerOutcome::Panicked,
+        Ok(future) => future,
+    };
+    let guarded = IN_HANDLER.scope((), catch_unwind_future(future));
+    tokio::select! {
+        biased;
+        () = cancel.cancelled() => HandlerOutcome::Cancelled,
+        result = tokio::time::timeout(timeout, guarded) => match result {
+            Err(_) => HandlerOutcome::TimedOut,
+            Ok(Err(())) => HandlerOutcome::Panicked,
+            Ok(Ok(Err(error))) => HandlerOutcome::Failed(error),
+            Ok(Ok(Ok(output))) => HandlerOutcome::Returned(output),
+        },
+    }
+}
+
+/// `app__read_windows`'s arguments.
+fn read_windows_request(mut arguments: JsonObject) -> Result<Request, ToolError> {
+    let only = match arguments.remove("windows") {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(ids)) if ids.iter().all(Value::is_string) => {
+            Some(ids.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        }
+        Some(_) => {
+            return Err(ToolError::validation(vec![FieldError::new(
+                "windows",
+                "must be an array of window ids (strings)",
+            )]));
+        }
+    };
+    let unknown: Vec<FieldError> = arguments
+        .keys()
+        .take(5)
+        .map(|k| validate::unknown_argument(k, &["windows".to_owned()]))
+        .collect();
+    if !unknown.is_empty() {
+        return Err(ToolError::validation(unknown));
+    }
+    Ok(Request::ReadWindows(only))
+}
+
+/// `app__act`'s arguments: the action's own arguments stay separate, so
+/// `validation_failed` names them as the action knows them.
+fn act_request(mut arguments: JsonObject) -> Result<Request, ToolError> {
+    let mut problems = Vec::new();
+    let mut text = |name: &str, arguments: &mut JsonObject| match arguments.remove(name) {
+        Some(Value::String(s)) if !s.is_empty() => Some(s),
+        None | Some(Value::Null) => {
+            problems.push(FieldError::new(name, "is required"));
+            None
+        }
+        Some(_) => {
+            problems.push(FieldError::new(name, "must be a non-empty string"));
+            None
+        }
+    };
+    let window = text("window", &mut arguments);
+    let action = text("action", &mut arguments);
+    let mut inner = match arguments.remove("arguments") {
+        None | Some(Value::Null) => JsonObject::new(),
+        Some(Value::Object(map)) => map,
+        Some(_) => {
+            problems.push(FieldError::new("arguments", "must be an object"));
+            JsonObject::new()
+        }
+    };
+    let outer_version = arguments.remove("expectedVersion");
+    let inner_version = inner.remove("expectedVersion");
+    let expected_version = match (outer_version, inner_version) {
+        (Some(a), Some(b)) if a != b => {
+            problems.push(FieldError::new(
+                "expectedVersion",
+                "was given twice with different values; give it once, beside `window`",
+            ));
+            None
+        }
+        (a, b) => a.or(b),
+    };
+    let params = ["window", "action", "arguments", "expectedVersion"].map(str::to_owned);
+    problems.extend(arguments.keys().take(5).map(|k| validate::unknown_argument(k, &params)));
+    match (window, action) {
+        (Some(window), Some(action)) if problems.is_empty() => {
+            Ok(Request::Action(ActionCall { window, action, arguments: inner, expected_version }))
+        }
+        _ => Err(ToolError::validation(problems)),
+    }
+}
+
+/// How the agent reads the windows on its surface.
+fn how_to_read(surface: ToolSurface) -> &'static str {
+    match surface {
+        ToolSurface::Windows => "app://windows",
+        ToolSurface::Both => "call app__read_windows, or read app://windows",
+        ToolSurface::Dispatcher => "call app__read_windows",
+    }
+}
+
+/// Advice for a blocked window: deal with the window on top first.
+fn operate_first(surface: ToolSurface, blocker: &str, actions: &[String]) -> String {
+    let tools: Vec<String> = actions.iter().map(|a| format!("{blocker}__{a}")).collect();
+    match surface {
+        ToolSurface::Windows => format!(
+            "Operate `{blocker}` first (its tools: {}), or re-read app://windows.",
+            list_or_none(&tools)
+        ),
+        ToolSurface::Both => format!(
+            "Operate `{blocker}` first: call {}; if your tool list does not show them, call app__act with window \"{blocker}\" and one of these actions: {}.",
+            list_or_none(&tools),
+            list_or_none(actions)
+        ),
+        ToolSurface::Dispatcher => format!(
+            "Operate `{blocker}` first: call app__act with window \"{blocker}\" and one of these actions: {}.",
+            list_or_none(actions)
+        ),
+    }
+}
+
+/// Advice when the window or action is not there: what can be done instead.
+fn what_now(surface: ToolSurface, next: &Next) -> String {
+    let reachable: Vec<String> = next
+        .actions
+        .iter()
+        .map(|(window, actions)| format!("{window}: {}", actions.join(", ")))
+        .collect();
+    let listing = match surface {
+        ToolSurface::Windows => "Call tools/list for the tools on offer now".to_owned(),
+        ToolSurface::Both => "Call tools/list for the tools on offer now, or app__act with one of the window's actions below".to_owned(),
+        ToolSurface::Dispatcher => "Call app__act with one of the window's actions below".to_owned(),
+    };
+    format!(
+        "{listing}, and {} for what each window shows. Operable now: {}.",
+        how_to_read(surface),
+        if reachable.is_empty() { "nothing".to_owned() } else { reachable.join("; ") }
+    )
+}
+
+fn list_or_none(items: &[String]) -> String {
+    if items.is_empty() { "none".to_owned() } else { items.join(", ") }
+}
+
+fn error_value(error: &ToolError) -> Value {
+    serde_json::to_value(error).unwrap_or_default()
+}
+
+/// `App::call` from inside a handler would wait for the call it is part of.
+fn refuse_reentry(call: &ActionCall) -> Result<(), ToolError> {
+    if IN_HANDLER.try_with(|_| ()).is_ok() {
+        return Err(ToolError::new(
+            ErrorCode::ActionFailed,
+            format!(
+                "`{}` was called from inside another action's handler, which would wait for itself; nothing was changed. This is a defect in the application: a handler acts on other windows through its Context.",
+                validate::echo(&call.action)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Turns how the handler ended into its output, or the error to return.
+fn handler_output(
+    outcome: HandlerOutcome,
+    action: &str,
+    timeout: Duration,
+    cancel: &CancellationToken,
+) -> Result<ActionOutput, ToolError> {
+    match outcome {
+        HandlerOutcome::Returned(output) => Ok(output),
+        HandlerOutcome::Failed(error) => Err(error),
+        HandlerOutcome::Cancelled => {
+            tracing::info!(action, "call cancelled by the client before it took effect");
+            Err(cancelled(action))
+        }
+        HandlerOutcome::TimedOut => {
+            tracing::warn!(action, "action timed out");
+            Err(ToolError::new(
+                ErrorCode::ActionTimeout,
+                format!(
+                    "`{action}` did not finish within {timeout:?} and was abandoned; nothing was changed."
+                ),
+            ))
+        }
+        HandlerOutcome::Panicked if cancel.is_cancelled() => Err(cancelled(action)),
+        HandlerOutcome::Panicked => {
+            tracing::error!(action, "action handler panicked; the call was rolled back");
+            Err(failed_inside(action))
+        }
+    }
+}
+
+fn cancelled(action: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::ActionFailed,
+        format!("`{action}` was cancelled before it took effect; nothing was changed."),
+    )
+}
+
+fn failed_inside(action: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::ActionFailed,
+        format!(
+            "`{action}` failed inside the application; nothing was changed. Retrying the same call will likely fail the same way."
+        ),
+    )
+}
+
+/// A message for handlers that give none: the protocol says one SHOULD be there.
+fn default_message(action: &str, opened: &[String]) -> String {
+    let done = format!("Completed `{action}`.");
+    match opened {
+        [] => done,
+        [one] => format!("{done} Opened window {one}."),
+        many => format!("{done} Opened windows {}.", many.join(", ")),
+    }
+}
+
+/// Polls a boxed future, turning a panic into `Err(())`.
+async fn catch_unwind_future<T>(
+    mut future: Pin<Box<dyn Future<Output = T> + Send + '_>>,
+) -> Result<T, ()> {
+    std::future::poll_fn(move |cx| {
+        match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+            Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(_) => Poll::Ready(Err(())),
+        }
+    })
+    .await
+}

@@ -1,0 +1,235 @@
+//! The §7 rules, each written once: used before a handler runs and again
+//! when its result commits, for window actions and app-level actions alike.
+//!
+//! | rule | code |
+//! |---|---|
+//! | the window (or the app's action set) exists and has the action | `window_not_found`, `action_not_available` |
+//! | the window is operable; app-level actions only while no app modal is open | `blocked_by_modal` |
+//! | the action is available | `action_not_available` |
+//! | `expectedVersion` matches (before) / nobody changed the window meanwhile (commit) | `stale_state` |
+//!
+//! Messages say what happened; the call path adds what to do next for the
+//! agent's tool surface.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::{actor::Actor, registry::State};
+use crate::{
+    model::{ErrorCode, FieldError, ToolError},
+    naming,
+    validate::echo,
+};
+
+/// What a call is aimed at, once resolved.
+#[derive(Debug, Clone)]
+pub(super) enum Target {
+    Window { seq: u64, id: Arc<str> },
+    App,
+}
+
+/// When a gate runs: before the handler, or at commit (after it ran without
+/// the lock), which only changes the wording.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum When {
+    Before,
+    AtCommit,
+}
+
+/// `` `w1` ("Order Editor") `` for a window that has a title.
+pub(super) fn describe(state: &State, id: &str) -> String {
+    match state.entry_by_id(id) {
+        Some(e) if !e.title.is_empty() => format!("`{id}` (\"{}\")", e.title),
+        _ => format!("`{}`", echo(id)),
+    }
+}
+
+fn actor<'a>(state: &'a State, target: &Target) -> Option<&'a Actor> {
+    match target {
+        Target::Window { id, .. } => state.entry_by_id(id).map(|e| &e.actor),
+        Target::App => state.app.as_ref(),
+    }
+}
+
+fn window_not_found(id: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::WindowNotFound,
+        format!("Window `{}` is not open (it was closed, or never existed).", echo(id)),
+    )
+}
+
+/// Rule 1: which window (or the app) and which of its actions a call means.
+pub(super) fn resolve(
+    state: &State,
+    window: &str,
+    action: &str,
+) -> Result<(Target, usize), ToolError> {
+    let target = if window == naming::APP {
+        if state.app.is_none() {
+            return Err(ToolError::new(
+                ErrorCode::ActionNotAvailable,
+                "This application has no app-level actions.",
+            ));
+        }
+        Target::App
+    } else {
+        let entry = state.entry_by_id(window).ok_or_else(|| window_not_found(window))?;
+        Target::Window { seq: entry.seq, id: entry.id.clone() }
+    };
+    let Some(actor) = actor(state, &target) else {
+        return Err(window_not_found(window));
+    };
+    let Some((index, _)) = actor.spec.action(action) else {
+        let names: Vec<&str> = actor.spec.actions.iter().map(|a| a.spec.name.as_ref()).collect();
+        let owner = match &target {
+            Target::Window { id, .. } => format!("Window {}", describe(state, id)),
+            Target::App => "The application".to_owned(),
+        };
+        return Err(ToolError::new(
+            ErrorCode::ActionNotAvailable,
+            format!(
+                "{owner} has no action `{}`; its actions are: {}.",
+                echo(action),
+                if names.is_empty() { "none".to_owned() } else { names.join(", ") }
+            ),
+        ));
+    };
+    Ok((target, index))
+}
+
+/// Rules 1–3 for a resolved target: still there, operable, action available.
+pub(super) fn check_operable(
+    state: &State,
+    target: &Target,
+    index: usize,
+    action: &str,
+    when: When,
+) -> Result<(), ToolError> {
+    let actor = match target {
+        Target::Window { id, .. } => {
+            &state.entry_by_id(id).ok_or_else(|| window_not_found(id))?.actor
+        }
+        Target::App => state.app.as_ref().ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::ActionNotAvailable,
+                "This application has no app-level actions.",
+            )
+        })?,
+    };
+    if let Some(blocker) = blocker(state, target) {
+        let what = match (target, when) {
+            (Target::Window { id, .. }, When::Before) => {
+                format!("Window {} is blocked by a modal", describe(state, id))
+            }
+            (Target::Window { id, .. }, When::AtCommit) => format!(
+                "Window {} was blocked by a modal while `{action}` ran, so nothing was applied",
+                describe(state, id)
+            ),
+            (Target::App, When::Before) => {
+                "App-level actions are blocked while an app-level modal is open".to_owned()
+            }
+            (Target::App, When::AtCommit) => {
+                format!("An app-level modal opened while `{action}` ran, so nothing was applied")
+            }
+        };
+        let mut e = ToolError::new(
+            ErrorCode::BlockedByModal,
+            format!("{what}; {} is operable in its place.", describe(state, &blocker)),
+        );
+        e.blocked_by = Some(blocker);
+        return Err(e);
+    }
+    if !actor.available.get(index).copied().unwrap_or(false) {
+        let whose = match target {
+            Target::Window { id, .. } => format!("on window {}", describe(state, id)),
+            Target::App => "(app-level)".to_owned(),
+        };
+        let now = match when {
+            When::Before => " right now".to_owned(),
+            When::AtCommit => {
+                " any more: it was withdrawn while it ran, so nothing was applied".to_owned()
+            }
+        };
+        return Err(ToolError::new(
+            ErrorCode::ActionNotAvailable,
+            format!("`{action}` {whose} is not available{now}."),
+        ));
+    }
+    Ok(())
+}
+
+/// For a target that is not operable: the window operable in its place.
+fn blocker(state: &State, target: &Target) -> Option<String> {
+    match target {
+        Target::Window { id, .. } => {
+            (!state.is_operable(id)).then(|| state.topology().blocker_of(id).to_owned())
+        }
+        Target::App => {
+            let topology = state.topology();
+            topology.app_modal().map(|modal| topology.top_of(modal).to_owned())
+        }
+    }
+}
+
+/// Rule 4 before the handler: `expectedVersion`, when given, is the
+/// window's version (§7.1). App-level actions have no version.
+pub(super) fn check_expected_version(
+    state: &State,
+    target: &Target,
+    expected: Option<&Value>,
+) -> Result<(), ToolError> {
+    let Target::Window { id, .. } = target else { return Ok(()) };
+    let expected = match expected {
+        None | Some(Value::Null) => return Ok(()),
+        Some(value) => value.as_u64().ok_or_else(|| {
+            ToolError::validation(vec![FieldError::new(
+                "expectedVersion",
+                "must be a non-negative integer: the window's version from app://windows",
+            )])
+        })?,
+    };
+    let current = state.entry_by_id(id).map_or(0, |e| e.version);
+    if expected != current {
+        return Err(stale(state, id, current, Some(expected)));
+    }
+    Ok(())
+}
+
+/// Rule 4 at commit: nobody (the person, another call's commit) changed the
+/// target while the handler ran; the person wins (§7.1).
+pub(super) fn check_unchanged(
+    state: &State,
+    target: &Target,
+    base_revision: u64,
+) -> Result<(), ToolError> {
+    let revision = actor(state, target).map(|a| a.revision);
+    if revision == Some(base_revision) {
+        return Ok(());
+    }
+    Err(match target {
+        Target::Window { id, .. } => match state.entry_by_id(id) {
+            Some(entry) => stale(state, id, entry.version, None),
+            None => window_not_found(id),
+        },
+        Target::App => ToolError::new(
+            ErrorCode::StaleState,
+            "The application's state changed while your action ran; nothing was applied.",
+        ),
+    })
+}
+
+fn stale(state: &State, id: &str, current: u64, expected: Option<u64>) -> ToolError {
+    let why = match expected {
+        Some(expected) => {
+            format!("is at version {current}, not {expected}: it changed since you read it")
+        }
+        None => format!(
+            "was changed by someone else while your action ran (now version {current}); your action was not applied"
+        ),
+    };
+    let mut e =
+        ToolError::new(ErrorCode::StaleState, format!("Window {} {why}.", describe(state, id)));
+    e.current_version = Some(current);
+    e
+}

@@ -1,0 +1,189 @@
+//! The state every handle of one application shares, and
+//! [`Shared::mutate`]: the single choke point through which both flows — an
+//! agent's call committing and a person's edit — change it.
+
+use std::{
+    sync::{
+        Arc, Mutex, MutexGuard,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::Duration,
+};
+
+use super::{
+    AgentActivity, Change, Error,
+    actor::{Actor, AsWindow, DynActions, Level, TypeSpec},
+    broadcast::Pacing,
+    builder::{Config, ToolSurface},
+    changes::ChangeHub,
+    registry::{Placement, State, Touched},
+};
+use crate::{Actions, Window};
+
+thread_local! {
+    /// The apps whose state lock this thread holds, so a callback that calls
+    /// back into the same app gets [`Error::Reentrant`] instead of a
+    /// deadlock (another app is fine).
+    static HELD: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// How long one session may take to accept a notification before it is
+/// dropped.
+const STALL_LIMIT: Duration = Duration::from_secs(10);
+
+pub(crate) fn lock_unpoisoned<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // User code under our locks runs inside catch_unwind, so a poisoned lock
+    // still guards consistent data.
+    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+pub(super) struct StateGuard<'a> {
+    guard: MutexGuard<'a, State>,
+    app: usize,
+}
+
+impl std::ops::Deref for StateGuard<'_> {
+    type Target = State;
+    fn deref(&self) -> &State {
+        &self.guard
+    }
+}
+
+impl std::ops::DerefMut for StateGuard<'_> {
+    fn deref_mut(&mut self) -> &mut State {
+        &mut self.guard
+    }
+}
+
+impl Drop for StateGuard<'_> {
+    fn drop(&mut self) {
+        HELD.with(|held| {
+            let mut held = held.borrow_mut();
+            if let Some(i) = held.iter().rposition(|a| *a == self.app) {
+                held.remove(i);
+            }
+        });
+    }
+}
+
+pub(super) struct Shared {
+    state: Mutex<State>,
+    /// Serializes agent calls from the gates to the commit (§10.1).
+    pub op_lock: tokio::sync::Mutex<()>,
+    next_seq: AtomicU64,
+    pub changes: ChangeHub,
+    pub activity: Mutex<Option<AgentActivity>>,
+    pub config: Config,
+}
+
+impl Shared {
+    pub fn new(state: State, config: Config) -> Self {
+        let pacing = Pacing { gap: config.coalesce, stall_limit: STALL_LIMIT };
+        Self {
+            state: Mutex::new(state),
+            op_lock: tokio::sync::Mutex::new(()),
+            next_seq: AtomicU64::new(1),
+            changes: ChangeHub::new(pacing),
+            activity: Mutex::new(None),
+            config,
+        }
+    }
+
+    /// Takes the state lock, or [`Error::Reentrant`] if this thread already
+    /// holds it (a Purview callback calling back into the same app).
+    pub fn lock(&self) -> Result<StateGuard<'_>, Error> {
+        let app = self as *const Self as usize;
+        if HELD.with(|held| held.borrow().contains(&app)) {
+            return Err(Error::Reentrant);
+        }
+        let guard = lock_unpoisoned(&self.state);
+        HELD.with(|held| held.borrow_mut().push(app));
+        Ok(StateGuard { guard, app })
+    }
+
+    /// Reads the state.
+    pub fn read<R>(&self, f: impl FnOnce(&State) -> R) -> Result<R, Error> {
+        Ok(f(&*self.lock()?))
+    }
+
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The single choke point of both flows: runs one mutation under the
+    /// state lock, settles it (projection, versions, availability,
+    /// operability, tool set), and signals what changed once the lock is
+    /// released, so a notification never precedes the state it announces
+    /// (§6, §8.3).
+    pub fn mutate<R>(&self, f: impl FnOnce(&mut State) -> (R, Touched)) -> Result<R, Error> {
+        self.mutate_and(f, |_, _, value| value)
+    }
+
+    /// [`Shared::mutate`], then `after` on the settled state and what
+    /// changed, still under the lock (to describe the result consistently).
+    pub fn mutate_and<R, S>(
+        &self,
+        f: impl FnOnce(&mut State) -> (R, Touched),
+        after: impl FnOnce(&State, Change, R) -> S,
+    ) -> Result<S, Error> {
+        let (value, change) = {
+            let mut state = self.lock()?;
+            let (value, touched) = f(&mut state);
+            let change = state.settle(touched);
+            (after(&state, change, value), change)
+        };
+        self.signal(change);
+        Ok(value)
+    }
+
+    /// Hands a change to listeners and subscribers. On the dispatcher
+    /// surface the tool list never changes, so no tools/list_changed is due.
+    pub fn signal(&self, mut change: Change) {
+        if self.config.surface == ToolSurface::Dispatcher {
+            change.tools = false;
+        }
+        self.changes.signal(change);
+    }
+
+    pub fn type_spec<W: Actions>(&self) -> Result<Arc<TypeSpec>, Error> {
+        let mut state = self.lock()?;
+        state.type_spec::<W>(W::actions, Level::Window).map_err(Error::InvalidDefinition)
+    }
+
+    pub fn read_window<W: Window, R>(&self, id: &str, f: impl FnOnce(&W) -> R) -> Result<R, Error> {
+        let state = self.lock()?;
+        let entry = state.entry_by_id(id).ok_or_else(|| Error::WindowClosed { id: id.into() })?;
+        let vm = entry.actor.vm.as_any().downcast_ref::<W>().ok_or_else(|| Error::WrongType {
+            id: id.into(),
+            expected: std::any::type_name::<W>(),
+        })?;
+        Ok(f(vm))
+    }
+
+    /// Opens a window from the person's side (not inside an agent's call).
+    pub fn open<W: Window>(
+        &self,
+        window: W,
+        name: Option<&str>,
+        placement: Placement,
+    ) -> Result<Arc<str>, Error> {
+        let spec = self.type_spec::<W>()?;
+        let seq = self.next_seq();
+        self.mutate(|state| {
+            if let Some(name) = name
+                && state.by_name.contains_key(name)
+            {
+                return (Err(Error::NameInUse { name: name.to_owned() }), Touched::default());
+            }
+            if let Placement::Modal { owner } = &placement
+                && state.entry_by_id(owner).is_none()
+            {
+                return (Err(Error::WindowClosed { id: owner.to_string() }), Touched::default());
+            }
+            let id = state.choose_id(seq, name);
+            let vm: Box<dyn DynActions> = Box::new(AsWindow(window));
+            state.insert(seq, id.clone(), name.map(str::to_owned), Actor::new(vm, spec), placement);
+            (Ok(id), Touched { windows: vec![seq], app: false, topology: true })
+        })?
+    }
+}

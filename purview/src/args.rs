@@ -1,0 +1,176 @@
+//! Decoding a call's arguments inside a handler.
+//!
+//! By the time a handler runs, the runtime has already checked the arguments
+//! against the action's input schema, outside the operation lock, and
+//! rejected unknown names (§7.3): what is left here is turning JSON into Rust
+//! values and collecting the errors of the handler's own checks.
+
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::{
+    action::JsonObject,
+    model::{FieldError, ToolError},
+    redact::describe_decode_error,
+};
+
+/// The arguments of one call, decoded field by field so that every bad
+/// argument is reported at once (§7.3).
+///
+/// ```
+/// use purview::Args;
+///
+/// let mut args = Args::from_json(serde_json::json!({"recipient": "", "amount": "lots"}), &["recipient", "amount"]);
+/// let recipient: Option<String> = args.required("recipient");
+/// let amount: Option<f64> = args.required("amount");
+/// let err = args.finish().unwrap_err();
+/// assert_eq!(err.fields.unwrap()[0].field, "amount");
+/// assert!(recipient.is_some() && amount.is_none());
+/// ```
+pub struct Args {
+    map: JsonObject,
+    params: Arc<[String]>,
+    errors: Vec<FieldError>,
+}
+
+/// Shows only the argument names: values may be secrets.
+impl std::fmt::Debug for Args {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Args")
+            .field("names", &self.map.keys().collect::<Vec<_>>())
+            .field("errors", &self.errors)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Args {
+    pub(crate) fn new(map: JsonObject, params: Arc<[String]>) -> Self {
+        Self { map, params, errors: Vec::new() }
+    }
+
+    /// Arguments from a JSON object, for tests and hand-written dispatch.
+    /// A non-object becomes an empty argument set.
+    ///
+    /// ```
+    /// let args = purview::Args::from_json(serde_json::json!({"pin": "1234"}), &["pin"]);
+    /// assert!(format!("{args:?}").contains("pin"));
+    /// ```
+    pub fn from_json(value: Value, params: &[&str]) -> Self {
+        let map = match value {
+            Value::Object(map) => map,
+            _ => JsonObject::new(),
+        };
+        Self::new(map, params.iter().map(|p| (*p).to_owned()).collect())
+    }
+
+    /// Takes a required argument. Missing, `null` or undecodable: records a
+    /// field error and returns `None`.
+    ///
+    /// ```
+    /// let mut args = purview::Args::from_json(serde_json::json!({}), &["name"]);
+    /// assert_eq!(args.required::<String>("name"), None);
+    /// assert!(args.finish().is_err());
+    /// ```
+    pub fn required<T: DeserializeOwned>(&mut self, name: &str) -> Option<T> {
+        match self.map.remove(name) {
+            None | Some(Value::Null) => {
+                self.errors.push(FieldError::new(name, "is required"));
+                None
+            }
+            Some(value) => self.decode(name, value),
+        }
+    }
+
+    /// Takes an optional argument: `None` when missing or `null`; an
+    /// undecodable value records a field error.
+    ///
+    /// ```
+    /// let mut args = purview::Args::from_json(serde_json::json!({"limit": 5}), &["limit", "offset"]);
+    /// assert_eq!(args.optional::<u32>("limit"), Some(5));
+    /// assert_eq!(args.optional::<u32>("offset"), None);
+    /// assert!(args.finish().is_ok());
+    /// ```
+    pub fn optional<T: DeserializeOwned>(&mut self, name: &str) -> Option<T> {
+        match self.map.remove(name) {
+            None | Some(Value::Null) => None,
+            Some(value) => self.decode(name, value),
+        }
+    }
+
+    fn decode<T: DeserializeOwned>(&mut self, name: &str, value: Value) -> Option<T> {
+        match serde_path_to_error::deserialize::<_, T>(value) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                let path = e.path().to_string();
+                let field = if path == "." { name.to_owned() } else { format!("{name}.{path}") };
+                self.errors
+                    .push(FieldError::new(field, describe_decode_error(&e.inner().to_string())));
+                None
+            }
+        }
+    }
+
+    /// Records a field error found by the handler's own checks.
+    ///
+    /// ```
+    /// let mut args = purview::Args::from_json(serde_json::json!({}), &[]);
+    /// args.invalid("amount", "must be greater than 0");
+    /// assert_eq!(args.finish().unwrap_err().fields.unwrap()[0].field, "amount");
+    /// ```
+    pub fn invalid(&mut self, field: impl Into<String>, error: impl Into<String>) {
+        self.errors.push(FieldError::new(field, error));
+    }
+
+    /// Ends decoding: unknown arguments are errors too. Returns
+    /// `validation_failed` with every field error, or `Ok(())`.
+    ///
+    /// ```
+    /// let args = purview::Args::from_json(serde_json::json!({"colour": "red"}), &[]);
+    /// let err = args.finish().unwrap_err();
+    /// assert_eq!(err.fields.unwrap()[0].field, "colour");
+    /// ```
+    pub fn finish(mut self) -> Result<(), ToolError> {
+        self.reject_unknown();
+        if self.errors.is_empty() { Ok(()) } else { Err(ToolError::validation(self.errors)) }
+    }
+
+    /// Decodes all arguments into one struct. A field that fails is named in
+    /// `validation_failed`; unknown arguments are rejected.
+    ///
+    /// ```
+    /// #[derive(Debug, serde::Deserialize)]
+    /// struct Move { x: i32, y: i32 }
+    /// let args = purview::Args::from_json(serde_json::json!({"x": 1, "y": "up"}), &["x", "y"]);
+    /// let err = args.parse::<Move>().unwrap_err();
+    /// assert_eq!(err.fields.unwrap()[0].field, "y");
+    /// ```
+    pub fn parse<T: DeserializeOwned>(mut self) -> Result<T, ToolError> {
+        self.reject_unknown();
+        let map = std::mem::take(&mut self.map);
+        match serde_path_to_error::deserialize::<_, T>(Value::Object(map)) {
+            Ok(v) if self.errors.is_empty() => Ok(v),
+            Ok(_) => Err(ToolError::validation(self.errors)),
+            Err(e) => {
+                // The runtime's schema check has already named missing and
+                // mistyped arguments; what reaches here is what only the
+                // type's own Deserialize knows about.
+                let path = e.path().to_string();
+                let field = if path == "." { "arguments".to_owned() } else { path };
+                self.errors
+                    .push(FieldError::new(field, describe_decode_error(&e.inner().to_string())));
+                Err(ToolError::validation(self.errors))
+            }
+        }
+    }
+
+    fn reject_unknown(&mut self) {
+        let unknown: Vec<String> =
+            self.map.keys().filter(|k| !self.params.iter().any(|p| p == *k)).cloned().collect();
+        for key in unknown {
+            self.map.remove(&key);
+            self.errors.push(crate::validate::unknown_argument(&key, &self.params));
+        }
+    }
+}
