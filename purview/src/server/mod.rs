@@ -5,6 +5,7 @@
 
 mod http;
 mod instructions;
+mod lines;
 mod sessions;
 
 use std::sync::{
@@ -93,20 +94,61 @@ impl App {
         McpServer { app: self.clone(), session: Arc::default() }
     }
 
-    /// Serves MCP on stdin/stdout until the client disconnects. Nothing else
-    /// may write to stdout meanwhile; log through `tracing` to stderr.
+    /// Serves MCP on stdin/stdout until the client disconnects (a client
+    /// that closes stdin before initializing counts as disconnecting, not as
+    /// an error). Nothing else may write to stdout meanwhile; log through
+    /// `tracing` to stderr.
     ///
     /// # Panics
     ///
     /// Outside a tokio runtime.
     pub async fn serve_stdio(&self) -> Result<(), Error> {
-        let running = self
-            .mcp_server()
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|e| Error::Serve(e.to_string()))?;
-        running.waiting().await.map_err(|e| Error::Serve(e.to_string()))?;
-        Ok(())
+        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serves MCP over any byte stream framed like stdio (one JSON-RPC
+    /// message per line) until the client disconnects: a pipe, a socket, an
+    /// in-memory duplex in a test. Malformed frames are answered, never
+    /// echoed; a client that stops reading its replies is disconnected.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    /// let app = purview::App::builder().build();
+    /// let (server, client) = tokio::io::duplex(64 * 1024);
+    /// let (server_read, server_write) = tokio::io::split(server);
+    /// let serving = tokio::spawn(async move { app.serve_io(server_read, server_write).await });
+    /// let (client_read, mut client_write) = tokio::io::split(client);
+    /// client_write.write_all(b"{not json\n").await.unwrap();
+    /// let mut answer = String::new();
+    /// BufReader::new(client_read).read_line(&mut answer).await.unwrap();
+    /// assert!(answer.contains("-32700"));
+    /// drop(client_write);
+    /// serving.await.unwrap().unwrap();
+    /// # });
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// Outside a tokio runtime.
+    pub async fn serve_io<R, W>(&self, reader: R, writer: W) -> Result<(), Error>
+    where
+        R: tokio::io::AsyncRead + Unpin + Send + 'static,
+        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let transport = lines::LineTransport::new(reader, writer);
+        let running = match self.mcp_server().serve(transport).await {
+            Ok(running) => running,
+            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
+                tracing::info!("the client closed the connection before initializing");
+                return Ok(());
+            }
+            Err(e) => return Err(Error::Serve(describe_init_error(&e))),
+        };
+        match running.waiting().await {
+            Ok(_) => Ok(()),
+            Err(e) => Err(Error::Serve(format!("the session task failed: {e}"))),
+        }
     }
 
     fn server_config(&self) -> ServerConfig {
@@ -127,6 +169,20 @@ impl App {
                 self.version().to_owned(),
             ))
             .with_instructions(instructions)
+    }
+}
+
+/// What went wrong in the handshake, without repeating anything the client
+/// sent (rmcp's own messages quote whole frames).
+fn describe_init_error(error: &rmcp::service::ServerInitializeError) -> String {
+    use rmcp::service::ServerInitializeError as E;
+    match error {
+        E::ExpectedInitializeRequest(_) => "the client did not start with `initialize`".into(),
+        E::ConnectionClosed(_) => "the client closed the connection during the handshake".into(),
+        E::UnexpectedInitializeResponse(_) => "the handshake produced an unexpected result".into(),
+        E::InitializeFailed(e) => format!("the handshake failed ({})", e.code.0),
+        E::Cancelled => "the handshake was cancelled".into(),
+        _ => "the transport failed during the handshake".into(),
     }
 }
 

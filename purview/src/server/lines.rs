@@ -1,0 +1,363 @@
+//! A line-framed JSON-RPC transport (one message per line), for stdio and
+//! for any byte stream, that survives whatever a client sends:
+//!
+//! - every frame that is not a valid message gets the JSON-RPC answer it
+//!   is owed (`-32700` parse error, `-32600` invalid request, `-32602` for a
+//!   known method with unusable params) instead of silence or a crash;
+//! - notifications and responses that arrive before the first request are
+//!   dropped, as JSON-RPC allows, instead of failing the handshake;
+//! - nothing a client sent is logged, only what kind of frame it was;
+//! - a line longer than [`MAX_LINE`] is answered and skipped without being
+//!   buffered whole;
+//! - replies queue up to [`OUTBOUND_FRAMES`]; a client that stops reading
+//!   for [`STALL_LIMIT`] is disconnected rather than buffered for forever.
+
+use std::{borrow::Cow, time::Duration};
+
+use rmcp::{
+    RoleServer,
+    model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, ServerJsonRpcMessage},
+    transport::Transport,
+};
+use serde_json::{Value, json};
+use tokio::{
+    io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt},
+    sync::mpsc,
+    task::JoinHandle,
+};
+use tokio_util::sync::CancellationToken;
+
+use crate::validate::echo;
+
+/// The longest line accepted, in bytes.
+pub(crate) const MAX_LINE: usize = 16 * 1024 * 1024;
+/// How many outgoing frames may wait for a client that is slow to read.
+pub(crate) const OUTBOUND_FRAMES: usize = 256;
+/// How long a full outgoing queue may stay full before the client is
+/// disconnected.
+pub(crate) const STALL_LIMIT: Duration = Duration::from_secs(10);
+
+/// MCP methods rmcp decodes into typed requests: one that arrives as a
+/// custom request had params rmcp could not use.
+const KNOWN_METHODS: [&str; 15] = [
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "resources/templates/list",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
+    "subscriptions/listen",
+    "server/discover",
+];
+
+/// The transport was closed (the client stopped reading, or the stream
+/// broke).
+#[derive(Debug)]
+pub(crate) struct Closed;
+
+impl std::fmt::Display for Closed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the connection is closed")
+    }
+}
+
+impl std::error::Error for Closed {}
+
+/// What one line is.
+#[derive(Debug)]
+pub(crate) enum Frame {
+    /// A message for the server.
+    Message(Box<ClientJsonRpcMessage>),
+    /// A JSON-RPC error the transport answers itself.
+    Reply(Value),
+    /// Nothing to do (blank line, or a notification before any request).
+    Ignore(&'static str),
+}
+
+fn error_frame(id: Value, code: i64, message: &str) -> Frame {
+    Frame::Reply(json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}))
+}
+
+/// Decodes one line. `seen_request` says whether a request has arrived yet.
+pub(crate) fn decode(line: &[u8], seen_request: bool) -> Frame {
+    let line = line.trim_ascii();
+    if line.is_empty() {
+        return Frame::Ignore("blank line");
+    }
+    let value: Value = match serde_json::from_slice(line) {
+        Ok(value) => value,
+        Err(_) => {
+            return error_frame(
+                Value::Null,
+                -32700,
+                "Parse error: each line must be one JSON-RPC message (valid JSON, nested at most 128 deep).",
+            );
+        }
+    };
+    let Some(object) = value.as_object() else {
+        return error_frame(
+            Value::Null,
+            -32600,
+            "Invalid request: send one JSON-RPC object per line (batches are not supported).",
+        );
+    };
+    let id = match object.get("id") {
+        Some(id @ (Value::String(_) | Value::Number(_))) => Some(id.clone()),
+        _ => None,
+    };
+    let method = object.get("method").and_then(Value::as_str).map(echo);
+    let message: ClientJsonRpcMessage = match serde_json::from_value(value.clone()) {
+        Ok(message) => message,
+        Err(_) => {
+            return error_frame(
+                id.unwrap_or(Value::Null),
+                -32600,
+                "Invalid request: expected a JSON-RPC 2.0 request, notification or response (with \"jsonrpc\": \"2.0\" and a string or number id).",
+            );
+        }
+    };
+    match &message {
+        JsonRpcMessage::Request(request) => {
+            if let ClientRequest::CustomRequest(custom) = &request.request
+                && KNOWN_METHODS.contains(&custom.method.as_str())
+            {
+                let text = format!(
+                    "Invalid params for {}: see the MCP schema for this method.",
+                    method.unwrap_or_default()
+                );
+                return error_frame(id.unwrap_or(Value::Null), -32602, &text);
+            }
+        }
+        JsonRpcMessage::Notification(_) if !seen_request => {
+            return Frame::Ignore("a notification before the first request");
+        }
+        JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_) if !seen_request => {
+            return Frame::Ignore("a response before the first request");
+        }
+        _ => {}
+    }
+    Frame::Message(Box::new(message))
+}
+
+/// A line-framed transport over a reader and a writer; its tasks end when
+/// it is dropped.
+pub(crate) struct LineTransport {
+    incoming: mpsc::Receiver<ClientJsonRpcMessage>,
+    outgoing: mpsc::Sender<Vec<u8>>,
+    closed: CancellationToken,
+    reader: JoinHandle<()>,
+    writer: JoinHandle<()>,
+}
+
+impl Drop for LineTransport {
+    fn drop(&mut self) {
+        self.closed.cancel();
+        self.reader.abort();
+        self.writer.abort();
+    }
+}
+
+impl LineTransport {
+    /// Starts reading `reader` and writing `writer` on the current runtime.
+    pub fn new<R, W>(reader: R, writer: W) -> Self
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let closed = CancellationToken::new();
+        let (outgoing, frames) = mpsc::channel(OUTBOUND_FRAMES);
+        let (messages, incoming) = mpsc::channel(64);
+        let writer = tokio::spawn(write_frames(writer, frames, closed.clone()));
+        let reader = tokio::spawn(read_frames(reader, messages, outgoing.clone(), closed.clone()));
+        Self { incoming, outgoing, closed, reader, writer }
+    }
+}
+
+async fn write_frames<W: AsyncWrite + Unpin>(
+    mut writer: W,
+    mut frames: mpsc::Receiver<Vec<u8>>,
+    closed: CancellationToken,
+) {
+    while let Some(mut frame) = frames.recv().await {
+        frame.push(b'\n');
+        let written = async {
+            writer.write_all(&frame).await?;
+            writer.flush().await
+        };
+        if written.await.is_err() {
+            tracing::info!("the client's side of the connection is closed");
+            closed.cancel();
+            return;
+        }
+    }
+}
+
+async fn read_frames<R: AsyncRead + Unpin>(
+    mut reader: R,
+    messages: mpsc::Sender<ClientJsonRpcMessage>,
+    replies: mpsc::Sender<Vec<u8>>,
+    closed: CancellationToken,
+) {
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut line: Vec<u8> = Vec::new();
+    let mut oversized = false;
+    let mut seen_request = false;
+    loop {
+        let read = tokio::select! {
+            () = closed.cancelled() => return,
+            read = reader.read(&mut chunk) => read,
+        };
+        let n = match read {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        let mut rest = &chunk[..n];
+        while !rest.is_empty() {
+            let (part, complete) = match rest.iter().position(|b| *b == b'\n') {
+                Some(end) => (&rest[..end], true),
+                None => (rest, false),
+            };
+            rest = if complete { &rest[part.len() + 1..] } else { &[] };
+            if !oversized && line.len() + part.len() > MAX_LINE {
+                oversized = true;
+                line = Vec::new();
+            }
+            if !oversized {
+                line.extend_from_slice(part);
+            }
+            if !complete {
+                continue;
+            }
+            let frame = if oversized {
+                error_frame(
+                    Value::Null,
+                    -32600,
+                    "Invalid request: a message is longer than 16 MiB.",
+                )
+            } else {
+                decode(&line, seen_request)
+            };
+            oversized = false;
+            line.clear();
+            match frame {
+                Frame::Message(message) => {
+                    seen_request |= matches!(*message, JsonRpcMessage::Request(_));
+                    if messages.send(*message).await.is_err() {
+                        return;
+                    }
+                }
+                Frame::Reply(reply) => {
+                    tracing::info!("answered a frame that is not a valid message");
+                    let bytes = serde_json::to_vec(&reply).unwrap_or_default();
+                    if replies.send_timeout(bytes, STALL_LIMIT).await.is_err() {
+                        closed.cancel();
+                        return;
+                    }
+                }
+                Frame::Ignore(what) => tracing::debug!(frame = what, "ignored"),
+            }
+        }
+    }
+}
+
+impl Transport<RoleServer> for LineTransport {
+    type Error = Closed;
+
+    fn name() -> Cow<'static, str> {
+        "lines".into()
+    }
+
+    fn send(
+        &mut self,
+        item: ServerJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), Closed>> + Send + 'static {
+        let outgoing = self.outgoing.clone();
+        let closed = self.closed.clone();
+        async move {
+            let bytes = serde_json::to_vec(&item).map_err(|_| Closed)?;
+            if outgoing.send_timeout(bytes, STALL_LIMIT).await.is_err() {
+                tracing::warn!(
+                    "the client has not read its replies for {STALL_LIMIT:?}; disconnecting it"
+                );
+                closed.cancel();
+                return Err(Closed);
+            }
+            Ok(())
+        }
+    }
+
+    fn receive(&mut self) -> impl Future<Output = Option<ClientJsonRpcMessage>> + Send {
+        let closed = self.closed.clone();
+        let incoming = &mut self.incoming;
+        async move {
+            tokio::select! {
+                () = closed.cancelled() => None,
+                message = incoming.recv() => message,
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Closed> {
+        self.closed.cancel();
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reply(frame: Frame) -> Value {
+        match frame {
+            Frame::Reply(value) => value,
+            other => panic!("expected a reply, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn jsonrpc_every_bad_frame_gets_the_answer_it_is_owed() {
+        let parse = reply(decode(b"{not json", true));
+        assert_eq!((parse["error"]["code"].as_i64(), &parse["id"]), (Some(-32700), &Value::Null));
+        let nested = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        assert_eq!(reply(decode(nested.as_bytes(), true))["error"]["code"], -32700);
+        let batch = reply(decode(b"[1, 2]", true));
+        assert_eq!(batch["error"]["code"], -32600);
+        let no_version = reply(decode(br#"{"id": 7, "method": "ping"}"#, true));
+        assert_eq!(
+            (no_version["error"]["code"].as_i64(), &no_version["id"]),
+            (Some(-32600), &json!(7))
+        );
+        let bad_params = reply(decode(
+            br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":5}}"#,
+            true,
+        ));
+        assert_eq!(
+            (bad_params["error"]["code"].as_i64(), &bad_params["id"]),
+            (Some(-32602), &json!(3))
+        );
+    }
+
+    #[test]
+    fn jsonrpc_notifications_before_the_first_request_are_ignored() {
+        let early =
+            br#"{"jsonrpc":"2.0","method":"notifications/x","params":{"pin":"TOPSECRET123"}}"#;
+        assert!(matches!(decode(early, false), Frame::Ignore(_)));
+        assert!(matches!(decode(early, true), Frame::Message(_)));
+        let response = br#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+        assert!(matches!(decode(response, false), Frame::Ignore(_)));
+    }
+
+    #[test]
+    fn a_reply_never_repeats_what_the_client_sent() {
+        let secret = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"TOPSECRET123"}, "x": }"#;
+        let text = reply(decode(secret, true)).to_string();
+        assert!(!text.contains("TOPSECRET123"), "{text}");
+    }
+}
