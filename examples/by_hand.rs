@@ -10,11 +10,12 @@
 //! every task is confirmed in a modal dialog. An app-level `new_tasks` action
 //! opens another list.
 
-use std::time::Duration;
+use std::{process::ExitCode, time::Duration};
 
+use clap::Parser;
 use purview::{
-    ActionOutput, ActionResult, ActionSpec, Actions, App, Args, BoxFuture, Context, HttpOptions,
-    View, Window,
+    ActionOutput, ActionResult, ActionSpec, Actions, App, Args, BoxFuture, Context, View, Window,
+    cli::ServeArgs,
     model::{Block, Severity},
 };
 use serde::Deserialize;
@@ -199,24 +200,35 @@ impl Actions for Menu {
     }
 }
 
+/// by_hand: hello_windows without the macros, served to AI agents over MCP.
+#[derive(Parser)]
+#[command(version)]
+struct Cli {
+    #[command(flatten)]
+    serve: ServeArgs,
+}
+
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // Logs go to stderr: on stdio, stdout carries only protocol frames.
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            // rmcp logs whole messages, secrets included, at debug: keep it quiet.
-            tracing_subscriber::EnvFilter::from_default_env().add_directive("rmcp=warn".parse()?),
-        )
-        .init();
+async fn main() -> ExitCode {
+    // Logs go to stderr (stdout carries only protocol frames), and what
+    // agents send never reaches them.
+    purview::cli::init_logging();
+    let cli = Cli::parse();
 
     let app = App::builder()
         .name("by_hand")
         .instructions("Task numbers are 1-based positions in the list.")
         .default_timeout(Duration::from_secs(5))
+        .tool_surface(cli.serve.tools)
         .app_actions(Menu)
         .build();
-    let tasks = app.open(Tasks { items: vec![("Try Purview".into(), false)] })?;
+    let tasks = match app.open(Tasks { items: vec![("Try Purview".into(), false)] }) {
+        Ok(tasks) => tasks,
+        Err(e) => {
+            eprintln!("by_hand: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
 
     // The person's side would call `tasks.update(..)` from the GUI; here a
     // background timer stands in for them.
@@ -226,18 +238,5 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let _ = person.update(|t| t.items.push(("Stretch your legs".into(), false)));
     });
 
-    let mut args = std::env::args().skip(1);
-    match (args.next().as_deref(), args.next()) {
-        (Some("--http"), Some(addr)) => {
-            let server = app.serve_http(HttpOptions::default().addr(addr.parse()?)).await?;
-            eprintln!("by_hand: MCP over streamable HTTP at {}", server.url());
-            server.wait().await;
-        }
-        (None, _) => app.serve_stdio().await?,
-        _ => {
-            eprintln!("usage: by_hand [--http ADDR:PORT]");
-            std::process::exit(2);
-        }
-    }
-    Ok(())
+    purview::cli::serve(&app, &cli.serve).await
 }

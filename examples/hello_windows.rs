@@ -8,9 +8,10 @@
 //!
 //! `examples/by_hand.rs` is the same app without the macros.
 
-use std::time::Duration;
+use std::{process::ExitCode, time::Duration};
 
-use purview::{App, Context, HttpOptions, actions, window};
+use clap::Parser;
+use purview::{App, Context, actions, cli::ServeArgs, window};
 
 /// A to-do list.
 #[window(title = "Tasks", summary = "A to-do list with {open} open tasks")]
@@ -117,26 +118,37 @@ impl Menu {
     }
 }
 
+/// hello_windows: a task list, the smallest complete Purview app, served to AI agents over MCP.
+#[derive(Parser)]
+#[command(version)]
+struct Cli {
+    #[command(flatten)]
+    serve: ServeArgs,
+}
+
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // Logs go to stderr: on stdio, stdout carries only protocol frames.
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            // rmcp logs whole messages, secrets included, at debug: keep it quiet.
-            tracing_subscriber::EnvFilter::from_default_env().add_directive("rmcp=warn".parse()?),
-        )
-        .init();
+async fn main() -> ExitCode {
+    // Logs go to stderr (stdout carries only protocol frames), and what
+    // agents send never reaches them.
+    purview::cli::init_logging();
+    let cli = Cli::parse();
 
     let app = App::builder()
         .name("hello_windows")
         .instructions("Task numbers are 1-based positions in the list.")
         .default_timeout(Duration::from_secs(5))
+        .tool_surface(cli.serve.tools)
         .app_actions(Menu)
         .build();
     let mut first = Tasks { items: vec![("Try Purview".into(), false)], ..Tasks::default() };
     first.recount();
-    let tasks = app.open(first)?;
+    let tasks = match app.open(first) {
+        Ok(tasks) => tasks,
+        Err(e) => {
+            eprintln!("hello_windows: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
 
     // The person's side would call `tasks.update(..)` from the GUI; here a
     // timer stands in for them.
@@ -148,18 +160,5 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         });
     });
 
-    let mut args = std::env::args().skip(1);
-    match (args.next().as_deref(), args.next()) {
-        (Some("--http"), Some(addr)) => {
-            let server = app.serve_http(HttpOptions::default().addr(addr.parse()?)).await?;
-            eprintln!("hello_windows: MCP over streamable HTTP at {}", server.url());
-            server.wait().await;
-        }
-        (None, _) => app.serve_stdio().await?,
-        _ => {
-            eprintln!("usage: hello_windows [--http ADDR:PORT]");
-            std::process::exit(2);
-        }
-    }
-    Ok(())
+    purview::cli::serve(&app, &cli.serve).await
 }

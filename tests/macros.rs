@@ -366,24 +366,28 @@ async fn s12_3_generated_results_and_errors_fit_output_schemas() -> Result<()> {
             tools.iter().find(|t| t.name == name).unwrap_or_else(|| panic!("{name} is not listed"));
         Ok(jsonschema::validator_for(&Value::Object((*tool.output_schema).clone()))?)
     };
+    // Each call with the outcome it must have: `None` for success, or the
+    // error code; successes and errors alike must fit both schemas.
     let calls = [
-        ("w1__edit_field", json!({"field": "recipient", "value": "Ada"})),
-        ("w2__load_rows", json!({"offset": 9_998, "limit": 5})),
-        ("w2__load_rows", json!({"offset": 20_000, "limit": 5_000})),
-        ("w1__receipt", json!({})),
-        ("w1__wait", json!({"millis": 1})),
-        ("w1__wait", json!({"millis": 1_000})),
-        ("w1__check_pin", json!({"pin": PIN})),
-        ("w1__set_details", json!({"recipient": "", "amount": 0})),
-        ("w1__focus", json!({"expectedVersion": 1})),
-        ("w1__submit", json!({})),
+        ("w1__edit_field", json!({"field": "recipient", "value": "Ada"}), None),
+        ("w2__load_rows", json!({"offset": 9_998, "limit": 5}), None),
+        ("w2__load_rows", json!({"offset": 20_000, "limit": 5_000}), Some("validation_failed")),
+        ("w1__receipt", json!({}), None),
+        ("w1__wait", json!({"millis": 1}), None),
+        ("w1__wait", json!({"millis": 1_000}), Some("action_timeout")),
+        ("w1__check_pin", json!({"pin": PIN}), None),
+        ("w1__check_pin", json!({"pin": "nope"}), Some("validation_failed")),
+        ("w1__set_details", json!({"recipient": "", "amount": 0}), Some("validation_failed")),
+        ("w1__focus", json!({"expectedVersion": 1}), Some("stale_state")),
+        ("w1__submit", json!({}), None),
     ];
-    for (tool, args) in calls {
+    for (tool, args, expected) in calls {
         let output = output_of(tool)?;
-        let structured = match app.call(tool, args.as_object().cloned()).await {
-            Ok(ok) => serde_json::to_value(ok)?,
-            Err(err) => serde_json::to_value(err)?,
+        let (code, structured) = match app.call(tool, args.as_object().cloned()).await {
+            Ok(ok) => (None, serde_json::to_value(ok)?),
+            Err(err) => (Some(err.code.as_str()), serde_json::to_value(err)?),
         };
+        assert_eq!(code, expected, "{tool} {args}: {structured}");
         assert_valid(&outcome, &structured);
         assert_valid(&output, &structured);
     }

@@ -14,33 +14,30 @@ mod gui;
 
 use std::process::ExitCode;
 
-use purview::HttpOptions;
+use clap::Parser;
+use purview::{HttpOptions, ToolSurface};
 
-fn port() -> Result<u16, String> {
-    let mut args = std::env::args().skip(1);
-    match (args.next().as_deref(), args.next()) {
-        (None, _) => Ok(8765),
-        (Some("--port"), Some(port)) => port.parse().map_err(|e| format!("--port {port}: {e}")),
-        _ => Err("usage: desk_gui [--port PORT]".into()),
-    }
+/// desk_gui: order_desk as an egui desktop app, shared by the person at the
+/// keyboard and AI agents connected over MCP (streamable HTTP on loopback).
+#[derive(Parser)]
+#[command(name = "desk_gui", version)]
+struct Cli {
+    /// The loopback port agents connect to (0 picks a free one; the URL is
+    /// printed on stderr).
+    #[arg(long, default_value_t = 8765)]
+    port: u16,
+    /// Require `Authorization: Bearer TOKEN` on every MCP request.
+    #[arg(long, value_name = "TOKEN")]
+    token: Option<String>,
+    /// Which tools agents are offered.
+    #[arg(long, value_enum, value_name = "SURFACE", default_value_t = ToolSurface::Both)]
+    tools: ToolSurface,
 }
 
 fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            // rmcp logs whole messages, secrets included, at debug: keep it quiet.
-            tracing_subscriber::EnvFilter::from_default_env()
-                .add_directive("rmcp=warn".parse().expect("a valid directive")),
-        )
-        .init();
-    let port = match port() {
-        Ok(port) => port,
-        Err(problem) => {
-            eprintln!("desk_gui: {problem}");
-            return ExitCode::from(2);
-        }
-    };
+    purview::cli::init_logging();
+    let cli = Cli::parse();
+    let port = cli.port;
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(e) => {
@@ -48,9 +45,13 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let app = windows::order_desk_app();
+    let app = windows::order_desk_app(cli.tools);
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
-    let server = match runtime.block_on(app.serve_http(HttpOptions::default().addr(addr))) {
+    let mut options = HttpOptions::default().addr(addr);
+    if let Some(token) = cli.token {
+        options = options.bearer_token(token);
+    }
+    let server = match runtime.block_on(app.serve_http(options)) {
         Ok(server) => server,
         Err(e) => {
             eprintln!("desk_gui: {e}");

@@ -3,6 +3,7 @@
 //! ```text
 //! cargo run --example order_desk                              # MCP on stdio
 //! cargo run --example order_desk -- --http 127.0.0.1:8765     # streamable HTTP at /mcp
+//! cargo run --example order_desk -- --help                    # every option
 //! ```
 //!
 //! An Order Editor (with a confirmation modal and nested terms), a
@@ -11,82 +12,27 @@
 
 mod windows;
 
-use std::{net::SocketAddr, process::ExitCode};
+use std::process::ExitCode;
 
-use purview::HttpOptions;
+use clap::Parser;
+use purview::cli::ServeArgs;
 
-const USAGE: &str = "\
-usage: order_desk [--http ADDR:PORT] [--token TOKEN]
-
-  (no options)        serve MCP on stdin/stdout
-  --http ADDR:PORT    serve streamable HTTP at http://ADDR:PORT/mcp (port 0 picks a free one)
-  --token TOKEN       with --http: require `Authorization: Bearer TOKEN`";
-
-struct Options {
-    http: Option<SocketAddr>,
-    token: Option<String>,
-}
-
-fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
-    let mut options = Options { http: None, token: None };
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--http" => {
-                let addr = args.next().ok_or("--http needs ADDR:PORT")?;
-                options.http = Some(addr.parse().map_err(|e| format!("--http {addr}: {e}"))?);
-            }
-            "--token" => options.token = Some(args.next().ok_or("--token needs a value")?),
-            "-h" | "--help" => return Err(String::new()),
-            other => return Err(format!("unknown argument `{other}`")),
-        }
-    }
-    Ok(options)
+/// order_desk: Purview's reference app (an order editor with a confirmation
+/// dialog, a 10,000-row report and a lock screen), served to AI agents over
+/// MCP.
+#[derive(Parser)]
+#[command(name = "order_desk", version)]
+struct Cli {
+    #[command(flatten)]
+    serve: ServeArgs,
 }
 
 #[tokio::main]
 pub async fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            // rmcp logs whole messages, secrets included, at debug: keep it quiet.
-            tracing_subscriber::EnvFilter::from_default_env()
-                .add_directive("rmcp=warn".parse().expect("a valid directive")),
-        )
-        .init();
-    let options = match parse(std::env::args().skip(1)) {
-        Ok(options) => options,
-        Err(problem) => {
-            if !problem.is_empty() {
-                eprintln!("order_desk: {problem}");
-            }
-            eprintln!("{USAGE}");
-            return if problem.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(2) };
-        }
-    };
-    let app = windows::order_desk_app();
-    let served = match options.http {
-        Some(addr) => {
-            let mut http = HttpOptions::default().addr(addr);
-            if let Some(token) = options.token {
-                http = http.bearer_token(token);
-            }
-            match app.serve_http(http).await {
-                Ok(server) => {
-                    // The URL goes to stderr: scripts read it to find a port-0 server.
-                    eprintln!("order_desk: MCP endpoint {}", server.url());
-                    server.wait().await;
-                    Ok(())
-                }
-                Err(e) => Err(e),
-            }
-        }
-        None => app.serve_stdio().await,
-    };
-    match served {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("order_desk: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    // Logs go to stderr (stdout carries only protocol frames), and what
+    // agents send never reaches them.
+    purview::cli::init_logging();
+    let cli = Cli::parse();
+    let app = windows::order_desk_app(cli.serve.tools);
+    purview::cli::serve(&app, &cli.serve).await
 }

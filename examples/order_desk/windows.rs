@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use purview::{App, Context, Secret, actions, window};
+use purview::{App, Context, Secret, ToolSurface, actions, window};
 use serde::{Deserialize, Serialize};
 
 /// The PIN that unlocks the app-level lock screen.
@@ -352,11 +352,12 @@ impl Desk {
     }
 }
 
-/// The order_desk application: its app-level actions, the Order Editor (w1)
-/// and Report Details (w2).
-pub fn order_desk_app() -> App {
+/// The order_desk application on the given tool surface: its app-level
+/// actions, the Order Editor (w1) and Report Details (w2).
+pub fn order_desk_app(surface: ToolSurface) -> App {
     let app = App::builder()
         .name("order_desk")
+        .tool_surface(surface)
         .version(env!("CARGO_PKG_VERSION"))
         .instructions(
             "Order Desk edits order #12345 and browses a revenue report. Amounts are dollars. \

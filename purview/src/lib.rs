@@ -77,6 +77,8 @@
 mod action;
 mod app;
 mod args;
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod model;
 pub mod projection;
 mod redact;

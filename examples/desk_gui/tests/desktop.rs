@@ -2,11 +2,11 @@
 //! the person (finding controls by their labels, typing, clicking) while an
 //! rmcp client plays the agent, on the same order_desk application.
 
-#[path = "../examples/order_desk/windows.rs"]
+#[path = "../../order_desk/windows.rs"]
 #[allow(dead_code)]
 mod windows;
 
-#[path = "../examples/desk_gui/gui.rs"]
+#[path = "../gui.rs"]
 mod gui;
 
 use std::time::Duration;
@@ -59,7 +59,7 @@ fn recipient(snapshot: &Value) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s7_1_person_and_agent_share_the_windows_and_the_person_wins() -> Result<()> {
-    let app = windows::order_desk_app();
+    let app = windows::order_desk_app(purview::ToolSurface::Both);
     let mut agent = Agent::legacy(&app).await?;
     agent.subscribe().await?;
     let mut harness = person(&app);
@@ -122,7 +122,7 @@ async fn s7_1_person_and_agent_share_the_windows_and_the_person_wins() -> Result
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s10_2_the_person_locks_and_the_agent_sees_only_the_lock_screen() -> Result<()> {
-    let app = windows::order_desk_app();
+    let app = windows::order_desk_app(purview::ToolSurface::Both);
     let mut agent = Agent::legacy(&app).await?;
     let mut harness = person(&app);
     draw(&mut harness);
@@ -145,7 +145,7 @@ async fn s10_2_the_person_locks_and_the_agent_sees_only_the_lock_screen() -> Res
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s5_3_focus_marks_the_window_and_asks_the_gui_to_raise_it() -> Result<()> {
-    let app = windows::order_desk_app();
+    let app = windows::order_desk_app(purview::ToolSurface::Both);
     let agent = Agent::legacy(&app).await?;
     let mut harness = person(&app);
     draw(&mut harness);

@@ -95,6 +95,7 @@ pub struct HttpServer {
     local_addr: SocketAddr,
     path: String,
     cancel: CancellationToken,
+    stopped: CancellationToken,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -116,10 +117,15 @@ impl HttpServer {
         let _ = self.task.await;
     }
 
-    /// Waits until the server stops (after [`HttpServer::shutdown`] from a
-    /// clone of its token, or an I/O failure).
+    /// Waits until the server stops (an I/O failure), without stopping it.
     pub async fn wait(self) {
         let _ = self.task.await;
+    }
+
+    /// Resolves once the server has stopped; unlike [`HttpServer::wait`] it
+    /// leaves the handle usable, so it can race a shutdown signal.
+    pub async fn stopped(&self) {
+        self.stopped.cancelled().await;
     }
 }
 
@@ -166,6 +172,8 @@ impl App {
             }));
         }
         let shutdown = cancel.clone();
+        let stopped = CancellationToken::new();
+        let done = stopped.clone();
         let task = tokio::spawn(async move {
             let served = axum::serve(listener, router)
                 .with_graceful_shutdown(async move { shutdown.cancelled_owned().await })
@@ -173,9 +181,10 @@ impl App {
             if let Err(e) = served {
                 tracing::error!(error = %e, "HTTP server stopped");
             }
+            done.cancel();
         });
         tracing::info!(url = %format!("http://{local_addr}{}", options.path), "serving MCP over streamable HTTP");
-        Ok(HttpServer { local_addr, path: options.path, cancel, task })
+        Ok(HttpServer { local_addr, path: options.path, cancel, stopped, task })
     }
 }
 
