@@ -319,3 +319,62 @@ fn s10_1_two_apps_may_be_used_from_one_callback() -> Result<()> {
     assert_eq!(wb.read(|d| d.note.clone())?, "from a");
     Ok(())
 }
+
+/// Serves `app` over an in-memory stdio-like stream, with one client that
+/// subscribes, reads, sees one edit's notification, and disconnects.
+async fn one_stdio_session(app: &App) -> Result<()> {
+    let (server_side, client_side) = tokio::io::duplex(1 << 16);
+    let (read, write) = tokio::io::split(server_side);
+    let serving = {
+        let app = app.clone();
+        tokio::spawn(async move { app.serve_io(read, write).await })
+    };
+    let mut agent = Agent::over(client_side).await?;
+    agent.subscribe().await?;
+    let editor = app.window::<Dialog>("w1")?;
+    editor.update(|d| d.note = "changed".into())?;
+    agent.expect(purview_tests::Note::Updated(purview::WINDOWS_URI.into())).await?;
+    agent.close().await?;
+    serving.await??;
+    Ok(())
+}
+
+/// Serves `app` over HTTP with one client session, then shuts the server
+/// down.
+async fn one_http_session(app: &App) -> Result<()> {
+    let server = app.serve_http(purview::HttpOptions::default()).await?;
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(server.url());
+    let agent = Agent::over(transport).await?;
+    agent.subscribe().await?;
+    assert_eq!(agent.read().await?.windows.len(), 1);
+    agent.close().await?;
+    server.shutdown().await;
+    Ok(())
+}
+
+#[test]
+fn s10_1_apps_that_served_mcp_leave_no_background_tasks_when_dropped() -> Result<()> {
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    runtime.block_on(async {
+        let metrics = tokio::runtime::Handle::current().metrics();
+        let baseline = metrics.num_alive_tasks();
+        for round in 0..100 {
+            let app = App::builder().build();
+            app.open(Dialog::default())?;
+            if round % 2 == 0 {
+                one_stdio_session(&app).await?;
+            } else {
+                one_http_session(&app).await?;
+            }
+            drop(app);
+        }
+        // Tasks finish asynchronously after their connection closes.
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while metrics.num_alive_tasks() > baseline && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(metrics.num_alive_tasks(), baseline, "tasks outlived their apps");
+        Ok(())
+    })
+}

@@ -107,6 +107,16 @@ pub use redact::{MASK, Secret};
 /// The MCP library Purview serves with, for serving an [`McpServer`] over a
 /// transport of your own (`rmcp::ServiceExt::serve`).
 pub use rmcp;
+/// Re-exported because Purview's API uses its JSON Schema trait
+/// ([`ActionSpec::input`], [`ActionSpec::result`]); the macros' generated
+/// code uses it from here.
+pub use schemars;
+/// Re-exported because Purview's API uses its traits ([`Args::parse`],
+/// [`ActionOutput::result`]); the macros' generated code uses it from here.
+pub use serde;
+/// Re-exported because Purview's API carries JSON values ([`Cells`],
+/// [`model::Block`]).
+pub use serde_json;
 pub use server::{HttpOptions, HttpServer, McpServer, instructions};
 /// How a caller cancels [`App::call_cancellable`].
 pub use tokio_util::sync::CancellationToken;
@@ -150,14 +160,11 @@ pub mod prelude {
 /// messages about generated code name public items only. Not public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use schemars;
-    pub use serde;
-    pub use serde_json;
-
     pub use crate::{
         ActionOutput, ActionResult, ActionSpec, Actions, Args, BoxFuture, Cells, Context,
         ListSource, MediaSource, NoticeText, Row, Sensitive, TableSource, View, Window,
         model::{FieldItem, Severity, ToolError},
+        projection::cell,
         unknown_action,
     };
 }

@@ -13,6 +13,16 @@ fn json(value: &(impl Serialize + ?Sized)) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
+/// One table cell: any serializable value as JSON (`null` for a value that
+/// cannot be JSON, such as a map with non-string keys).
+///
+/// ```
+/// assert_eq!(purview::projection::cell(&2.5), serde_json::json!(2.5));
+/// ```
+pub fn cell<T: Serialize + ?Sized>(value: &T) -> Value {
+    json(value)
+}
+
 /// The cells of one table row, in column order.
 ///
 /// Implemented for tuples of up to eight serializable values, for

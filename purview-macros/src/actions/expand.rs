@@ -49,10 +49,11 @@ fn args_struct(krate: &syn::Path, self_ty: &syn::Type, action: &Action) -> Optio
         return None;
     }
     let ident = args_struct_ident(action);
-    let serde_crate = quote!(#krate::__private::serde).to_string().replace(' ', "");
-    let schemars_crate = quote!(#krate::__private::schemars).to_string().replace(' ', "");
+    // serde and schemars are public re-exports of purview (its API uses
+    // their traits), so their derives' messages name public paths.
+    let serde_crate = quote!(#krate::serde).to_string().replace(' ', "");
+    let schemars_crate = quote!(#krate::schemars).to_string().replace(' ', "");
     let schema_name = format!("{}Arguments", camel(&action.name));
-    let p = quote!(#krate::__private);
     let fields = params.iter().map(|p| {
         let (ident, attrs) = (&p.ident, &p.attrs);
         let mut ty = p.ty.clone();
@@ -63,7 +64,7 @@ fn args_struct(krate: &syn::Path, self_ty: &syn::Type, action: &Action) -> Optio
         quote!(#(#attrs)* #default #ident: #ty)
     });
     Some(quote! {
-        #[derive(#p::serde::Deserialize, #p::schemars::JsonSchema)]
+        #[derive(#krate::serde::Deserialize, #krate::schemars::JsonSchema)]
         #[serde(crate = #serde_crate)]
         #[schemars(crate = #schemars_crate, rename = #schema_name)]
         #[allow(non_camel_case_types, dead_code)]

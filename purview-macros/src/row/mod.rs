@@ -40,10 +40,28 @@ pub fn expand(item: TokenStream) -> TokenStream {
         Ok(input) => input,
         Err(e) => return e.into_compile_error(),
     };
+    if let Err(e) = check_shape(&input) {
+        return fallback(&input, e.into_compile_error());
+    }
     match RowInput::from_derive_input(&input) {
         Ok(row) => row_impls(&row),
         Err(e) => fallback(&input, e.write_errors()),
     }
+}
+
+/// A row is a struct with named fields: each field is a column titled
+/// with its name.
+fn check_shape(input: &syn::DeriveInput) -> syn::Result<()> {
+    let problem = match &input.data {
+        syn::Data::Struct(s) if matches!(s.fields, syn::Fields::Named(_)) => return Ok(()),
+        syn::Data::Struct(_) => {
+            "#[derive(Row)] needs named fields: each field becomes a column titled with its name; for positional cells use a tuple and #[block(table, columns = [..])]"
+        }
+        syn::Data::Enum(_) | syn::Data::Union(_) => {
+            "#[derive(Row)] goes on a struct with named fields: each field becomes a column"
+        }
+    };
+    Err(syn::Error::new(input.ident.span(), problem))
 }
 
 fn row_impls(input: &RowInput) -> TokenStream {
@@ -55,7 +73,7 @@ fn row_impls(input: &RowInput) -> TokenStream {
     let params: Vec<syn::Ident> = generics.type_params().map(|t| t.ident.clone()).collect();
     let where_clause = generics.make_where_clause();
     for param in params {
-        where_clause.predicates.push(syn::parse_quote!(#param: #p::serde::Serialize));
+        where_clause.predicates.push(syn::parse_quote!(#param: #krate::serde::Serialize));
     }
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let fields: Vec<&RowField> = match &input.data {
@@ -74,15 +92,13 @@ fn row_impls(input: &RowInput) -> TokenStream {
     let cells = fields.iter().map(|f| {
         let field = &f.ident;
         // Pointed at the field's type, so a missing Serialize is reported there.
-        quote_spanned!(f.ty.span()=>
-            #p::serde_json::to_value(&self.#field).unwrap_or(#p::serde_json::Value::Null)
-        )
+        quote_spanned!(f.ty.span()=> #p::cell(&self.#field))
     });
     quote! {
         const _: () = {
             #[automatically_derived]
             impl #impl_generics #p::Cells for #ident #ty_generics #where_clause {
-                fn cells(&self) -> ::std::vec::Vec<#p::serde_json::Value> {
+                fn cells(&self) -> ::std::vec::Vec<#krate::serde_json::Value> {
                     ::std::vec![#(#cells),*]
                 }
             }
@@ -122,7 +138,7 @@ fn fallback(input: &syn::DeriveInput, errors: TokenStream) -> TokenStream {
         #errors
         const _: () = {
             impl #impl_generics #p::Cells for #ident #ty_generics #where_clause {
-                fn cells(&self) -> ::std::vec::Vec<#p::serde_json::Value> {
+                fn cells(&self) -> ::std::vec::Vec<#krate::serde_json::Value> {
                     ::std::vec::Vec::new()
                 }
             }

@@ -1,0 +1,8 @@
+use purview::Row;
+
+#[derive(Row)]
+enum Line {
+    Product(String),
+}
+
+fn main() {}
