@@ -30,17 +30,17 @@ use tokio_util::sync::CancellationToken;
 use super::{
     App, Error, Touched,
     actor::{DynActions, ResultShape},
-    builder::ToolSurface,
-    catalog,
+    advice, catalog,
     commit::{Finished, apply},
     context::Context,
     gates::{self, Target, When},
+    route::{ActionCall, Request, route},
 };
 use crate::{
     ActionOutput, Args,
     action::JsonObject,
-    model::{ErrorCode, FieldError, Next, ToolError, ToolResult},
-    naming, validate,
+    model::{ErrorCode, Next, ToolError, ToolResult},
+    validate,
 };
 
 tokio::task_local! {
@@ -74,21 +74,6 @@ pub struct ToolOutcome {
     pub is_error: bool,
     /// The `structuredContent`.
     pub structured: Value,
-}
-
-/// What a call asks for, once its tool name is understood.
-enum Request {
-    /// `app__read_windows`, optionally narrowed to some windows.
-    ReadWindows(Option<Vec<String>>),
-    /// An action, named directly or through `app__act`.
-    Action(ActionCall),
-}
-
-struct ActionCall {
-    window: String,
-    action: String,
-    arguments: JsonObject,
-    expected_version: Option<Value>,
 }
 
 /// A call that passed the gates under the operation lock.
@@ -216,7 +201,9 @@ impl App {
         caller: Caller,
         cancel: CancellationToken,
     ) -> Result<Value, ToolError> {
-        match self.route(tool, arguments.unwrap_or_default()).map_err(|e| self.explain(e))? {
+        match route(self.shared.config.surface, tool, arguments.unwrap_or_default())
+            .map_err(|e| self.explain(e))?
+        {
             Request::ReadWindows(only) => {
                 self.read_windows(only.as_deref()).map_err(ToolError::from)
             }
@@ -234,43 +221,15 @@ impl App {
         caller: Caller,
         cancel: CancellationToken,
     ) -> Result<ToolResult, ToolError> {
-        match self.route(tool, arguments.unwrap_or_default()).map_err(|e| self.explain(e))? {
+        match route(self.shared.config.surface, tool, arguments.unwrap_or_default())
+            .map_err(|e| self.explain(e))?
+        {
             Request::ReadWindows(_) => Err(ToolError::new(
                 ErrorCode::ActionNotAvailable,
                 "app__read_windows answers with a snapshot, not an action result: use App::read_windows or App::call_tool.",
             )),
             Request::Action(call) => self.call_action(call, caller, cancel).await,
         }
-    }
-
-    /// Phase 1: which window and action a tool name (or `app__act`'s
-    /// arguments) means.
-    fn route(&self, tool: &str, mut arguments: JsonObject) -> Result<Request, ToolError> {
-        let surface = self.shared.config.surface;
-        if surface.lists_dispatcher() {
-            if tool == naming::READ_WINDOWS_TOOL {
-                return read_windows_request(arguments);
-            }
-            if tool == naming::ACT_TOOL {
-                return act_request(arguments);
-            }
-        }
-        let Some((window, action)) = tool.split_once("__") else {
-            return Err(ToolError::new(
-                ErrorCode::ActionNotAvailable,
-                format!(
-                    "There is no tool `{}`: tool names are `{{windowId}}__{{action}}` or `app__{{action}}`.",
-                    validate::echo(tool)
-                ),
-            ));
-        };
-        let expected_version = arguments.remove("expectedVersion");
-        Ok(Request::Action(ActionCall {
-            window: window.to_owned(),
-            action: action.to_owned(),
-            arguments,
-            expected_version,
-        }))
     }
 
     async fn call_action(
@@ -405,46 +364,13 @@ impl App {
             .map_err(ToolError::from)?
     }
 
-    /// Phase 6 for failures: what to do next, in the terms of the agent's
-    /// tool surface, and (for the codes about what is operable) `next`.
-    fn explain(&self, mut error: ToolError) -> ToolError {
+    /// Phase 6 for failures: the advice of advice.rs, on the state as it is.
+    fn explain(&self, error: ToolError) -> ToolError {
         let surface = self.shared.config.surface;
-        let next = match error.code {
-            ErrorCode::BlockedByModal
-            | ErrorCode::WindowNotFound
-            | ErrorCode::ActionNotAvailable => self.shared.read(|state| state.next()).ok(),
-            _ => None,
-        };
-        let advice = match (error.code, &next) {
-            (ErrorCode::BlockedByModal, Some(next)) => {
-                let blocker = error.blocked_by.clone().unwrap_or_default();
-                let actions = next.actions.get(&blocker).cloned().unwrap_or_default();
-                Some(operate_first(surface, &blocker, &actions))
-            }
-            (ErrorCode::WindowNotFound | ErrorCode::ActionNotAvailable, Some(next)) => {
-                Some(what_now(surface, next))
-            }
-            (ErrorCode::StaleState, _) => Some(match error.current_version {
-                Some(current) => format!(
-                    "Read it again ({}), decide afresh, and retry with expectedVersion {current} if it still makes sense.",
-                    how_to_read(surface)
-                ),
-                None => format!(
-                    "Read the windows again ({}), decide afresh, and retry.",
-                    how_to_read(surface)
-                ),
-            }),
-            (ErrorCode::ActionTimeout | ErrorCode::ActionFailed, _) => Some(format!(
-                "Read the windows again ({}) before deciding whether to retry.",
-                how_to_read(surface)
-            )),
-            _ => None,
-        };
-        if let Some(advice) = advice {
-            error.message = format!("{} {advice}", error.message);
+        match self.shared.lock() {
+            Ok(state) => advice::explain(surface, Some(&state), error),
+            Err(_) => advice::explain(surface, None, error),
         }
-        error.next = next.map(Box::new);
-        error
     }
 }
 
@@ -473,130 +399,6 @@ async fn run_handler(
             Ok(Ok(Ok(output))) => HandlerOutcome::Returned(output),
         },
     }
-}
-
-/// `app__read_windows`'s arguments.
-fn read_windows_request(mut arguments: JsonObject) -> Result<Request, ToolError> {
-    let only = match arguments.remove("windows") {
-        None | Some(Value::Null) => None,
-        Some(Value::Array(ids)) if ids.iter().all(Value::is_string) => {
-            Some(ids.iter().filter_map(Value::as_str).map(str::to_owned).collect())
-        }
-        Some(_) => {
-            return Err(ToolError::validation(vec![FieldError::new(
-                "windows",
-                "must be an array of window ids (strings)",
-            )]));
-        }
-    };
-    let unknown: Vec<FieldError> = arguments
-        .keys()
-        .take(5)
-        .map(|k| validate::unknown_argument(k, &["windows".to_owned()]))
-        .collect();
-    if !unknown.is_empty() {
-        return Err(ToolError::validation(unknown));
-    }
-    Ok(Request::ReadWindows(only))
-}
-
-/// `app__act`'s arguments: the action's own arguments stay separate, so
-/// `validation_failed` names them as the action knows them.
-fn act_request(mut arguments: JsonObject) -> Result<Request, ToolError> {
-    let mut problems = Vec::new();
-    let mut text = |name: &str, arguments: &mut JsonObject| match arguments.remove(name) {
-        Some(Value::String(s)) if !s.is_empty() => Some(s),
-        None | Some(Value::Null) => {
-            problems.push(FieldError::new(name, "is required"));
-            None
-        }
-        Some(_) => {
-            problems.push(FieldError::new(name, "must be a non-empty string"));
-            None
-        }
-    };
-    let window = text("window", &mut arguments);
-    let action = text("action", &mut arguments);
-    let mut inner = match arguments.remove("arguments") {
-        None | Some(Value::Null) => JsonObject::new(),
-        Some(Value::Object(map)) => map,
-        Some(_) => {
-            problems.push(FieldError::new("arguments", "must be an object"));
-            JsonObject::new()
-        }
-    };
-    let outer_version = arguments.remove("expectedVersion");
-    let inner_version = inner.remove("expectedVersion");
-    let expected_version = match (outer_version, inner_version) {
-        (Some(a), Some(b)) if a != b => {
-            problems.push(FieldError::new(
-                "expectedVersion",
-                "was given twice with different values; give it once, beside `window`",
-            ));
-            None
-        }
-        (a, b) => a.or(b),
-    };
-    let params = ["window", "action", "arguments", "expectedVersion"].map(str::to_owned);
-    problems.extend(arguments.keys().take(5).map(|k| validate::unknown_argument(k, &params)));
-    match (window, action) {
-        (Some(window), Some(action)) if problems.is_empty() => {
-            Ok(Request::Action(ActionCall { window, action, arguments: inner, expected_version }))
-        }
-        _ => Err(ToolError::validation(problems)),
-    }
-}
-
-/// How the agent reads the windows on its surface.
-fn how_to_read(surface: ToolSurface) -> &'static str {
-    match surface {
-        ToolSurface::Windows => "app://windows",
-        ToolSurface::Both => "call app__read_windows, or read app://windows",
-        ToolSurface::Dispatcher => "call app__read_windows",
-    }
-}
-
-/// Advice for a blocked window: deal with the window on top first.
-fn operate_first(surface: ToolSurface, blocker: &str, actions: &[String]) -> String {
-    let tools: Vec<String> = actions.iter().map(|a| format!("{blocker}__{a}")).collect();
-    match surface {
-        ToolSurface::Windows => format!(
-            "Operate `{blocker}` first (its tools: {}), or re-read app://windows.",
-            list_or_none(&tools)
-        ),
-        ToolSurface::Both => format!(
-            "Operate `{blocker}` first: call {}; if your tool list does not show them, call app__act with window \"{blocker}\" and one of these actions: {}.",
-            list_or_none(&tools),
-            list_or_none(actions)
-        ),
-        ToolSurface::Dispatcher => format!(
-            "Operate `{blocker}` first: call app__act with window \"{blocker}\" and one of these actions: {}.",
-            list_or_none(actions)
-        ),
-    }
-}
-
-/// Advice when the window or action is not there: what can be done instead.
-fn what_now(surface: ToolSurface, next: &Next) -> String {
-    let reachable: Vec<String> = next
-        .actions
-        .iter()
-        .map(|(window, actions)| format!("{window}: {}", actions.join(", ")))
-        .collect();
-    let listing = match surface {
-        ToolSurface::Windows => "Call tools/list for the tools on offer now".to_owned(),
-        ToolSurface::Both => "Call tools/list for the tools on offer now, or app__act with one of the window's actions below".to_owned(),
-        ToolSurface::Dispatcher => "Call app__act with one of the window's actions below".to_owned(),
-    };
-    format!(
-        "{listing}, and {} for what each window shows. Operable now: {}.",
-        how_to_read(surface),
-        if reachable.is_empty() { "nothing".to_owned() } else { reachable.join("; ") }
-    )
-}
-
-fn list_or_none(items: &[String]) -> String {
-    if items.is_empty() { "none".to_owned() } else { items.join(", ") }
 }
 
 fn error_value(error: &ToolError) -> Value {

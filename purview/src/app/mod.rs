@@ -10,7 +10,9 @@
 //! | `topology.rs` | who is operable (§2, §10.2) |
 //! | `actor.rs` | view-models behind an object-safe face, compiled actions |
 //! | `gates.rs` | the §7 rules, written once |
+//! | `route.rs` | what a call asks for (tool names, `app__act`) |
 //! | `call.rs` | an agent's call in phases |
+//! | `advice.rs` | what a failed call's error tells the agent to do next |
 //! | `commit.rs` | applying a finished call in one step |
 //! | `context.rs` | what a handler can do beyond its own view-model |
 //! | `handle.rs` | the person's side |
@@ -19,6 +21,7 @@
 
 mod activity;
 mod actor;
+mod advice;
 pub(crate) mod broadcast;
 mod builder;
 mod call;
@@ -30,6 +33,7 @@ mod error;
 mod gates;
 mod handle;
 mod registry;
+mod route;
 mod shared;
 mod topology;
 

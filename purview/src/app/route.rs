@@ -1,0 +1,135 @@
+//! Phase 1 of a call: what it asks for. A tool name `{windowId}__{action}`
+//! or `app__{action}` names its window and action; `app__act` names them in
+//! its arguments (and carries the action's own arguments separately, so
+//! `validation_failed` names them as the action knows them);
+//! `app__read_windows` asks for the snapshot.
+
+use serde_json::Value;
+
+use super::ToolSurface;
+use crate::{
+    action::JsonObject,
+    model::{ErrorCode, FieldError, ToolError},
+    naming, validate,
+};
+
+/// What a call asks for, once its tool name is understood.
+pub(super) enum Request {
+    /// `app__read_windows`, optionally narrowed to some windows.
+    ReadWindows(Option<Vec<String>>),
+    /// An action, named directly or through `app__act`.
+    Action(ActionCall),
+}
+
+/// An action call, whichever way it was named.
+pub(super) struct ActionCall {
+    pub window: String,
+    pub action: String,
+    pub arguments: JsonObject,
+    pub expected_version: Option<Value>,
+}
+
+/// Which window and action a tool name (or `app__act`'s arguments) means,
+/// on `surface`.
+pub(super) fn route(
+    surface: ToolSurface,
+    tool: &str,
+    mut arguments: JsonObject,
+) -> Result<Request, ToolError> {
+    if surface.lists_dispatcher() {
+        if tool == naming::READ_WINDOWS_TOOL {
+            return read_windows_request(arguments);
+        }
+        if tool == naming::ACT_TOOL {
+            return act_request(arguments);
+        }
+    }
+    let Some((window, action)) = tool.split_once("__") else {
+        return Err(ToolError::new(
+            ErrorCode::ActionNotAvailable,
+            format!(
+                "There is no tool `{}`: tool names are `{{windowId}}__{{action}}` or `app__{{action}}`.",
+                validate::echo(tool)
+            ),
+        ));
+    };
+    let expected_version = arguments.remove("expectedVersion");
+    Ok(Request::Action(ActionCall {
+        window: window.to_owned(),
+        action: action.to_owned(),
+        arguments,
+        expected_version,
+    }))
+}
+
+/// `app__read_windows`'s arguments.
+fn read_windows_request(mut arguments: JsonObject) -> Result<Request, ToolError> {
+    let only = match arguments.remove("windows") {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(ids)) if ids.iter().all(Value::is_string) => {
+            Some(ids.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        }
+        Some(_) => {
+            return Err(ToolError::validation(vec![FieldError::new(
+                "windows",
+                "must be an array of window ids (strings)",
+            )]));
+        }
+    };
+    let unknown: Vec<FieldError> = arguments
+        .keys()
+        .take(5)
+        .map(|k| validate::unknown_argument(k, &["windows".to_owned()]))
+        .collect();
+    if !unknown.is_empty() {
+        return Err(ToolError::validation(unknown));
+    }
+    Ok(Request::ReadWindows(only))
+}
+
+/// `app__act`'s arguments: the action's own arguments stay separate, so
+/// `validation_failed` names them as the action knows them.
+fn act_request(mut arguments: JsonObject) -> Result<Request, ToolError> {
+    let mut problems = Vec::new();
+    let mut text = |name: &str, arguments: &mut JsonObject| match arguments.remove(name) {
+        Some(Value::String(s)) if !s.is_empty() => Some(s),
+        None | Some(Value::Null) => {
+            problems.push(FieldError::new(name, "is required"));
+            None
+        }
+        Some(_) => {
+            problems.push(FieldError::new(name, "must be a non-empty string"));
+            None
+        }
+    };
+    let window = text("window", &mut arguments);
+    let action = text("action", &mut arguments);
+    let mut inner = match arguments.remove("arguments") {
+        None | Some(Value::Null) => JsonObject::new(),
+        Some(Value::Object(map)) => map,
+        Some(_) => {
+            problems.push(FieldError::new("arguments", "must be an object"));
+            JsonObject::new()
+        }
+    };
+    let outer_version = arguments.remove("expectedVersion");
+    let inner_version = inner.remove("expectedVersion");
+    let expected_version = match (outer_version, inner_version) {
+        (Some(a), Some(b)) if a != b => {
+            problems.push(FieldError::new(
+                "expectedVersion",
+                "was given twice with different values; give it once, beside `window`",
+            ));
+            None
+        }
+        (a, b) => a.or(b),
+    };
+    let params = ["window", "action", "arguments", "expectedVersion"].map(str::to_owned);
+    problems.extend(arguments.keys().take(5).map(|k| validate::unknown_argument(k, &params)));
+    match (window, action) {
+        (Some(window), Some(action)) if problems.is_empty() => {
+            Ok(Request::Action(ActionCall { window, action, arguments: inner, expected_version }))
+        }
+        _ => Err(ToolError::validation(problems)),
+    }
+}
