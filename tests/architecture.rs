@@ -1,0 +1,72 @@
+//! Checks on the shape of the code itself, so the boundaries
+//! ARCHITECTURE.md describes cannot erode unnoticed.
+
+use std::{fs, path::Path};
+
+fn workspace() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ sits in the workspace")
+}
+
+fn rust_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in fs::read_dir(dir).expect("readable directory") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            files.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+    files
+}
+
+#[test]
+fn the_core_imports_nothing_from_the_transport() {
+    let app = workspace().join("purview/src/app");
+    for file in rust_files(&app) {
+        let text = fs::read_to_string(&file).expect("readable source");
+        for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            assert!(
+                !line.contains("crate::server") && !line.contains("rmcp"),
+                "{} reaches the transport: {line}",
+                file.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn architecture_md_names_only_files_that_exist() {
+    let text = fs::read_to_string(workspace().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let mut named = 0;
+    for word in text.split(|c: char| c == '`' || c.is_whitespace() || c == '(' || c == ')') {
+        let word = word.trim_end_matches([',', '.', ':', ';']);
+        let is_path = (word.starts_with("purview") || word.starts_with("examples/"))
+            && word.contains('/')
+            && (word.ends_with(".rs") || word.ends_with('/'));
+        if is_path {
+            named += 1;
+            assert!(
+                workspace().join(word).exists(),
+                "ARCHITECTURE.md names {word}, which does not exist"
+            );
+        }
+    }
+    assert!(named > 20, "only {named} paths found: the check is not reading the document");
+}
+
+#[test]
+fn compile_errors_never_name_an_internal_path() {
+    let fail = workspace().join("ui-tests/fail");
+    for entry in fs::read_dir(&fail).expect("ui-tests/fail") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|e| e == "stderr") {
+            let text = fs::read_to_string(&path).expect("stderr snapshot");
+            for internal in
+                ["purview::__private", "purview::project", "purview::app::", "purview::server::"]
+            {
+                assert!(!text.contains(internal), "{} names {internal}", path.display());
+            }
+        }
+    }
+}
