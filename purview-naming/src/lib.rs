@@ -64,6 +64,43 @@ pub const ACT_TOOL: &str = "app__act";
 /// ([`READ_WINDOWS_TOOL`], [`ACT_TOOL`]).
 pub const RESERVED_APP_ACTIONS: [&str; 2] = ["read_windows", "act"];
 
+/// Whether any of `names` is taken by Purview's own tools as an app-level
+/// action name ([`RESERVED_APP_ACTIONS`]). A `const fn`, so the app builder
+/// can reject such an action set at compile time.
+///
+/// ```
+/// assert!(purview_naming::any_reserved_app_action(&["lock", "act"]));
+/// assert!(!purview_naming::any_reserved_app_action(&["lock", "acting"]));
+/// ```
+pub const fn any_reserved_app_action(names: &[&str]) -> bool {
+    let mut i = 0;
+    while i < names.len() {
+        let mut r = 0;
+        while r < RESERVED_APP_ACTIONS.len() {
+            if same(names[i].as_bytes(), RESERVED_APP_ACTIONS[r].as_bytes()) {
+                return true;
+            }
+            r += 1;
+        }
+        i += 1;
+    }
+    false
+}
+
+const fn same(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// Checks an action name against the rules every tool name must follow.
 /// The error is a sentence naming the problem, for a compile error or an
 /// [`InvalidDefinition`](https://docs.rs/purview/latest/purview/enum.Error.html).

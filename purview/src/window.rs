@@ -49,6 +49,13 @@ pub trait Actions: Clone + Send + Sync + 'static {
     /// type; the runtime caches the compiled schemas.
     fn actions() -> Vec<ActionSpec>;
 
+    /// The action names, when known at compile time (`#[actions]` fills it
+    /// in), so [`AppBuilder::app_actions`](crate::AppBuilder::app_actions)
+    /// can reject a name Purview's own tools take before the program runs.
+    /// Hand-written implementations may leave it empty; the same check then
+    /// runs when the app is built.
+    const ACTION_NAMES: &'static [&'static str] = &[];
+
     /// Whether `action` can be called in the current state. Hidden actions
     /// vanish from tools/list and are rejected with `action_not_available`.
     fn is_available(&self, action: &str) -> bool {

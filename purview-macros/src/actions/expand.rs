@@ -206,6 +206,7 @@ pub fn actions(parsed: &Impl) -> TokenStream {
     let (impl_generics, _, where_clause) = item.generics.split_for_impl();
     let structs = actions.iter().filter_map(|a| args_struct(krate, self_ty, a));
     let specs = actions.iter().map(|a| spec(krate, a));
+    let names = actions.iter().map(|a| &a.name);
     let arms = actions.iter().map(|a| dispatch_arm(krate, self_ty, a));
     let available = actions.iter().filter_map(availability_arm);
     let p = quote!(#krate::__private);
@@ -215,6 +216,7 @@ pub fn actions(parsed: &Impl) -> TokenStream {
             #(#structs)*
             #[automatically_derived]
             impl #impl_generics #p::Actions for #self_ty #where_clause {
+                const ACTION_NAMES: &'static [&'static str] = &[#(#names),*];
                 fn actions() -> ::std::vec::Vec<#p::ActionSpec> {
                     ::std::vec![#(#specs),*]
                 }

@@ -176,8 +176,15 @@ impl AppBuilder {
 
     /// App-level actions, offered as `app__{action}` tools while no app-level
     /// modal is open. `read_windows` and `act` are taken by Purview's own
-    /// tools.
+    /// tools: an `#[actions]` set that uses either fails to compile here
+    /// (a hand-written one fails [`AppBuilder::try_build`]).
     pub fn app_actions<A: Actions>(mut self, actions: A) -> Self {
+        const {
+            assert!(
+                !naming::any_reserved_app_action(A::ACTION_NAMES),
+                "an app-level action is named `read_windows` or `act`: those tool names (app__read_windows, app__act) are Purview's own; rename the action"
+            )
+        };
         self.app_actions = Some(Box::new(move |state: &mut State| {
             let spec = state.type_spec::<A>(A::actions, Level::App)?;
             state.app = Some(Actor::new(Box::new(AsAppActions(actions)), spec));

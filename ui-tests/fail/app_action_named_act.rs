@@ -1,0 +1,15 @@
+use purview::{App, actions};
+
+#[derive(Clone)]
+struct Menu;
+
+#[actions]
+impl Menu {
+    /// Do the thing.
+    #[action]
+    fn act(&mut self) {}
+}
+
+fn main() {
+    let _app = App::builder().app_actions(Menu).build();
+}
