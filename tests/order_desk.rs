@@ -249,9 +249,9 @@ async fn scenario(agent: &mut Agent, mut watcher: Option<&mut Agent>) -> Result<
 
 #[tokio::test]
 async fn s11_order_desk_over_stdio() -> Result<()> {
-    let mut command = tokio::process::Command::new(ORDER_DESK);
-    command.stderr(Stdio::null());
-    let mut agent = Agent::over(TokioChildProcess::new(command)?).await?;
+    let command = tokio::process::Command::new(ORDER_DESK);
+    let (transport, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn()?;
+    let mut agent = Agent::over(transport).await?;
     agent.subscribe().await?;
     scenario(&mut agent, None).await?;
     agent.close().await
