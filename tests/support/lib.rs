@@ -6,7 +6,7 @@ pub mod agent;
 pub mod windows;
 
 pub use agent::{Agent, Note};
-pub use windows::{AppMenu, Confirm, Editor, Locked, demo_app, demo_app_on};
+pub use windows::{AppMenu, Confirm, Editor, Locked, PIN, demo_app, demo_app_on};
 
 /// The README's code blocks, compiled as doctests so they stay true.
 #[cfg(doctest)]
