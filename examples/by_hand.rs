@@ -14,7 +14,8 @@ use std::{process::ExitCode, time::Duration};
 
 use clap::Parser;
 use purview::{
-    ActionOutput, ActionResult, ActionSpec, Actions, App, Args, BoxFuture, Context, View, Window,
+    ActionOutput, ActionResult, ActionSpec, Actions, App, Args, BoxFuture, Context, ToolSurface,
+    View, Window, WindowHandle,
     cli::ServeArgs,
     model::{Block, Severity},
 };
@@ -22,7 +23,7 @@ use serde::Deserialize;
 
 /// A to-do list.
 #[derive(Clone, Default)]
-struct Tasks {
+pub struct Tasks {
     items: Vec<(String, bool)>,
 }
 
@@ -200,6 +201,19 @@ impl Actions for Menu {
     }
 }
 
+/// The app with its first task list open.
+pub fn app(surface: ToolSurface) -> Result<(App, WindowHandle<Tasks>), purview::Error> {
+    let app = App::builder()
+        .name("by_hand")
+        .instructions("Task numbers are 1-based positions in the list.")
+        .default_timeout(Duration::from_secs(5))
+        .tool_surface(surface)
+        .app_actions(Menu)
+        .build();
+    let tasks = app.open(Tasks { items: vec![("Try Purview".into(), false)] })?;
+    Ok((app, tasks))
+}
+
 /// by_hand: hello_windows without the macros, served to AI agents over MCP.
 #[derive(Parser)]
 #[command(version)]
@@ -215,15 +229,8 @@ async fn main() -> ExitCode {
     purview::cli::init_logging();
     let cli = Cli::parse();
 
-    let app = App::builder()
-        .name("by_hand")
-        .instructions("Task numbers are 1-based positions in the list.")
-        .default_timeout(Duration::from_secs(5))
-        .tool_surface(cli.serve.tools)
-        .app_actions(Menu)
-        .build();
-    let tasks = match app.open(Tasks { items: vec![("Try Purview".into(), false)] }) {
-        Ok(tasks) => tasks,
+    let (app, tasks) = match app(cli.serve.tools) {
+        Ok(opened) => opened,
         Err(e) => {
             eprintln!("by_hand: {e}");
             return ExitCode::FAILURE;

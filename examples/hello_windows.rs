@@ -11,12 +11,12 @@
 use std::{process::ExitCode, time::Duration};
 
 use clap::Parser;
-use purview::{App, Context, actions, cli::ServeArgs, window};
+use purview::{App, Context, ToolSurface, WindowHandle, actions, cli::ServeArgs, window};
 
 /// A to-do list.
 #[window(title = "Tasks", summary = "A to-do list with {open} open tasks")]
 #[derive(Clone, Default)]
-struct Tasks {
+pub struct Tasks {
     #[block(table, columns = ["Task", "Done"])]
     items: Vec<(String, bool)>,
     #[block(notice = "info")]
@@ -118,6 +118,21 @@ impl Menu {
     }
 }
 
+/// The app with its first task list open.
+pub fn app(surface: ToolSurface) -> Result<(App, WindowHandle<Tasks>), purview::Error> {
+    let app = App::builder()
+        .name("hello_windows")
+        .instructions("Task numbers are 1-based positions in the list.")
+        .default_timeout(Duration::from_secs(5))
+        .tool_surface(surface)
+        .app_actions(Menu)
+        .build();
+    let mut first = Tasks { items: vec![("Try Purview".into(), false)], ..Tasks::default() };
+    first.recount();
+    let tasks = app.open(first)?;
+    Ok((app, tasks))
+}
+
 /// hello_windows: a task list, the smallest complete Purview app, served to AI agents over MCP.
 #[derive(Parser)]
 #[command(version)]
@@ -133,17 +148,8 @@ async fn main() -> ExitCode {
     purview::cli::init_logging();
     let cli = Cli::parse();
 
-    let app = App::builder()
-        .name("hello_windows")
-        .instructions("Task numbers are 1-based positions in the list.")
-        .default_timeout(Duration::from_secs(5))
-        .tool_surface(cli.serve.tools)
-        .app_actions(Menu)
-        .build();
-    let mut first = Tasks { items: vec![("Try Purview".into(), false)], ..Tasks::default() };
-    first.recount();
-    let tasks = match app.open(first) {
-        Ok(tasks) => tasks,
+    let (app, tasks) = match app(cli.serve.tools) {
+        Ok(opened) => opened,
         Err(e) => {
             eprintln!("hello_windows: {e}");
             return ExitCode::FAILURE;

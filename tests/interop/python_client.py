@@ -1,13 +1,15 @@
 """Drives order_desk with the official Python MCP SDK (PyPI `mcp`, 2.x,
-legacy initialize handshake) over stdio and over streamable HTTP.
+legacy initialize handshake) over stdio and over streamable HTTP, on each
+tool surface (--tools windows, both, dispatcher).
 
     python python_client.py PATH/TO/order_desk
 
 Checks the reference scenario end to end — operableWindowIds, the tool
-list hand-off, error codes, masking — and that both notifications
-(resources/updated after a subscription, tools/list_changed) arrive.
-Prints one line per transport and a closing "N passed, N failed" line;
-exits non-zero on any failure.
+list hand-off (or, on the dispatcher surface, a list that never changes),
+error codes, masking — and that the notifications each surface promises
+(resources/updated after a subscription, tools/list_changed except on
+dispatcher) arrive. Prints one line per run and a closing "N passed, N
+failed" line; exits non-zero on any failure.
 """
 
 from __future__ import annotations
@@ -82,14 +84,43 @@ def editor_tools(window: str, submit: bool = False) -> list[str]:
 
 REPORT = ["w2__load_rows", "w2__refresh", "w2__close"]
 APP = ["app__lock", "app__new_report"]
+DISPATCHER = ["app__act", "app__read_windows"]
 
 
-def expect(*parts: list[str]) -> list[str]:
-    return sorted([name for part in parts for name in part] + APP)
+class Surface:
+    """What tools/list holds, and how a call is made, on one tool surface."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def expect(self, *parts: list[str], app: bool = True) -> list[str]:
+        if self.name == "dispatcher":
+            return sorted(DISPATCHER)
+        names = [name for part in parts for name in part] + (APP if app else [])
+        if self.name == "both":
+            names += DISPATCHER
+        return sorted(names)
+
+    async def call(self, client: Client, tool: str, arguments: dict | None = None):
+        """Calls `tool`, through app__act on the dispatcher surface."""
+        if self.name != "dispatcher":
+            return await call(client, tool, arguments)
+        window, action = tool.split("__", 1)
+        args = dict(arguments or {})
+        act = {"window": window, "action": action, "arguments": args}
+        if "expectedVersion" in args:
+            act["expectedVersion"] = args.pop("expectedVersion")
+        return await call(client, "app__act", act)
+
+    async def list_changed(self, notes: "Notes") -> None:
+        """The tool list changed: announced everywhere but on dispatcher."""
+        if self.name != "dispatcher":
+            await notes.wait_for("notifications/tools/list_changed")
 
 
-async def scenario(target, label: str) -> None:
+async def scenario(target, label: str, surface: Surface) -> None:
     notes = Notes()
+    expect, act = surface.expect, surface.call
     async with Client(target, mode="legacy", message_handler=notes, cache=None) as client:
         assert client.server_capabilities.resources.subscribe is True
         assert client.server_capabilities.tools.list_changed is True
@@ -101,57 +132,64 @@ async def scenario(target, label: str) -> None:
         await client.subscribe_resource(WINDOWS)
 
         # Per-field validation.
-        is_error, error, _ = await call(client, "w1__set_details", {"recipient": "", "amount": 0})
+        is_error, error, _ = await act(client, "w1__set_details", {"recipient": "", "amount": 0})
         assert is_error and error["code"] == "validation_failed", error
         assert sorted(f["field"] for f in error["fields"]) == ["amount", "recipient"], error
 
         # An edit: the subscribed session hears resources/updated, and submit
         # appearing is a tools/list_changed.
         version = next(w for w in snapshot["windows"] if w["id"] == "w1")["version"]
-        is_error, ok, _ = await call(
+        is_error, ok, _ = await act(
             client, "w1__edit_field", {"field": "recipient", "value": "Ada", "expectedVersion": version}
         )
         assert not is_error, ok
         await notes.wait_for("notifications/resources/updated")
-        await notes.wait_for("notifications/tools/list_changed")
+        await surface.list_changed(notes)
         assert await tool_names(client) == expect(editor_tools("w1", submit=True), REPORT)
-        is_error, stale, _ = await call(client, "w1__focus", {"expectedVersion": version})
+        is_error, stale, _ = await act(client, "w1__focus", {"expectedVersion": version})
         assert is_error and stale["code"] == "stale_state" and stale["currentVersion"] == version + 1, stale
 
         # The modal hand-off.
-        is_error, submitted, _ = await call(client, "w1__submit")
+        is_error, submitted, _ = await act(client, "w1__submit")
         assert not is_error and submitted["openedWindowIds"] == ["w3"], submitted
-        await notes.wait_for("notifications/tools/list_changed")
+        await surface.list_changed(notes)
         snapshot = await read(client)
         assert snapshot["operableWindowIds"] == ["w3", "w2"], snapshot["operableWindowIds"]
         assert await tool_names(client) == expect(["w3__cancel", "w3__confirm", "w3__show_terms"], REPORT)
-        is_error, blocked, _ = await call(client, "w1__edit_field", {"field": "recipient", "value": "x"})
+        is_error, blocked, _ = await act(client, "w1__edit_field", {"field": "recipient", "value": "x"})
         assert is_error and blocked["code"] == "blocked_by_modal" and blocked["blockedBy"] == "w3", blocked
-        await call(client, "w3__cancel")
+        await act(client, "w3__cancel")
         assert (await read(client))["operableWindowIds"] == ["w1", "w2"]
 
         # Large data through a tool.
-        is_error, page, _ = await call(client, "w2__load_rows", {"offset": 0, "limit": 3})
+        is_error, page, _ = await act(client, "w2__load_rows", {"offset": 0, "limit": 3})
         assert not is_error and page["result"]["total"] == 10000 and len(page["result"]["rows"]) == 3, page
 
         # App-level modal and a sensitive argument.
-        is_error, locked, _ = await call(client, "app__lock")
+        is_error, locked, _ = await act(client, "app__lock")
         assert not is_error and locked["openedWindowIds"] == ["w4"], locked
-        assert await tool_names(client) == ["w4__unlock"]
-        is_error, wrong, text = await call(client, "w4__unlock", {"pin": "9999"})
+        assert await tool_names(client) == expect(["w4__unlock"], app=False)
+        is_error, wrong, text = await act(client, "w4__unlock", {"pin": "9999"})
         assert is_error and wrong["code"] == "validation_failed" and wrong["fields"][0]["field"] == "pin", wrong
         assert "9999" not in text
-        is_error, _, _ = await call(client, "w4__unlock", {"pin": "1234"})
+        is_error, _, _ = await act(client, "w4__unlock", {"pin": "1234"})
         assert not is_error
         final = await read(client)
         assert final["operableWindowIds"] == ["w1", "w2"], final
         assert "hunter2" not in json.dumps(final)
+        if surface.name != "windows":
+            # The snapshot agents without resources read, plus actions.
+            is_error, view, _ = await call(client, "app__read_windows")
+            assert not is_error and view["windows"] == final["windows"], view
+            assert [a["name"] for a in view["actions"]["w2"]] == ["load_rows", "refresh", "close"], view
+        if surface.name == "dispatcher":
+            assert "notifications/tools/list_changed" not in notes.methods, notes.methods
     print(f"python-sdk {label}: ok")
 
 
-async def over_http(binary: str) -> None:
+async def over_http(binary: str, surface: Surface) -> None:
     process = subprocess.Popen(
-        [binary, "--http", "127.0.0.1:0"],
+        [binary, "--http", "127.0.0.1:0", "--tools", surface.name],
         stderr=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         text=True,
@@ -164,17 +202,22 @@ async def over_http(binary: str) -> None:
                 url = line.split("MCP endpoint ", 1)[1].strip()
                 break
         assert url, "order_desk did not print its endpoint"
-        await scenario(url, "streamable HTTP")
+        await scenario(url, f"streamable HTTP, --tools {surface.name}", surface)
     finally:
         process.terminate()
         process.wait(timeout=10)
 
 
 async def main(binary: str) -> int:
-    runs = [
-        ("stdio", lambda: scenario(StdioServerParameters(command=binary, args=[], env=SERVER_ENV), "stdio")),
-        ("streamable HTTP", lambda: over_http(binary)),
-    ]
+    def stdio(surface: Surface):
+        params = StdioServerParameters(command=binary, args=["--tools", surface.name], env=SERVER_ENV)
+        return scenario(params, f"stdio, --tools {surface.name}", surface)
+
+    runs = []
+    for name in ["windows", "both", "dispatcher"]:
+        surface = Surface(name)
+        runs.append((f"stdio, --tools {name}", lambda s=surface: stdio(s)))
+        runs.append((f"streamable HTTP, --tools {name}", lambda s=surface: over_http(binary, s)))
     passed = failed = 0
     for label, run in runs:
         try:
