@@ -139,7 +139,9 @@ pub(crate) fn describe_decode_error(message: &str) -> String {
             return format!("unknown value, expected {expected}");
         }
     }
-    message.to_owned()
+    // Anything else came from a type's own Deserialize and may quote what
+    // the agent sent: never pass it through.
+    "has a value this action cannot use".to_owned()
 }
 
 #[cfg(test)]
@@ -164,5 +166,7 @@ mod tests {
         }
         let variant = describe_decode_error("unknown variant `hunter2`, expected `a` or `b`");
         assert!(!variant.contains("hunter2"), "{variant}");
+        let custom = describe_decode_error("the code hunter2 is not a valid voucher");
+        assert!(!custom.contains("hunter2"), "{custom}");
     }
 }

@@ -1,17 +1,23 @@
-//! Checking a call's arguments before the handler runs (and before the
-//! operation lock is taken): unknown names, and a conservative check against
-//! the action's input schema, so `validation_failed` names every bad
-//! argument at once (§7.3) instead of only the first one serde trips over.
+//! Checking a call's arguments before the handler runs, outside the
+//! operation lock, so a bad or oversized request never holds up anyone:
 //!
-//! It understands the keywords schemars emits for argument types — `type`,
-//! `required`, `properties`, `enum`, `const`, `minimum`, `maximum`,
-//! `minLength`, `maxLength`, `items`, `anyOf`/`oneOf`, local `$ref` — and
-//! ignores the rest: it may let a bad value through (serde still rejects it
-//! then), but never rejects a good one.
+//! 1. size limits (total bytes, one string, number of arguments), so
+//!    nothing large is stored, echoed or validated;
+//! 2. unknown argument names (a few named, the rest counted);
+//! 3. the full JSON Schema of the action's input (the `jsonschema` crate,
+//!    compiled once per action), every violated keyword becoming a
+//!    per-field error (§7.3).
+//!
+//! No message quotes a value an agent sent, and for `writeOnly` (secret)
+//! arguments not even its kind: an error about a PIN says the PIN is wrong,
+//! not what was typed.
 
+use std::collections::HashSet;
+
+use jsonschema::{Validator, error::ValidationErrorKind};
 use serde_json::{Map, Value};
 
-use crate::model::FieldError;
+use crate::{Limits, model::FieldError};
 
 /// How many unknown argument names one error report repeats; the rest are
 /// counted, so a request with thousands of made-up names cannot make the
@@ -39,185 +45,217 @@ pub(crate) fn unknown_argument(name: &str, params: &[String]) -> FieldError {
     FieldError::new(echo(name), format!("unknown argument; {expected}"))
 }
 
-/// Every problem with a call's arguments: unknown names (a few named, the
-/// rest counted), then each argument that breaks the schema.
-pub(crate) fn check(
-    schema: &Map<String, Value>,
-    params: &[String],
-    args: &Map<String, Value>,
-) -> Vec<FieldError> {
-    let unknown: Vec<&String> = args.keys().filter(|k| !params.contains(k)).collect();
-    let mut errors: Vec<FieldError> = unknown
-        .iter()
-        .take(UNKNOWN_NAMES_SHOWN)
-        .map(|name| unknown_argument(name, params))
-        .collect();
-    if unknown.len() > UNKNOWN_NAMES_SHOWN {
-        errors.push(FieldError::new(
+/// An action's compiled argument check.
+#[derive(Debug)]
+pub(crate) struct ArgumentCheck {
+    validator: Validator,
+    /// Top-level arguments marked `writeOnly` (secrets).
+    secret: HashSet<String>,
+}
+
+impl ArgumentCheck {
+    /// Compiles the input schema once; an invalid schema is the app's
+    /// mistake, reported when the window type is first used.
+    pub fn compile(schema: &Map<String, Value>) -> Result<Self, String> {
+        let schema_value = Value::Object(schema.clone());
+        let validator = jsonschema::options()
+            .should_validate_formats(true)
+            .build(&schema_value)
+            .map_err(|e| format!("its input schema is not a valid JSON Schema ({e})"))?;
+        let secret = schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .filter(|(_, p)| p.get("writeOnly").and_then(Value::as_bool) == Some(true))
+            .map(|(name, _)| name.clone())
+            .collect();
+        Ok(Self { validator, secret })
+    }
+
+    /// Every problem with a call's arguments: limits first (an oversized
+    /// request is not looked at further), then unknown names, then each
+    /// violated schema keyword.
+    pub fn check(
+        &self,
+        params: &[String],
+        args: &Map<String, Value>,
+        limits: &Limits,
+    ) -> Vec<FieldError> {
+        if let Some(problem) = over_limits(args, limits) {
+            return vec![problem];
+        }
+        let unknown: Vec<&String> = args.keys().filter(|k| !params.contains(k)).collect();
+        let mut errors: Vec<FieldError> = unknown
+            .iter()
+            .take(UNKNOWN_NAMES_SHOWN)
+            .map(|name| unknown_argument(name, params))
+            .collect();
+        if unknown.len() > UNKNOWN_NAMES_SHOWN {
+            errors.push(FieldError::new(
+                "arguments",
+                format!("{} more unknown arguments", unknown.len() - UNKNOWN_NAMES_SHOWN),
+            ));
+        }
+        // Unknown names are reported above; validate only the known ones.
+        let known: Map<String, Value> = args
+            .iter()
+            .filter(|(k, _)| params.contains(k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let instance = Value::Object(known);
+        let mut seen: HashSet<(String, String)> = HashSet::new();
+        for error in self.validator.iter_errors(&instance) {
+            let problem = describe(&error, &self.secret);
+            // One keyword can fail at several depths of one argument; one
+            // line per argument and message is enough.
+            if seen.insert((problem.field.clone(), problem.error.clone())) {
+                errors.push(problem);
+            }
+        }
+        errors
+    }
+}
+
+/// The first limit `args` exceeds, as a field error.
+fn over_limits(args: &Map<String, Value>, limits: &Limits) -> Option<FieldError> {
+    if args.len() > limits.max_arguments {
+        return Some(FieldError::new(
             "arguments",
-            format!("{} more unknown arguments", unknown.len() - UNKNOWN_NAMES_SHOWN),
+            format!("{} arguments; the limit is {}", args.len(), limits.max_arguments),
         ));
     }
-    errors.extend(check_arguments(schema, args));
-    errors
-}
-
-/// Checks every top-level argument against its property schema, and that
-/// required ones are present. Returns one error per bad argument.
-pub(crate) fn check_arguments(
-    schema: &Map<String, Value>,
-    args: &Map<String, Value>,
-) -> Vec<FieldError> {
-    let mut errors = Vec::new();
-    if let Some(Value::Array(required)) = schema.get("required") {
-        for name in required.iter().filter_map(Value::as_str) {
-            if args.get(name).is_none_or(Value::is_null) && !nullable(schema, name) {
-                errors.push(FieldError::new(name, "is required"));
-            }
-        }
-    }
-    let Some(Value::Object(properties)) = schema.get("properties") else { return errors };
+    let mut total = 0usize;
     for (name, value) in args {
-        let Some(property) = properties.get(name) else { continue };
-        if let Some(problem) = check_value(schema, property, value, 0) {
-            errors.push(FieldError::new(name.clone(), problem));
+        let (bytes, longest) = measure(value);
+        if longest > limits.max_string_bytes {
+            return Some(FieldError::new(
+                echo(name),
+                format!(
+                    "holds a string of {longest} bytes; the limit is {} bytes",
+                    limits.max_string_bytes
+                ),
+            ));
         }
+        total = total.saturating_add(bytes).saturating_add(name.len());
     }
-    errors
+    (total > limits.max_argument_bytes).then(|| {
+        FieldError::new(
+            "arguments",
+            format!("about {total} bytes in all; the limit is {} bytes", limits.max_argument_bytes),
+        )
+    })
 }
 
-fn nullable(root: &Map<String, Value>, name: &str) -> bool {
-    let property = root.get("properties").and_then(|p| p.get(name));
-    property.is_some_and(|p| check_value(root, p, &Value::Null, 0).is_none())
-}
-
-fn resolve<'a>(root: &'a Map<String, Value>, schema: &'a Value) -> &'a Value {
-    let Some(reference) = schema.get("$ref").and_then(Value::as_str) else { return schema };
-    reference
-        .strip_prefix("#/$defs/")
-        .and_then(|name| root.get("$defs")?.get(name))
-        .unwrap_or(schema)
-}
-
-fn type_name(value: &Value) -> &'static str {
+/// Roughly how many bytes `value` takes as JSON, and its longest string.
+fn measure(value: &Value) -> (usize, usize) {
     match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "an integer",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+        Value::String(s) => (s.len() + 2, s.len()),
+        Value::Array(items) => items
+            .iter()
+            .map(measure)
+            .fold((2, 0), |(b, l), (ib, il)| (b.saturating_add(ib).saturating_add(1), l.max(il))),
+        Value::Object(map) => map.iter().fold((2, 0), |(b, l), (k, v)| {
+            let (vb, vl) = measure(v);
+            (b.saturating_add(k.len() + 4).saturating_add(vb), l.max(vl).max(k.len()))
+        }),
+        Value::Number(n) => (n.to_string().len(), 0),
+        Value::Bool(_) | Value::Null => (5, 0),
     }
 }
 
-fn matches_type(expected: &str, value: &Value) -> bool {
-    match expected {
-        "null" => value.is_null(),
-        "boolean" => value.is_boolean(),
-        "integer" => value.as_f64().is_some_and(|f| f.fract() == 0.0),
-        "number" => value.is_number(),
-        "string" => value.is_string(),
-        "array" => value.is_array(),
-        "object" => value.is_object(),
-        _ => true,
+/// One violated keyword as a field error: the top-level argument it is in,
+/// where inside it (escaped), and what is wrong — never the value itself.
+fn describe(error: &jsonschema::ValidationError<'_>, secret: &HashSet<String>) -> FieldError {
+    let mut segments = error.instance_path().as_str().split('/').skip(1).map(unescape);
+    let top = segments.next();
+    let inner: Vec<String> = segments.map(|s| echo(&s)).collect();
+    let (field, message) = match (error.kind(), top) {
+        (ValidationErrorKind::Required { property }, None) => (
+            property.as_str().map(echo).unwrap_or_else(|| "arguments".into()),
+            "is required".into(),
+        ),
+        (kind, Some(top)) => {
+            let hide_kind = secret.contains(&top) && inner.is_empty();
+            (echo(&top), what_is_wrong(kind, hide_kind))
+        }
+        (kind, None) => ("arguments".into(), what_is_wrong(kind, false)),
+    };
+    let message =
+        if inner.is_empty() { message } else { format!("at {}: {message}", inner.join("/")) };
+    FieldError::new(field, message)
+}
+
+/// A JSON Pointer segment, unescaped.
+fn unescape(segment: &str) -> String {
+    segment.replace("~1", "/").replace("~0", "~")
+}
+
+fn type_name(kind: jsonschema::JsonType) -> &'static str {
+    use jsonschema::JsonType as T;
+    match kind {
+        T::Array => "an array",
+        T::Boolean => "a boolean",
+        T::Integer => "an integer",
+        T::Null => "null",
+        T::Number => "a number",
+        T::Object => "an object",
+        T::String => "a string",
     }
 }
 
-/// `None` when `value` passes; otherwise what is wrong, without quoting the
-/// value itself (it may be a secret).
-fn check_value(
-    root: &Map<String, Value>,
-    schema: &Value,
-    value: &Value,
-    depth: usize,
-) -> Option<String> {
-    if depth > 16 {
-        return None;
-    }
-    let schema = resolve(root, schema);
-    let Value::Object(s) = schema else { return None };
-    for key in ["anyOf", "oneOf"] {
-        if let Some(Value::Array(options)) = s.get(key) {
-            let failures: Vec<String> =
-                options.iter().filter_map(|o| check_value(root, o, value, depth + 1)).collect();
-            if failures.len() == options.len() {
-                return failures.into_iter().next();
-            }
-        }
-    }
-    if let Some(expected) = s.get("type") {
-        let allowed: Vec<&str> = match expected {
-            Value::String(t) => vec![t.as_str()],
-            Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
-        };
-        if !allowed.is_empty() && !allowed.iter().any(|t| matches_type(t, value)) {
-            let want: Vec<&str> =
-                allowed.iter().map(|t| if *t == "null" { "null" } else { t }).collect();
-            return Some(format!("expected {}, got {}", want.join(" or "), type_name(value)));
-        }
-    }
-    if let Some(Value::Array(options)) = s.get("enum")
-        && !options.contains(value)
-    {
-        let shown: Vec<String> = options.iter().map(Value::to_string).collect();
-        return Some(format!("must be one of {}", shown.join(", ")));
-    }
-    if let Some(constant) = s.get("const")
-        && constant != value
-    {
-        return Some(format!("must be {constant}"));
-    }
-    if let Some(n) = value.as_f64() {
-        if let Some(min) = s.get("minimum").and_then(Value::as_f64)
-            && n < min
-        {
-            return Some(format!("must be at least {min}"));
-        }
-        if let Some(max) = s.get("maximum").and_then(Value::as_f64)
-            && n > max
-        {
-            return Some(format!("must be at most {max}"));
-        }
-    }
-    if let Some(text) = value.as_str() {
-        let len = text.chars().count() as u64;
-        if let Some(min) = s.get("minLength").and_then(Value::as_u64)
-            && len < min
-        {
-            return Some(format!("must be at least {min} characters long"));
-        }
-        if let Some(max) = s.get("maxLength").and_then(Value::as_u64)
-            && len > max
-        {
-            return Some(format!("must be at most {max} characters long"));
-        }
-    }
-    if let (Some(items), Value::Array(values)) = (s.get("items"), value) {
-        for (i, item) in values.iter().enumerate() {
-            if let Some(problem) = check_value(root, items, item, depth + 1) {
-                return Some(format!("item {i}: {problem}"));
-            }
-        }
-    }
-    if let (Some(Value::Object(properties)), Value::Object(fields)) = (s.get("properties"), value) {
-        if let Some(Value::Array(required)) = s.get("required") {
-            for name in required.iter().filter_map(Value::as_str) {
-                if !fields.contains_key(name) {
-                    return Some(format!("missing `{name}`"));
+fn what_is_wrong(kind: &ValidationErrorKind, hide_kind: bool) -> String {
+    use ValidationErrorKind as K;
+    match kind {
+        K::Type { .. } if hide_kind => "has the wrong type".into(),
+        K::Type { kind } => {
+            let expected: Vec<&str> = match kind {
+                jsonschema::error::TypeKind::Single(t) => vec![type_name(*t)],
+                jsonschema::error::TypeKind::Multiple(set) => {
+                    set.into_iter().map(type_name).collect()
                 }
-            }
+            };
+            format!("must be {}", expected.join(" or "))
         }
-        for (name, field) in fields {
-            if let Some(property) = properties.get(name)
-                && let Some(problem) = check_value(root, property, field, depth + 1)
-            {
-                return Some(format!("`{name}`: {problem}"));
-            }
+        K::Required { property } => match property.as_str() {
+            Some(name) => format!("is missing `{}`", echo(name)),
+            None => "is missing a required field".into(),
+        },
+        K::Minimum { limit } => format!("must be at least {limit}"),
+        K::Maximum { limit } => format!("must be at most {limit}"),
+        K::ExclusiveMinimum { limit } => format!("must be greater than {limit}"),
+        K::ExclusiveMaximum { limit } => format!("must be less than {limit}"),
+        K::MultipleOf { multiple_of } => format!("must be a multiple of {multiple_of}"),
+        K::MinLength { limit } => format!("must be at least {limit} characters long"),
+        K::MaxLength { limit } => format!("must be at most {limit} characters long"),
+        K::Pattern { pattern } => format!("must match the pattern {pattern}"),
+        K::Format { format } => format!("must be a valid {format}"),
+        K::Enum { options } => format!("must be one of {options}"),
+        K::Constant { expected_value } => format!("must be {expected_value}"),
+        K::MinItems { limit } => format!("must have at least {limit} items"),
+        K::MaxItems { limit } => format!("must have at most {limit} items"),
+        K::UniqueItems => "must not repeat an item".into(),
+        K::MinProperties { limit } => format!("must have at least {limit} fields"),
+        K::MaxProperties { limit } => format!("must have at most {limit} fields"),
+        K::AdditionalProperties { unexpected } | K::UnevaluatedProperties { unexpected } => {
+            let shown: Vec<String> =
+                unexpected.iter().take(UNKNOWN_NAMES_SHOWN).map(|n| echo(n)).collect();
+            let more = unexpected.len().saturating_sub(UNKNOWN_NAMES_SHOWN);
+            let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+            format!("has fields it does not take: {}{more}", shown.join(", "))
         }
+        K::AdditionalItems { limit } => format!("must have at most {limit} items"),
+        K::UnevaluatedItems { .. } => "has items it does not take".into(),
+        K::AnyOf { .. } | K::OneOfNotValid { .. } => {
+            "does not match any of the allowed shapes".into()
+        }
+        K::OneOfMultipleValid { .. } => "matches more than one of the allowed shapes".into(),
+        K::Contains => "must contain a matching item".into(),
+        K::PropertyNames { .. } => "has a field name that is not allowed".into(),
+        K::Not { .. } | K::FalseSchema => "is not allowed here".into(),
+        K::Custom { message, .. } => message.clone(),
+        _ => "is not valid".into(),
     }
-    None
 }
 
 #[cfg(test)]
@@ -232,33 +270,70 @@ mod tests {
         name: String,
         count: u8,
         ratio: Option<f64>,
+        #[schemars(length(min = 1))]
         tags: Vec<String>,
+        #[schemars(regex(pattern = r"^[A-Z]{3}$"))]
+        code: Option<String>,
+        pin: crate::Secret<String>,
     }
 
-    fn schema() -> Map<String, Value> {
-        crate::schema_for::<Sample>()
+    fn check(args: Value) -> Vec<FieldError> {
+        let schema = crate::schema::self_contained(&crate::schema_for::<Sample>());
+        let params: Vec<String> =
+            schema["properties"].as_object().unwrap().keys().cloned().collect();
+        let check = ArgumentCheck::compile(&schema).unwrap();
+        check.check(&params, args.as_object().unwrap(), &Limits::default())
+    }
+
+    fn fields(errors: &[FieldError]) -> Vec<&str> {
+        let mut fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+        fields.sort();
+        fields
     }
 
     #[test]
     fn s7_3_reports_every_bad_argument_at_once() {
-        let args = json!({"name": 5, "count": 300, "tags": [1]});
-        let errors = check_arguments(&schema(), args.as_object().unwrap());
-        let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
-        assert_eq!(fields, ["count", "name", "tags"], "{errors:?}");
-        assert!(errors[0].error.contains("at most 255"), "{errors:?}");
+        let errors = check(json!({"name": 5, "count": 300, "tags": [1], "pin": "1"}));
+        assert_eq!(fields(&errors), ["count", "name", "tags"], "{errors:?}");
+        assert!(errors.iter().any(|e| e.error.contains("at most 255")), "{errors:?}");
+    }
+
+    #[test]
+    fn s7_3_every_keyword_is_enforced() {
+        let errors = check(json!({"name": "x", "count": 1, "tags": [], "code": "abc", "pin": "1"}));
+        assert_eq!(fields(&errors), ["code", "tags"], "minItems and pattern: {errors:?}");
     }
 
     #[test]
     fn s7_3_missing_required_and_optional_null() {
-        let args = json!({"ratio": null});
-        let errors = check_arguments(&schema(), args.as_object().unwrap());
-        let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
-        assert_eq!(fields, ["name", "count", "tags"]);
+        let errors = check(json!({"ratio": null}));
+        assert_eq!(fields(&errors), ["count", "name", "pin", "tags"]);
     }
 
     #[test]
     fn s7_3_valid_arguments_pass() {
-        let args = json!({"name": "x", "count": 3, "ratio": 0.5, "tags": ["a"]});
-        assert!(check_arguments(&schema(), args.as_object().unwrap()).is_empty());
+        assert!(
+            check(json!({"name": "x", "count": 3, "ratio": 0.5, "tags": ["a"], "pin": "1"}))
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn s4_5_messages_never_quote_a_value_nor_a_secrets_kind() {
+        let errors = check(
+            json!({"name": "hunter2-name", "count": "hunter2", "tags": ["x"], "pin": 123456}),
+        );
+        let text = format!("{errors:?}");
+        assert!(!text.contains("hunter2") && !text.contains("123456"), "{text}");
+        let pin = errors.iter().find(|e| e.field == "pin").unwrap();
+        assert_eq!(pin.error, "has the wrong type");
+    }
+
+    #[test]
+    fn oversized_arguments_are_refused_before_anything_else() {
+        let long = "x".repeat(Limits::default().max_string_bytes + 1);
+        let errors = check(json!({"name": long, "unknown": 1}));
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].error.contains("the limit is"), "{errors:?}");
     }
 }

@@ -15,6 +15,7 @@ use crate::{
     action::JsonObject,
     naming,
     schema::{describes_object, output_schema, self_contained},
+    validate::ArgumentCheck,
     window::{ActionResult, BoxFuture},
 };
 
@@ -136,6 +137,8 @@ pub(crate) struct CompiledAction {
     pub output_schema: Arc<JsonObject>,
     /// The argument names the action takes (not `expectedVersion`).
     pub params: Arc<[String]>,
+    /// The input schema, compiled once.
+    pub check: Arc<ArgumentCheck>,
     pub result_shape: ResultShape,
 }
 
@@ -175,6 +178,8 @@ impl CompiledAction {
                 }),
             );
         }
+        let check =
+            ArgumentCheck::compile(&input).map_err(|e| format!("action `{}`: {e}", spec.name))?;
         let output = output_schema(spec.result_schema.as_ref());
         let result_shape = ResultShape::of(spec.result_schema.as_ref());
         let tool_title = spec
@@ -188,6 +193,7 @@ impl CompiledAction {
             input_schema: Arc::new(input),
             output_schema: Arc::new(output),
             params,
+            check: Arc::new(check),
             result_shape,
         })
     }

@@ -71,6 +71,7 @@ impl Registry {
 pub(crate) struct Broadcaster {
     registry: Arc<Registry>,
     pacing: Pacing,
+    max_subscribers: usize,
 }
 
 /// Keeps a subscriber registered; dropping it unsubscribes and ends the
@@ -96,17 +97,20 @@ impl Drop for Subscription {
 }
 
 impl Broadcaster {
-    pub fn new(pacing: Pacing) -> Self {
-        Self { registry: Arc::default(), pacing }
+    pub fn new(pacing: Pacing, max_subscribers: usize) -> Self {
+        Self { registry: Arc::default(), pacing, max_subscribers }
     }
 
     /// Registers a subscriber and starts its delivery task on the current
-    /// tokio runtime.
+    /// tokio runtime; `None` when there are already `max_subscribers`.
     ///
     /// # Panics
     ///
     /// Outside a tokio runtime.
-    pub fn subscribe(&self, subscriber: impl Subscriber) -> Subscription {
+    pub fn subscribe(&self, subscriber: impl Subscriber) -> Option<Subscription> {
+        if self.count() >= self.max_subscribers {
+            return None;
+        }
         let id = self.registry.next_id.fetch_add(1, Ordering::Relaxed);
         let slot = Arc::new(Slot {
             pending: Mutex::new(Change::default()),
@@ -116,7 +120,7 @@ impl Broadcaster {
         });
         lock_unpoisoned(&self.registry.slots).insert(id, slot.clone());
         tokio::spawn(deliver_loop(id, slot, Arc::downgrade(&self.registry), self.pacing));
-        Subscription { id, registry: Arc::downgrade(&self.registry) }
+        Some(Subscription { id, registry: Arc::downgrade(&self.registry) })
     }
 
     /// Queues a settled change for every subscriber.
@@ -219,9 +223,9 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn s6_a_burst_is_coalesced_into_a_bounded_number_of_deliveries() {
-        let broadcaster = Broadcaster::new(pacing());
+        let broadcaster = Broadcaster::new(pacing(), 8);
         let fake = Fake::default();
-        let _subscription = broadcaster.subscribe(fake.clone());
+        let _subscription = broadcaster.subscribe(fake.clone()).unwrap();
         for _ in 0..10_000 {
             broadcaster.publish(EDIT);
         }
@@ -232,10 +236,10 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn s10_1_a_stalled_subscriber_delays_nobody_and_is_dropped() {
-        let broadcaster = Broadcaster::new(pacing());
+        let broadcaster = Broadcaster::new(pacing(), 8);
         let healthy = Fake::default();
-        let _a = broadcaster.subscribe(Fake { stalled: true, ..Fake::default() });
-        let _b = broadcaster.subscribe(healthy.clone());
+        let _a = broadcaster.subscribe(Fake { stalled: true, ..Fake::default() }).unwrap();
+        let _b = broadcaster.subscribe(healthy.clone()).unwrap();
         tokio::task::yield_now().await;
         broadcaster.publish(EDIT);
         tokio::time::sleep(Duration::from_millis(10)).await;
@@ -246,13 +250,17 @@ mod tests {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
         assert!(healthy.delivered.load(Ordering::SeqCst) >= 5);
-        assert_eq!(broadcaster.count(), 1, "the stalled subscriber is still registered");
+        assert_eq!(
+            broadcaster.count(),
+            1,
+            "the stalled subscriber was dropped, the healthy one kept"
+        );
     }
 
     #[tokio::test(start_paused = true)]
     async fn s10_1_a_subscriber_whose_connection_is_gone_is_dropped() {
-        let broadcaster = Broadcaster::new(pacing());
-        let _gone = broadcaster.subscribe(Fake { gone: true, ..Fake::default() });
+        let broadcaster = Broadcaster::new(pacing(), 8);
+        let _gone = broadcaster.subscribe(Fake { gone: true, ..Fake::default() }).unwrap();
         assert_eq!(broadcaster.count(), 1);
         broadcaster.publish(EDIT);
         tokio::time::sleep(Duration::from_millis(10)).await;
@@ -260,10 +268,20 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
+    async fn subscribers_beyond_the_limit_are_refused() {
+        let broadcaster = Broadcaster::new(pacing(), 2);
+        let kept: Vec<Subscription> =
+            (0..5).filter_map(|_| broadcaster.subscribe(Fake::default())).collect();
+        assert_eq!(kept.len(), 2);
+        drop(kept);
+        assert!(broadcaster.subscribe(Fake::default()).is_some(), "slots come back");
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn dropping_the_subscription_ends_its_task() {
-        let broadcaster = Broadcaster::new(pacing());
+        let broadcaster = Broadcaster::new(pacing(), 8);
         let fake = Fake::default();
-        let subscription = broadcaster.subscribe(fake.clone());
+        let subscription = broadcaster.subscribe(fake.clone()).unwrap();
         drop(subscription);
         assert_eq!(broadcaster.count(), 0);
         broadcaster.publish(EDIT);

@@ -86,6 +86,75 @@ impl FromStr for ToolSurface {
     }
 }
 
+/// What one application accepts from agents and clients, so that a hostile
+/// or buggy one cannot make it grow without bound. Every limit answers with
+/// a structured error that names it.
+///
+/// ```
+/// let limits = purview::Limits::default().max_windows(32).max_string_bytes(4096);
+/// let app = purview::App::builder().limits(limits).build();
+/// # let _ = app;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// Open windows at most (256); an agent's call that would open more
+    /// fails with `limit_reached`.
+    pub max_windows: usize,
+    /// Bytes of one call's arguments, roughly as JSON (1 MiB).
+    pub max_argument_bytes: usize,
+    /// Bytes of any one string inside the arguments (64 KiB).
+    pub max_string_bytes: usize,
+    /// Top-level arguments of one call (64).
+    pub max_arguments: usize,
+    /// Sessions and listen streams receiving notifications at once (256).
+    pub max_subscribers: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_windows: 256,
+            max_argument_bytes: 1024 * 1024,
+            max_string_bytes: 64 * 1024,
+            max_arguments: 64,
+            max_subscribers: 256,
+        }
+    }
+}
+
+impl Limits {
+    /// Sets [`Limits::max_windows`].
+    pub fn max_windows(mut self, n: usize) -> Self {
+        self.max_windows = n;
+        self
+    }
+
+    /// Sets [`Limits::max_argument_bytes`].
+    pub fn max_argument_bytes(mut self, n: usize) -> Self {
+        self.max_argument_bytes = n;
+        self
+    }
+
+    /// Sets [`Limits::max_string_bytes`].
+    pub fn max_string_bytes(mut self, n: usize) -> Self {
+        self.max_string_bytes = n;
+        self
+    }
+
+    /// Sets [`Limits::max_arguments`].
+    pub fn max_arguments(mut self, n: usize) -> Self {
+        self.max_arguments = n;
+        self
+    }
+
+    /// Sets [`Limits::max_subscribers`].
+    pub fn max_subscribers(mut self, n: usize) -> Self {
+        self.max_subscribers = n;
+        self
+    }
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct Config {
     pub name: String,
@@ -94,6 +163,7 @@ pub(crate) struct Config {
     pub default_timeout: Duration,
     pub coalesce: Duration,
     pub surface: ToolSurface,
+    pub limits: Limits,
 }
 
 /// Installs the app-level action set into a fresh state.
@@ -127,6 +197,7 @@ impl AppBuilder {
                 default_timeout: Duration::from_secs(30),
                 coalesce: Duration::from_millis(20),
                 surface: ToolSurface::default(),
+                limits: Limits::default(),
             },
             app_actions: None,
         }
@@ -165,6 +236,12 @@ impl AppBuilder {
     /// Changes inside the gap are merged; the first change is sent at once.
     pub fn coalesce(mut self, gap: Duration) -> Self {
         self.config.coalesce = gap;
+        self
+    }
+
+    /// What agents and clients may ask of the app ([`Limits::default`]).
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.config.limits = limits;
         self
     }
 

@@ -296,7 +296,7 @@ impl App {
     /// Phase 2, outside the operation lock: the gates as they stand now, and
     /// the arguments against the action's schema.
     fn check(&self, call: &ActionCall) -> Result<(), ToolError> {
-        let (params, schema) = self
+        let (params, check) = self
             .shared
             .read(|state| {
                 let (target, index) = gates::resolve(state, &call.window, &call.action)?;
@@ -307,10 +307,10 @@ impl App {
                     Target::App => state.app.as_ref(),
                 }
                 .and_then(|actor| actor.spec.actions.get(index));
-                Ok::<_, ToolError>(action.map(|a| (a.params.clone(), a.input_schema.clone())))
+                Ok::<_, ToolError>(action.map(|a| (a.params.clone(), a.check.clone())))
             })??
             .ok_or_else(|| ToolError::new(ErrorCode::ActionNotAvailable, "The action is gone."))?;
-        let problems = validate::check(&schema, &params, &call.arguments);
+        let problems = check.check(&params, &call.arguments, &self.shared.config.limits);
         if problems.is_empty() { Ok(()) } else { Err(ToolError::validation(problems)) }
     }
 
@@ -347,9 +347,10 @@ impl App {
     /// moved under it (user-first, §7.1). Returns the windows it opened and,
     /// when it changed what can be operated, what can be operated now.
     fn commit(&self, finished: Finished) -> Result<(Vec<String>, Option<Next>), ToolError> {
+        let max_windows = self.shared.config.limits.max_windows;
         self.shared
             .mutate_and(
-                |state| match apply(state, finished) {
+                |state| match apply(state, finished, max_windows) {
                     Ok((opened, touched)) => (Ok(opened), touched),
                     Err(e) => (Err(e), Touched::default()),
                 },

@@ -48,8 +48,8 @@ pub(crate) struct ChangeHub {
 }
 
 impl ChangeHub {
-    pub fn new(pacing: Pacing) -> Self {
-        Self { listeners: Mutex::default(), broadcaster: Broadcaster::new(pacing) }
+    pub fn new(pacing: Pacing, max_subscribers: usize) -> Self {
+        Self { listeners: Mutex::default(), broadcaster: Broadcaster::new(pacing, max_subscribers) }
     }
 
     /// Hands a settled change on. Called after the state lock is released,
@@ -72,7 +72,7 @@ impl ChangeHub {
         lock_unpoisoned(&self.listeners).push(listener);
     }
 
-    pub fn subscribe(&self, subscriber: impl Subscriber) -> Subscription {
+    pub fn subscribe(&self, subscriber: impl Subscriber) -> Option<Subscription> {
         self.broadcaster.subscribe(subscriber)
     }
 

@@ -8,6 +8,7 @@ use std::{
     sync::Arc,
 };
 
+use super::Error;
 use super::{
     actor::DynActions,
     context::Effect,
@@ -33,13 +34,14 @@ pub(super) struct Finished {
 pub(super) fn apply(
     state: &mut State,
     finished: Finished,
+    max_windows: usize,
 ) -> Result<(Vec<String>, Touched), ToolError> {
     let Finished { target, action, index, working, base_revision, effects } = finished;
     let target = &target;
     // The world may have moved while the handler ran without the lock.
     gates::check_unchanged(state, target, base_revision)?;
     gates::check_operable(state, target, index, &action, When::AtCommit)?;
-    check_effects(state, &effects)?;
+    check_effects(state, &effects, max_windows)?;
     let (working, staged, effects) = stage_updates(state, target, working, effects)?;
 
     let mut touched = Touched { windows: Vec::new(), app: false, topology: false };
@@ -176,7 +178,7 @@ fn stage_updates(
 }
 
 /// Rejects effect lists that cannot apply in full, before anything applies.
-fn check_effects(state: &State, effects: &[Effect]) -> Result<(), ToolError> {
+fn check_effects(state: &State, effects: &[Effect], max_windows: usize) -> Result<(), ToolError> {
     // Which windows are open, and who owns them, as the effects play out:
     // a close takes every window stacked on it along (as `close_cascade` will).
     let mut owners: HashMap<Arc<str>, Option<Arc<str>>> =
@@ -238,6 +240,10 @@ fn check_effects(state: &State, effects: &[Effect]) -> Result<(), ToolError> {
             }
             Effect::Update { .. } => {} // checked while staging
         }
+    }
+    let before = state.windows.len();
+    if owners.len() > max_windows && owners.len() > before {
+        return Err(Error::LimitReached { what: "open windows", limit: max_windows }.into());
     }
     Ok(())
 }

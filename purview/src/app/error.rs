@@ -54,6 +54,13 @@ pub enum Error {
         /// The operation, such as `open_modal`.
         operation: &'static str,
     },
+    /// The application is at one of its [`Limits`](crate::Limits).
+    LimitReached {
+        /// What is limited, such as "open windows".
+        what: &'static str,
+        /// The limit.
+        limit: usize,
+    },
     /// Serving failed (binding a port, a transport error).
     Serve(String),
 }
@@ -73,6 +80,9 @@ impl fmt::Display for Error {
                 f,
                 "`{operation}` needs the window whose action is running, and an app-level action has none"
             ),
+            Self::LimitReached { what, limit } => {
+                write!(f, "the application already has the most {what} it allows ({limit})")
+            }
             Self::Serve(reason) => write!(f, "serving failed: {reason}"),
         }
     }
@@ -84,6 +94,12 @@ impl std::error::Error for Error {}
 /// `action_failed`; nothing the call did is applied.
 impl From<Error> for ToolError {
     fn from(error: Error) -> Self {
+        if let Error::LimitReached { .. } = error {
+            return Self::new(
+                ErrorCode::LimitReached,
+                format!("{error}; nothing was changed. Close something first, or ask the person."),
+            );
+        }
         Self::new(
             ErrorCode::ActionFailed,
             format!(

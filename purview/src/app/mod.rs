@@ -40,7 +40,7 @@ mod topology;
 use std::{fmt, marker::PhantomData, sync::Arc};
 
 pub use activity::{AgentActivity, WindowInfo};
-pub use builder::{AppBuilder, ToolSurface};
+pub use builder::{AppBuilder, Limits, ToolSurface};
 pub(crate) use call::Caller;
 pub use call::ToolOutcome;
 pub use changes::Change;
@@ -272,8 +272,13 @@ impl App {
         self.shared.changes.subscriber_count()
     }
 
-    /// Registers a transport's subscriber for notifications (§10.1).
-    pub(crate) fn subscribe(&self, subscriber: impl Subscriber) -> Subscription {
-        self.shared.changes.subscribe(subscriber)
+    /// Registers a transport's subscriber for notifications (§10.1), or
+    /// [`Error::LimitReached`] at [`Limits::max_subscribers`].
+    pub(crate) fn subscribe(&self, subscriber: impl Subscriber) -> Result<Subscription, Error> {
+        let limit = self.shared.config.limits.max_subscribers;
+        self.shared
+            .changes
+            .subscribe(subscriber)
+            .ok_or(Error::LimitReached { what: "notification subscribers", limit })
     }
 }

@@ -83,7 +83,7 @@ impl Shared {
             state: Mutex::new(state),
             op_lock: tokio::sync::Mutex::new(()),
             next_seq: AtomicU64::new(1),
-            changes: ChangeHub::new(pacing),
+            changes: ChangeHub::new(pacing, config.limits.max_subscribers),
             activity: Mutex::new(None),
             config,
         }
@@ -169,7 +169,12 @@ impl Shared {
     ) -> Result<Arc<str>, Error> {
         let spec = self.type_spec::<W>()?;
         let seq = self.next_seq();
+        let max_windows = self.config.limits.max_windows;
         self.mutate(|state| {
+            if state.windows.len() >= max_windows {
+                let e = Error::LimitReached { what: "open windows", limit: max_windows };
+                return (Err(e), Touched::default());
+            }
             if let Some(name) = name
                 && state.by_name.contains_key(name)
             {

@@ -70,6 +70,9 @@ pub enum ErrorCode {
     /// Purview extension: the handler failed (returned an error of its own or
     /// panicked) and took no effect.
     ActionFailed,
+    /// Purview extension: the call would take the application past one of
+    /// its limits (such as the number of open windows) and took no effect.
+    LimitReached,
 }
 
 impl ErrorCode {
@@ -87,6 +90,7 @@ impl ErrorCode {
             Self::ActionNotAvailable => "action_not_available",
             Self::ActionTimeout => "action_timeout",
             Self::ActionFailed => "action_failed",
+            Self::LimitReached => "limit_reached",
         }
     }
 }

@@ -97,7 +97,7 @@ pub(crate) fn decode(line: &[u8], seen_request: bool) -> Frame {
             return error_frame(
                 Value::Null,
                 -32700,
-                "Parse error: each line must be one JSON-RPC message (valid JSON, nested at most 128 deep).",
+                "Parse error: send one JSON-RPC message as valid JSON, nested at most 128 deep.",
             );
         }
     };

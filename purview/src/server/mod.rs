@@ -3,7 +3,9 @@
 //! HTTP transports. Everything protocol-specific is decided in `app/`; this
 //! module translates.
 
+mod guard;
 mod http;
+mod http_sessions;
 mod instructions;
 mod lines;
 mod sessions;
@@ -42,11 +44,15 @@ use crate::{
 const WINDOW_TOOLS_TTL_MS: u64 = 0;
 const DISPATCHER_TTL_MS: u64 = 60 * 60 * 1000;
 
+/// How many `subscriptions/listen` streams one connection may hold open.
+const MAX_LISTENS_PER_CONNECTION: usize = 8;
+
 /// One connection's notification state.
 #[derive(Default)]
 struct Session {
     subscribed: Arc<AtomicBool>,
     legacy: Mutex<Option<Subscription>>,
+    listens: std::sync::atomic::AtomicUsize,
 }
 
 /// One connection's MCP server. Make one per connection with
@@ -79,11 +85,14 @@ impl McpServer {
     fn register(&self, peer: Peer<RoleServer>) {
         let mut legacy = lock_unpoisoned(&self.session.legacy);
         if legacy.is_none() {
-            let subscription = self
-                .app
-                .subscribe(LegacySession { peer, subscribed: self.session.subscribed.clone() });
-            tracing::info!(session = subscription.id(), "session initialized");
-            *legacy = Some(subscription);
+            let session = LegacySession { peer, subscribed: self.session.subscribed.clone() };
+            match self.app.subscribe(session) {
+                Ok(subscription) => {
+                    tracing::info!(session = subscription.id(), "session initialized");
+                    *legacy = Some(subscription);
+                }
+                Err(e) => tracing::warn!(error = %e, "a session will not receive notifications"),
+            }
         }
     }
 }
@@ -295,11 +304,28 @@ impl ServerHandler for McpServer {
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
-        let subscription = self.app.subscribe(ListenStream { sink: context.sink().clone() });
-        tracing::info!(listener = subscription.id(), "subscription opened");
-        context.cancelled().await;
-        drop(subscription);
-        Ok(())
+        let listens = &self.session.listens;
+        if listens.fetch_add(1, Ordering::AcqRel) >= MAX_LISTENS_PER_CONNECTION {
+            listens.fetch_sub(1, Ordering::AcqRel);
+            return Err(McpError::invalid_request(
+                format!(
+                    "this connection already has {MAX_LISTENS_PER_CONNECTION} open subscriptions; close one first"
+                ),
+                None,
+            ));
+        }
+        let subscribed = self.app.subscribe(ListenStream { sink: context.sink().clone() });
+        let result = match subscribed {
+            Ok(subscription) => {
+                tracing::info!(listener = subscription.id(), "subscription opened");
+                context.cancelled().await;
+                drop(subscription);
+                Ok(())
+            }
+            Err(e) => Err(McpError::invalid_request(format!("{e}; try again later"), None)),
+        };
+        listens.fetch_sub(1, Ordering::AcqRel);
+        result
     }
 
     async fn list_tools(
