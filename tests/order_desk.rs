@@ -205,11 +205,14 @@ async fn scenario(agent: &mut Agent, mut watcher: Option<&mut Agent>) -> Result<
             .iter()
             .any(|b| b["type"] == "notice" && b["severity"] == "success")
     );
+    // A submitted order is read-only: only focus is left on the editor.
     assert_eq!(
         agent.tool_names().await?,
-        expected(&[tools("w1", &EDITOR), tools("w2", &REPORT)]),
-        "submit is gone"
+        expected(&[tools("w1", &["focus"]), tools("w2", &REPORT)]),
+        "submit and the edits are gone"
     );
+    let late = agent.call("w1__edit_field", json!({"field": "recipient", "value": "Eve"})).await?;
+    assert_eq!(late.code(), Some("action_not_available"), "{late:?}");
     assert_eq!(agent.call("w5__cancel", json!({})).await?.code(), Some("window_not_found"));
 
     // App-level actions.
@@ -239,7 +242,7 @@ async fn scenario(agent: &mut Agent, mut watcher: Option<&mut Agent>) -> Result<
     // Closing a report; its tools go, and calls to it say so.
     agent.call("w6__close", json!({})).await?;
     assert_eq!(agent.call("w6__refresh", json!({})).await?.code(), Some("window_not_found"));
-    assert_eq!(agent.tool_names().await?, expected(&[tools("w1", &EDITOR), tools("w2", &REPORT)]));
+    assert_eq!(agent.tool_names().await?, expected(&[tools("w1", &["focus"]), tools("w2", &REPORT)]));
 
     // No byte the server sent on this session carried the secret.
     let everything = format!("{}{:?}", agent.read_json().await?, agent.tools().await?);

@@ -1,6 +1,9 @@
 //! The windows of order_desk, written with Purview's macros only.
 
-use std::sync::Arc;
+use std::{
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
 
 use purview::{App, Context, Secret, ToolSurface, actions, window};
 use serde::{Deserialize, Serialize};
@@ -20,12 +23,44 @@ pub enum EditableField {
     Password,
 }
 
-/// Reads "$1,250.50", "1250.5" or "12" as a positive amount of money.
+/// Reads "$1,250.50", "1250.5" or "12" as a positive amount of money in
+/// whole cents ("0.001" is not money).
 fn parse_money(text: &str) -> Option<f64> {
     let cleaned: String =
         text.trim().trim_start_matches('$').chars().filter(|c| *c != ',').collect();
+    if cleaned.split_once('.').is_some_and(|(_, cents)| cents.len() > 2) {
+        return None;
+    }
     let value: f64 = cleaned.parse().ok()?;
-    (value.is_finite() && value > 0.0).then_some(value)
+    valid_amount(value).then_some(value)
+}
+
+/// Positive, finite, in whole cents, and below a billion.
+fn valid_amount(value: f64) -> bool {
+    value.is_finite()
+        && value > 0.0
+        && value < 1e9
+        && ((value * 100.0).round() - value * 100.0).abs() < 1e-6
+}
+
+const AMOUNT_RULE: &str =
+    "must be a positive amount of money in dollars and cents, such as 12.50 or $12.50";
+
+/// What is wrong with a recipient's name, if anything: it is shown to the
+/// person and printed on the order, so no control characters (NUL, escape
+/// sequences) and no bidirectional overrides that would make it read
+/// differently from what it is.
+fn recipient_problem(name: &str) -> Option<&'static str> {
+    let bidi = |c: char| matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+    if name.trim().is_empty() {
+        Some("cannot be empty")
+    } else if name.chars().count() > 200 {
+        Some("must be at most 200 characters")
+    } else if name.chars().any(|c| c.is_control() || bidi(c)) {
+        Some("must not contain control characters or text-direction overrides")
+    } else {
+        None
+    }
 }
 
 fn money(value: f64) -> String {
@@ -74,8 +109,8 @@ impl Default for OrderEditor {
 
 #[actions]
 impl OrderEditor {
-    /// Change one field of the order.
-    #[action(idempotent)]
+    /// Change one field of the order (until it is submitted).
+    #[action(idempotent, available = editable)]
     fn edit_field(
         &mut self,
         /// The field to change: "recipient", "amount" or "password".
@@ -85,21 +120,21 @@ impl OrderEditor {
         cx: &mut Context,
     ) {
         match field {
-            EditableField::Recipient => self.recipient = value.into_inner().trim().to_owned(),
+            EditableField::Recipient => match recipient_problem(value.expose()) {
+                Some(problem) => cx.invalid("value", problem),
+                None => self.recipient = value.into_inner().trim().to_owned(),
+            },
             EditableField::Amount => match parse_money(value.expose()) {
                 Some(amount) => self.amount = money(amount),
-                None => cx.invalid(
-                    "value",
-                    "must be a positive amount of money, such as 12.50 or $12.50",
-                ),
+                None => cx.invalid("value", AMOUNT_RULE),
             },
             EditableField::Password => self.password = value,
         }
         self.check();
     }
 
-    /// Set the recipient and the amount together.
-    #[action]
+    /// Set the recipient and the amount together (until the order is submitted).
+    #[action(available = editable)]
     fn set_details(
         &mut self,
         /// Who receives the order; must not be empty.
@@ -108,11 +143,13 @@ impl OrderEditor {
         amount: f64,
         cx: &mut Context,
     ) {
-        if recipient.trim().is_empty() {
-            cx.invalid("recipient", "cannot be empty");
+        if let Some(problem) = recipient_problem(&recipient) {
+            cx.invalid("recipient", problem);
         }
         if !(amount.is_finite() && amount > 0.0) {
             cx.invalid("amount", "must be greater than 0");
+        } else if !valid_amount(amount) {
+            cx.invalid("amount", AMOUNT_RULE);
         }
         self.recipient = recipient.trim().to_owned();
         self.amount = money(amount);
@@ -136,6 +173,11 @@ impl OrderEditor {
     fn focus(&mut self, cx: &mut Context) {
         cx.request_focus();
         cx.message("The Order Editor is in front");
+    }
+
+    /// A submitted order is read-only.
+    pub fn editable(&self) -> bool {
+        !self.submitted
     }
 
     pub fn can_submit(&self) -> bool {
@@ -297,17 +339,61 @@ impl ReportDetails {
     }
 }
 
+/// Wrong PINs tolerated before each further try must wait.
+const FREE_TRIES: u32 = 3;
+/// The longest wait between tries.
+const MAX_WAIT: Duration = Duration::from_secs(300);
+
+/// Wrong PINs so far and when the last one came. Shared by every copy of
+/// the lock screen, because a wrong PIN fails its call (and a failed call
+/// applies nothing to the view-model), yet must still count.
+#[derive(Debug, Default)]
+pub struct Attempts {
+    wrong: u32,
+    last: Option<Instant>,
+}
+
+impl Attempts {
+    /// How long to wait before the next try is looked at, if at all.
+    fn wait(&self) -> Option<Duration> {
+        let over = self.wrong.checked_sub(FREE_TRIES)?;
+        let wait = Duration::from_secs(1u64 << over.min(9)).min(MAX_WAIT);
+        let waited = self.last.map_or(wait, |at| at.elapsed());
+        wait.checked_sub(waited).filter(|left| !left.is_zero())
+    }
+}
+
 /// The lock screen: an app-level modal.
 #[window(title = "Locked", summary = "The application is locked; unlock it with the PIN")]
 #[derive(Clone)]
 pub struct Locked {
     #[block(notice = "warn")]
     pub notice: String,
+    pub attempts: Arc<Mutex<Attempts>>,
+}
+
+impl Locked {
+    pub fn new() -> Self {
+        Self {
+            notice: format!(
+                "Locked: enter the PIN to continue. After {FREE_TRIES} wrong PINs each try must wait longer, up to {} minutes.",
+                MAX_WAIT.as_secs() / 60
+            ),
+            attempts: Arc::default(),
+        }
+    }
+}
+
+impl Default for Locked {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 #[actions]
 impl Locked {
-    /// Unlock the application.
+    /// Unlock the application. After three wrong PINs each try must wait
+    /// longer (the error says how long).
     #[action]
     fn unlock(
         &mut self,
@@ -315,10 +401,22 @@ impl Locked {
         pin: Secret<String>,
         cx: &mut Context,
     ) {
-        if pin.expose() == UNLOCK_PIN {
+        let mut attempts = self.attempts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(left) = attempts.wait() {
+            cx.invalid(
+                "pin",
+                format!(
+                    "too many wrong PINs: the next try is possible in {} s",
+                    left.as_secs().max(1)
+                ),
+            );
+        } else if pin.expose() == UNLOCK_PIN {
+            *attempts = Attempts::default();
             cx.close();
             cx.message("Unlocked");
         } else {
+            attempts.wrong += 1;
+            attempts.last = Some(Instant::now());
             cx.invalid("pin", "wrong PIN");
         }
     }
@@ -347,7 +445,7 @@ impl Desk {
     /// Lock the application until the PIN is entered.
     #[action]
     fn lock(&mut self, cx: &mut Context) -> Result<(), purview::Error> {
-        cx.open_app_modal(Locked { notice: "Locked: enter the PIN to continue".into() })?;
+        cx.open_app_modal(Locked::new())?;
         Ok(())
     }
 }
