@@ -242,7 +242,10 @@ async fn scenario(agent: &mut Agent, mut watcher: Option<&mut Agent>) -> Result<
     // Closing a report; its tools go, and calls to it say so.
     agent.call("w6__close", json!({})).await?;
     assert_eq!(agent.call("w6__refresh", json!({})).await?.code(), Some("window_not_found"));
-    assert_eq!(agent.tool_names().await?, expected(&[tools("w1", &["focus"]), tools("w2", &REPORT)]));
+    assert_eq!(
+        agent.tool_names().await?,
+        expected(&[tools("w1", &["focus"]), tools("w2", &REPORT)])
+    );
 
     // No byte the server sent on this session carried the secret.
     let everything = format!("{}{:?}", agent.read_json().await?, agent.tools().await?);

@@ -48,8 +48,20 @@ pub struct ServeArgs {
     pub http: Option<SocketAddr>,
 
     /// With --http: require `Authorization: Bearer TOKEN` on every request.
+    /// Needed to serve any address beyond loopback.
     #[arg(long, value_name = "TOKEN", requires = "http")]
     pub token: Option<String>,
+
+    /// With --http beyond loopback: serve without a token, because an
+    /// authenticating proxy stands in front. Without one, anyone who can
+    /// reach the port controls the application.
+    #[arg(long, requires = "http")]
+    pub allow_remote_without_token: bool,
+
+    /// With --http: also accept this `Host` (the name or address clients
+    /// use to reach a server beyond loopback). Repeatable.
+    #[arg(long, value_name = "HOST", requires = "http")]
+    pub allow_host: Vec<String>,
 
     /// Which tools agents are offered. `both` works in every host; `windows`
     /// is the protocol's own surface; `dispatcher` offers only
@@ -83,7 +95,7 @@ impl ValueEnum for ToolSurface {
 pub async fn serve(app: &App, args: &ServeArgs) -> ExitCode {
     let name = app.name().to_owned();
     let outcome = match args.http {
-        Some(addr) => serve_http(app, addr, args.token.clone()).await,
+        Some(addr) => serve_http(app, addr, args).await,
         None => {
             if std::io::stdin().is_terminal() {
                 eprintln!("{}", terminal_hint(&name));
@@ -115,11 +127,17 @@ pub fn terminal_hint(name: &str) -> String {
 async fn serve_http(
     app: &App,
     addr: SocketAddr,
-    token: Option<String>,
+    args: &ServeArgs,
 ) -> Result<&'static str, crate::Error> {
     let mut options = HttpOptions::default().addr(addr);
-    if let Some(token) = token {
-        options = options.bearer_token(token);
+    if let Some(token) = &args.token {
+        options = options.bearer_token(token.clone());
+    }
+    if args.allow_remote_without_token {
+        options = options.allow_remote_without_token();
+    }
+    for host in &args.allow_host {
+        options = options.allow_host(host.clone());
     }
     let server = app.serve_http(options).await?;
     // The URL goes to stderr: scripts read it to find a port-0 server.

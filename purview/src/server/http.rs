@@ -187,7 +187,7 @@ impl HttpOptions {
             && !self.remote_without_token
         {
             return Err(Error::Serve(format!(
-                "refusing to serve {} without a bearer token: anyone who can reach that address would control the application. Give a token (--token), bind 127.0.0.1, or, behind an authenticating proxy, allow it explicitly",
+                "refusing to serve {} without a bearer token: anyone who can reach that address would control the application. Give a token (--token), bind 127.0.0.1, or, behind an authenticating proxy, allow it explicitly (--allow-remote-without-token)",
                 self.addr
             )));
         }

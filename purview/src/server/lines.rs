@@ -152,6 +152,7 @@ pub(crate) struct LineTransport {
     incoming: mpsc::Receiver<ClientJsonRpcMessage>,
     outgoing: mpsc::Sender<Vec<u8>>,
     closed: CancellationToken,
+    stall_limit: Duration,
     reader: JoinHandle<()>,
     writer: JoinHandle<()>,
 }
@@ -171,12 +172,26 @@ impl LineTransport {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
+        Self::with_stall_limit(reader, writer, STALL_LIMIT)
+    }
+
+    fn with_stall_limit<R, W>(reader: R, writer: W, stall_limit: Duration) -> Self
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
         let closed = CancellationToken::new();
         let (outgoing, frames) = mpsc::channel(OUTBOUND_FRAMES);
         let (messages, incoming) = mpsc::channel(64);
         let writer = tokio::spawn(write_frames(writer, frames, closed.clone()));
-        let reader = tokio::spawn(read_frames(reader, messages, outgoing.clone(), closed.clone()));
-        Self { incoming, outgoing, closed, reader, writer }
+        let reader = tokio::spawn(read_frames(
+            reader,
+            messages,
+            outgoing.clone(),
+            closed.clone(),
+            stall_limit,
+        ));
+        Self { incoming, outgoing, closed, stall_limit, reader, writer }
     }
 }
 
@@ -204,6 +219,7 @@ async fn read_frames<R: AsyncRead + Unpin>(
     messages: mpsc::Sender<ClientJsonRpcMessage>,
     replies: mpsc::Sender<Vec<u8>>,
     closed: CancellationToken,
+    stall_limit: Duration,
 ) {
     let mut chunk = vec![0u8; 64 * 1024];
     let mut line: Vec<u8> = Vec::new();
@@ -256,7 +272,7 @@ async fn read_frames<R: AsyncRead + Unpin>(
                 Frame::Reply(reply) => {
                     tracing::info!("answered a frame that is not a valid message");
                     let bytes = serde_json::to_vec(&reply).unwrap_or_default();
-                    if replies.send_timeout(bytes, STALL_LIMIT).await.is_err() {
+                    if replies.send_timeout(bytes, stall_limit).await.is_err() {
                         closed.cancel();
                         return;
                     }
@@ -280,11 +296,12 @@ impl Transport<RoleServer> for LineTransport {
     ) -> impl Future<Output = Result<(), Closed>> + Send + 'static {
         let outgoing = self.outgoing.clone();
         let closed = self.closed.clone();
+        let stall_limit = self.stall_limit;
         async move {
             let bytes = serde_json::to_vec(&item).map_err(|_| Closed)?;
-            if outgoing.send_timeout(bytes, STALL_LIMIT).await.is_err() {
+            if outgoing.send_timeout(bytes, stall_limit).await.is_err() {
                 tracing::warn!(
-                    "the client has not read its replies for {STALL_LIMIT:?}; disconnecting it"
+                    "the client has not read its replies for {stall_limit:?}; disconnecting it"
                 );
                 closed.cancel();
                 return Err(Closed);
@@ -352,6 +369,27 @@ mod tests {
         assert!(matches!(decode(early, true), Frame::Message(_)));
         let response = br#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
         assert!(matches!(decode(response, false), Frame::Ignore(_)));
+    }
+
+    #[tokio::test]
+    async fn a_client_that_never_reads_is_disconnected_not_buffered() {
+        let (server, _client) = tokio::io::duplex(1024);
+        let (read, write) = tokio::io::split(server);
+        let mut transport =
+            LineTransport::with_stall_limit(read, write, Duration::from_millis(200));
+        let ping = ServerJsonRpcMessage::notification(
+            rmcp::model::ServerNotification::ToolListChangedNotification(Default::default()),
+        );
+        let mut failed_after = None;
+        for sent in 0..(OUTBOUND_FRAMES * 4) {
+            if transport.send(ping.clone()).await.is_err() {
+                failed_after = Some(sent);
+                break;
+            }
+        }
+        let sent = failed_after.expect("sends must start failing once the queue stays full");
+        assert!(sent <= OUTBOUND_FRAMES + 64, "{sent} frames were accepted");
+        assert!(transport.receive().await.is_none(), "the session ends");
     }
 
     #[test]

@@ -1,0 +1,455 @@
+//! What a hostile or buggy client could do to the reference app before, one
+//! regression test per finding, each driving the real binary over stdio or
+//! the real HTTP transport: crashes, secrets leaking into logs, unbounded
+//! growth, connections held open, amplified answers, frames without an
+//! answer, and the reference app's own weak spots.
+
+use std::{
+    process::Stdio,
+    time::{Duration, Instant},
+};
+
+use anyhow::{Context as _, Result, ensure};
+use purview::{HttpOptions, Limits, ToolSurface};
+use purview_tests::{Agent, Editor, demo_app_on};
+use rmcp::transport::{
+    StreamableHttpClientTransport, streamable_http_client::StreamableHttpClientTransportConfig,
+};
+use serde_json::{Value, json};
+use tokio::{
+    io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader},
+    net::TcpStream,
+};
+
+const ORDER_DESK: &str = env!("CARGO_BIN_EXE_order_desk");
+
+/// What a run of the binary left behind.
+struct Run {
+    status: Option<i32>,
+    stdout: Vec<Value>,
+    stderr: String,
+}
+
+fn initialize(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "hostile", "version": "0"}}})
+}
+
+fn initialized() -> Value {
+    json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+}
+
+fn call(id: u64, tool: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}})
+}
+
+/// A line to write, or (an empty one) a pause for a backoff to pass.
+const PAUSE: &[u8] = b"";
+
+/// Runs order_desk on stdio with `frames` written one per line (raw bytes
+/// allowed; an empty frame pauses 1.2 s), waits `settle` after the last one
+/// so answers can come back, closes stdin and collects everything.
+async fn stdio(env: &[(&str, &str)], frames: Vec<Vec<u8>>, settle: Duration) -> Result<Run> {
+    let mut child = tokio::process::Command::new(ORDER_DESK)
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()?;
+    let mut stdin = child.stdin.take().context("stdin")?;
+    let stdout = child.stdout.take().context("stdout")?;
+    let mut stderr = child.stderr.take().context("stderr")?;
+    let reader = tokio::spawn(async move {
+        let mut lines = BufReader::new(stdout).lines();
+        let mut out = Vec::new();
+        while let Ok(Some(line)) = lines.next_line().await {
+            out.push(serde_json::from_str::<Value>(&line).unwrap_or(Value::String(line)));
+        }
+        out
+    });
+    let errors = tokio::spawn(async move {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text).await;
+        text
+    });
+    for frame in frames {
+        if frame == PAUSE {
+            tokio::time::sleep(Duration::from_millis(1200)).await;
+            continue;
+        }
+        stdin.write_all(&frame).await?;
+        stdin.write_all(b"\n").await?;
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(settle).await;
+    drop(stdin);
+    let status = tokio::time::timeout(Duration::from_secs(20), child.wait()).await??;
+    Ok(Run { status: status.code(), stdout: reader.await?, stderr: errors.await? })
+}
+
+fn line(value: &Value) -> Vec<u8> {
+    value.to_string().into_bytes()
+}
+
+fn answer(run: &Run, id: u64) -> Result<&Value> {
+    run.stdout
+        .iter()
+        .find(|m| m["id"] == id)
+        .with_context(|| format!("no answer to {id}: {:?}", run.stdout))
+}
+
+const SECRET: &str = "TOPSECRET123";
+
+#[tokio::test]
+async fn s3_a_notification_before_initialize_neither_crashes_nor_leaks() -> Result<()> {
+    // Once alone, as the finding reported it.
+    let early = json!({"jsonrpc": "2.0", "method": "notifications/x", "params": {"pin": SECRET}});
+    let run = stdio(&[("RUST_LOG", "trace")], vec![line(&early)], Duration::ZERO).await?;
+    ensure!(run.status == Some(0), "exit {:?}: {}", run.status, run.stderr);
+    ensure!(run.stdout.is_empty(), "stdout: {:?}", run.stdout);
+    ensure!(!run.stderr.contains(SECRET), "the secret reached stderr:\n{}", run.stderr);
+    // And followed by a real session, which still works.
+    let frames =
+        vec![line(&early), line(&initialized()), line(&initialize(1)), line(&initialized())];
+    let run = stdio(&[("RUST_LOG", "trace")], frames, Duration::from_millis(200)).await?;
+    ensure!(answer(&run, 1)?["result"]["serverInfo"]["name"] == "order_desk");
+    ensure!(!run.stderr.contains(SECRET));
+    Ok(())
+}
+
+#[tokio::test]
+async fn jsonrpc_every_malformed_frame_gets_the_answer_it_is_owed_over_stdio() -> Result<()> {
+    let nested = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    let frames = vec![
+        line(&initialize(1)),
+        line(&initialized()),
+        b"{not json".to_vec(),
+        nested.into_bytes(),
+        br#"{"id": 7, "method": "ping"}"#.to_vec(),
+        br#"{"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": 5}}"#.to_vec(),
+        vec![b'x'; 17 * 1024 * 1024],
+        line(&json!({"jsonrpc": "2.0", "id": 9, "method": "ping"})),
+    ];
+    let run = stdio(&[], frames, Duration::from_millis(300)).await?;
+    let errors: Vec<(Value, i64)> = run
+        .stdout
+        .iter()
+        .filter_map(|m| Some((m["id"].clone(), m["error"]["code"].as_i64()?)))
+        .collect();
+    let expected = [
+        (Value::Null, -32700),
+        (Value::Null, -32700),
+        (json!(7), -32600),
+        (json!(8), -32602),
+        (Value::Null, -32600),
+    ];
+    ensure!(errors == expected, "answers: {errors:?}");
+    ensure!(answer(&run, 9)?["result"] == json!({}), "the session goes on after all that");
+    ensure!(run.status == Some(0));
+    Ok(())
+}
+
+#[tokio::test]
+async fn s4_5_what_agents_send_stays_out_of_the_logs_whatever_rust_log_says() -> Result<()> {
+    let password = "pw-TOPSECRET-77";
+    let frames = |value: &str| {
+        vec![
+            line(&initialize(1)),
+            line(&initialized()),
+            line(&call(2, "w1__edit_field", json!({"field": "password", "value": value}))),
+        ]
+    };
+    let noisy = [("RUST_LOG", "trace,rmcp::service=debug,rmcp=trace")];
+    let run = stdio(&noisy, frames(password), Duration::from_millis(200)).await?;
+    ensure!(answer(&run, 2)?["result"]["isError"] == false);
+    ensure!(run.stderr.contains("action applied"), "logs are on: {}", run.stderr);
+    ensure!(!run.stderr.contains(password), "the password reached the logs");
+    // The guard is what keeps it out: opting into wire logs shows it.
+    let wire = [("RUST_LOG", "rmcp=debug"), ("PURVIEW_LOG_WIRE", "1")];
+    let run = stdio(&wire, frames(password), Duration::from_millis(200)).await?;
+    ensure!(run.stderr.contains(password), "PURVIEW_LOG_WIRE=1 should show wire logs");
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_client_string_cannot_forge_a_log_line() -> Result<()> {
+    let frames = vec![
+        line(&initialize(1)),
+        line(&initialized()),
+        line(&call(2, "w1__nope\nFORGED: admin logged in", json!({}))),
+    ];
+    let run = stdio(&[("RUST_LOG", "info")], frames, Duration::from_millis(200)).await?;
+    ensure!(answer(&run, 2)?["result"]["isError"] == true);
+    ensure!(!run.stderr.lines().any(|l| l.starts_with("FORGED")), "{}", run.stderr);
+    Ok(())
+}
+
+#[tokio::test]
+async fn answers_stay_small_whatever_the_request_repeats() -> Result<()> {
+    let unknown: serde_json::Map<String, Value> =
+        (0..100_000).map(|i| (format!("unknown_argument_{i:06}"), json!(1))).collect();
+    let long_name = format!("w1__{}", "n".repeat(10 * 1024 * 1024));
+    let frames = vec![
+        line(&initialize(1)),
+        line(&initialized()),
+        line(&call(2, "w1__focus", Value::Object(unknown))),
+        line(&call(3, &long_name, json!({}))),
+    ];
+    let run = stdio(&[], frames, Duration::from_millis(500)).await?;
+    for id in [2, 3] {
+        let reply = answer(&run, id)?;
+        ensure!(reply["result"]["isError"] == true, "{reply}");
+        let size = reply.to_string().len();
+        ensure!(size < 8 * 1024, "answer {id} is {size} bytes");
+    }
+    Ok(())
+}
+
+#[tokio::test]
+async fn oversized_values_are_refused_not_stored() -> Result<()> {
+    let huge = "R".repeat(70 * 1024);
+    let frames = vec![
+        line(&initialize(1)),
+        line(&initialized()),
+        line(&call(2, "w1__edit_field", json!({"field": "recipient", "value": huge}))),
+        line(&call(3, "app__read_windows", json!({}))),
+    ];
+    let run = stdio(&[], frames, Duration::from_millis(300)).await?;
+    let refused = &answer(&run, 2)?["result"]["structuredContent"];
+    ensure!(refused["code"] == "validation_failed", "{refused}");
+    ensure!(
+        refused["fields"][0]["error"].as_str().unwrap_or_default().contains("limit"),
+        "{refused}"
+    );
+    ensure!(answer(&run, 3)?.to_string().len() < 64 * 1024, "the value was not stored");
+    Ok(())
+}
+
+#[tokio::test]
+async fn s10_3_an_agent_cannot_open_windows_without_bound() -> Result<()> {
+    let app = purview::App::builder()
+        .tool_surface(ToolSurface::Windows)
+        .limits(Limits::default().max_windows(3))
+        .app_actions(purview_tests::AppMenu)
+        .build();
+    let agent = Agent::legacy(&app).await?;
+    for _ in 0..3 {
+        let opened = agent.call("app__new_editor", json!({})).await?;
+        ensure!(!opened.is_error, "{opened:?}");
+    }
+    let refused = agent.call("app__new_editor", json!({})).await?;
+    ensure!(refused.code() == Some("limit_reached"), "{refused:?}");
+    ensure!(refused.structured["message"].as_str().unwrap_or_default().contains("(3)"));
+    ensure!(agent.read().await?.windows.len() == 3, "nothing was opened");
+    let person = app.open(Editor::default());
+    ensure!(matches!(person, Err(purview::Error::LimitReached { limit: 3, .. })), "{person:?}");
+    Ok(())
+}
+
+#[tokio::test]
+async fn s12_binding_beyond_loopback_needs_a_token() -> Result<()> {
+    let refused =
+        tokio::process::Command::new(ORDER_DESK).args(["--http", "0.0.0.0:0"]).output().await?;
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    ensure!(refused.status.code() == Some(1), "{stderr}");
+    ensure!(stderr.contains("--token"), "the message says what to do: {stderr}");
+    // In-process, with a token: a LAN client pretending to be local gets 401.
+    let app = demo_app_on(ToolSurface::Both);
+    let open = app.serve_http(HttpOptions::default().addr("0.0.0.0:0".parse()?)).await;
+    ensure!(open.is_err(), "no token, no remote serving");
+    let server = app
+        .serve_http(HttpOptions::default().addr("0.0.0.0:0".parse()?).bearer_token("lan-secret"))
+        .await?;
+    let url = format!("http://127.0.0.1:{}/mcp", server.local_addr().port());
+    let denied =
+        reqwest::Client::new().post(&url).header("host", "localhost").body("{}").send().await?;
+    ensure!(denied.status() == 401, "{}", denied.status());
+    server.shutdown().await;
+    Ok(())
+}
+
+/// Opens a TCP connection and sends the start of a request, never its end.
+async fn half_request(addr: std::net::SocketAddr) -> Result<TcpStream> {
+    let mut stream = TcpStream::connect(addr).await?;
+    stream.write_all(b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nX-Slow: ").await?;
+    Ok(stream)
+}
+
+/// Whether the server closed `stream` within `limit`.
+async fn closed_within(stream: &mut TcpStream, limit: Duration) -> bool {
+    let mut buffer = [0u8; 1024];
+    loop {
+        match tokio::time::timeout(limit, stream.read(&mut buffer)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => return true,
+            Ok(Ok(_)) => continue, // an error response before closing
+            Err(_) => return false,
+        }
+    }
+}
+
+#[tokio::test]
+async fn s12_half_sent_requests_are_cut_off_and_cannot_lock_out_a_client() -> Result<()> {
+    let app = demo_app_on(ToolSurface::Both);
+    app.open(Editor::default())?;
+    let options = HttpOptions::default()
+        .bearer_token("t0ken")
+        .header_timeout(Duration::from_millis(300))
+        .max_connections(4);
+    let server = app.serve_http(options).await?;
+    let mut slow = Vec::new();
+    for _ in 0..4 {
+        slow.push(half_request(server.local_addr()).await?);
+    }
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let mut extra = half_request(server.local_addr()).await?;
+    ensure!(
+        closed_within(&mut extra, Duration::from_millis(200)).await,
+        "a fifth connection is refused"
+    );
+    let started = Instant::now();
+    for stream in &mut slow {
+        ensure!(
+            closed_within(stream, Duration::from_secs(3)).await,
+            "a half-sent request stayed open"
+        );
+    }
+    ensure!(started.elapsed() < Duration::from_secs(2), "cut off after the header timeout");
+    // With the slow ones gone, an authenticated client gets in.
+    let config = StreamableHttpClientTransportConfig::with_uri(server.url()).auth_header("t0ken");
+    let agent = Agent::over(StreamableHttpClientTransport::from_config(config)).await?;
+    ensure!(agent.read().await?.windows.len() == 1);
+    agent.close().await?;
+    server.shutdown().await;
+    Ok(())
+}
+
+/// Sends raw HTTP and returns the status line.
+async fn raw_status(addr: std::net::SocketAddr, head: &str) -> Result<String> {
+    let mut stream = TcpStream::connect(addr).await?;
+    stream.write_all(head.as_bytes()).await?;
+    let mut reply = String::new();
+    let mut reader = BufReader::new(stream);
+    reader.read_line(&mut reply).await?;
+    Ok(reply.trim().to_owned())
+}
+
+#[tokio::test]
+async fn s12_ambiguous_host_headers_are_refused() -> Result<()> {
+    let app = demo_app_on(ToolSurface::Both);
+    let server = app.serve_http(HttpOptions::default()).await?;
+    let addr = server.local_addr();
+    let body = initialize(1).to_string();
+    let request = |hosts: &str| {
+        format!(
+            "POST /mcp HTTP/1.1\r\n{hosts}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    let userinfo = raw_status(addr, &request("Host: evil.com@127.0.0.1\r\n")).await?;
+    ensure!(userinfo.contains(" 400 "), "{userinfo}");
+    let twice = raw_status(addr, &request("Host: localhost\r\nHost: evil.com\r\n")).await?;
+    ensure!(twice.contains(" 400 "), "{twice}");
+    let fine = raw_status(addr, &request("Host: localhost\r\n")).await?;
+    ensure!(fine.contains(" 200 "), "{fine}");
+    server.shutdown().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn jsonrpc_a_json_syntax_error_over_http_is_a_parse_error() -> Result<()> {
+    let app = demo_app_on(ToolSurface::Both);
+    let server = app.serve_http(HttpOptions::default()).await?;
+    let reply = reqwest::Client::new()
+        .post(server.url())
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(format!("{{\"secret\": \"{SECRET}\", oops"))
+        .send()
+        .await?;
+    ensure!(reply.status() == 400, "{}", reply.status());
+    let text = reply.text().await?;
+    ensure!(text.contains("-32700") && !text.contains(SECRET), "{text}");
+    server.shutdown().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn s12_http_sessions_and_listen_streams_are_bounded() -> Result<()> {
+    let app = demo_app_on(ToolSurface::Both);
+    let server = app.serve_http(HttpOptions::default().max_sessions(2)).await?;
+    let connect = || Agent::over(StreamableHttpClientTransport::from_uri(server.url()));
+    let (first, second) = (connect().await?, connect().await?);
+    ensure!(connect().await.is_err(), "a third session is refused");
+    first.close().await?;
+    // Closing one frees its slot (the client ends its session).
+    let mut third = None;
+    for _ in 0..50 {
+        if let Ok(agent) = connect().await {
+            third = Some(agent);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    ensure!(third.is_some(), "a slot came back");
+    second.close().await?;
+    server.shutdown().await;
+    // One connection may not open listen streams without bound: extra
+    // ones are acknowledged by rmcp, then ended at once with an error.
+    let modern = Agent::modern(&app).await?;
+    for _ in 0..20 {
+        let _ = modern.listen().await;
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let held = app.session_count();
+    ensure!(held == 8, "one connection holds {held} listen streams, not at most 8");
+    Ok(())
+}
+
+#[tokio::test]
+async fn order_desk_pin_guessing_is_slowed_down() -> Result<()> {
+    let mut frames =
+        vec![line(&initialize(1)), line(&initialized()), line(&call(2, "app__lock", json!({})))];
+    for id in 3..6 {
+        frames.push(line(&call(id, "w3__unlock", json!({"pin": "0000"}))));
+    }
+    frames.push(line(&call(6, "w3__unlock", json!({"pin": "1234"}))));
+    frames.push(PAUSE.to_vec());
+    frames.push(line(&call(7, "w3__unlock", json!({"pin": "1234"}))));
+    let run = stdio(&[], frames, Duration::from_millis(200)).await?;
+    for id in 3..6 {
+        let wrong = &answer(&run, id)?["result"]["structuredContent"];
+        ensure!(wrong["fields"][0]["error"] == "wrong PIN", "{wrong}");
+    }
+    let wait = &answer(&run, 6)?["result"]["structuredContent"];
+    ensure!(wait["code"] == "validation_failed", "even the right PIN waits: {wait}");
+    ensure!(wait["fields"][0]["error"].as_str().unwrap_or_default().contains("next try"), "{wait}");
+    let after = &answer(&run, 7)?["result"];
+    ensure!(after["isError"] == false, "after the wait the right PIN works: {after}");
+    Ok(())
+}
+
+#[tokio::test]
+async fn order_desk_refuses_fractions_of_a_cent_and_control_characters() -> Result<()> {
+    let frames = vec![
+        line(&initialize(1)),
+        line(&initialized()),
+        line(&call(2, "w1__edit_field", json!({"field": "amount", "value": "0.001"}))),
+        line(&call(3, "w1__set_details", json!({"recipient": "Ada", "amount": 0.001}))),
+        line(&call(4, "w1__edit_field", json!({"field": "recipient", "value": "Ada\u{0}"}))),
+        line(&call(
+            5,
+            "w1__edit_field",
+            json!({"field": "recipient", "value": "Ada\u{202E}ecilA"}),
+        )),
+        line(&call(6, "w1__edit_field", json!({"field": "recipient", "value": "\u{1b}[31mAda"}))),
+        line(&call(7, "w1__edit_field", json!({"field": "amount", "value": "12.50"}))),
+    ];
+    let run = stdio(&[], frames, Duration::from_millis(300)).await?;
+    for id in 2..=6 {
+        let refused = &answer(&run, id)?["result"]["structuredContent"];
+        ensure!(refused["code"] == "validation_failed", "call {id}: {refused}");
+    }
+    ensure!(answer(&run, 7)?["result"]["isError"] == false, "whole cents are fine");
+    Ok(())
+}
