@@ -74,6 +74,10 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+#[path = "fuzz_hooks.rs"]
+pub mod __fuzz;
 mod action;
 mod app;
 mod args;

@@ -3,11 +3,11 @@
 //! HTTP transports. Everything protocol-specific is decided in `app/`; this
 //! module translates.
 
-mod guard;
+pub(crate) mod guard;
 mod http;
 mod http_sessions;
 mod instructions;
-mod lines;
+pub(crate) mod lines;
 mod sessions;
 
 use std::sync::{
