@@ -15,7 +15,7 @@ mod windows;
 use std::process::ExitCode;
 
 use clap::Parser;
-use purview::cli::ServeArgs;
+use purview::{App, cli::ServeArgs};
 
 /// order_desk: Purview's reference app (an order editor with a confirmation
 /// dialog, a 10,000-row report and a lock screen), served to AI agents over
@@ -25,6 +25,12 @@ use purview::cli::ServeArgs;
 struct Cli {
     #[command(flatten)]
     serve: ServeArgs,
+
+    /// Make `confirm` on the "Confirm submission" dialog wait for a person's
+    /// approval when an agent calls it (asked through the agent's client,
+    /// by MCP elicitation; refused if the client cannot ask).
+    #[arg(long)]
+    require_approval: bool,
 }
 
 #[tokio::main]
@@ -33,6 +39,10 @@ pub async fn main() -> ExitCode {
     // agents send never reaches them.
     purview::cli::init_logging();
     let cli = Cli::parse();
-    let app = windows::order_desk_app(cli.serve.tools);
+    let mut builder = App::builder().tool_surface(cli.serve.tools);
+    if cli.require_approval {
+        builder = builder.require_approval::<windows::ConfirmSubmission>("confirm");
+    }
+    let app = windows::order_desk(builder);
     purview::cli::serve(&app, &cli.serve).await
 }

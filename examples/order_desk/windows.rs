@@ -5,7 +5,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use purview::{App, Context, Secret, ToolSurface, actions, window};
+use purview::{App, AppBuilder, Context, Secret, ToolSurface, actions, window};
 use serde::{Deserialize, Serialize};
 
 /// The PIN that unlocks the app-level lock screen.
@@ -452,10 +452,16 @@ impl Desk {
 
 /// The order_desk application on the given tool surface: its app-level
 /// actions, the Order Editor (w1) and Report Details (w2).
+#[allow(dead_code)] // used by desk_gui and the tests, not by the binary
 pub fn order_desk_app(surface: ToolSurface) -> App {
-    let app = App::builder()
+    order_desk(App::builder().tool_surface(surface))
+}
+
+/// order_desk from a builder the caller has configured (a tool surface, an
+/// approval requirement, limits).
+pub fn order_desk(builder: AppBuilder) -> App {
+    let app = builder
         .name("order_desk")
-        .tool_surface(surface)
         .version(env!("CARGO_PKG_VERSION"))
         .instructions(
             "Order Desk edits order #12345 and browses a revenue report. Amounts are dollars. \

@@ -82,8 +82,9 @@ pub fn window(args: TokenStream, item: TokenStream) -> TokenStream {
 ///   `T: Serialize + JsonSchema`, `Result<T, E>` with `E: Into<ToolError>`,
 ///   or `ActionOutput` for full control;
 /// - `destructive`, `idempotent`, `read_only`, `open_world` set the tool
-///   annotations; `title = ".."`, `description = ".."` (default: the doc
-///   comment); `timeout = "5s"` (or `"250ms"`); `available = method` names a
+///   annotations; `approval` makes an agent's call wait for a person's yes
+///   (see `purview::Approver`); `title = ".."`, `description = ".."`
+///   (default: the doc comment); `timeout = "5s"` (or `"250ms"`); `available = method` names a
 ///   `fn(&self) -> bool` that hides the action while it returns `false`.
 ///
 /// Methods may be `async`. They take `&mut self` (or `&self`): calls run on a

@@ -40,6 +40,7 @@ pub struct ActionSpec {
     pub(crate) result_schema: Option<JsonObject>,
     pub(crate) hints: ToolHints,
     pub(crate) timeout: Option<Duration>,
+    pub(crate) approval: bool,
 }
 
 impl ActionSpec {
@@ -62,6 +63,7 @@ impl ActionSpec {
                 open_world: Some(false),
             },
             timeout: None,
+            approval: false,
         }
     }
 
@@ -127,6 +129,19 @@ impl ActionSpec {
     pub fn open_world(mut self) -> Self {
         self.hints.open_world = Some(true);
         self
+    }
+
+    /// Needs a person's approval when an agent calls it (never when the
+    /// person does, through [`App::perform`](crate::App::perform)); the
+    /// tool's description says so. See [`Approver`](crate::Approver).
+    pub fn approval(mut self) -> Self {
+        self.approval = true;
+        self
+    }
+
+    /// Whether the action needs a person's approval when an agent calls it.
+    pub fn needs_approval(&self) -> bool {
+        self.approval
     }
 
     /// How long the handler may run before the call fails with

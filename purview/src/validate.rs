@@ -117,6 +117,36 @@ impl ArgumentCheck {
     }
 }
 
+impl ArgumentCheck {
+    /// The arguments as a person may see them: secret (`writeOnly`) values
+    /// masked, long texts shortened.
+    pub fn shown(&self, args: &Map<String, Value>) -> Value {
+        let shown = args
+            .iter()
+            .map(|(name, value)| {
+                let value = if self.secret.contains(name) {
+                    Value::String(crate::MASK.to_owned())
+                } else {
+                    shorten(value)
+                };
+                (echo(name), value)
+            })
+            .collect();
+        Value::Object(shown)
+    }
+}
+
+fn shorten(value: &Value) -> Value {
+    match value {
+        Value::String(s) => Value::String(echo(s)),
+        Value::Array(items) => Value::Array(items.iter().take(20).map(shorten).collect()),
+        Value::Object(map) => {
+            Value::Object(map.iter().take(20).map(|(k, v)| (echo(k), shorten(v))).collect())
+        }
+        other => other.clone(),
+    }
+}
+
 /// The first limit `args` exceeds, as a field error.
 fn over_limits(args: &Map<String, Value>, limits: &Limits) -> Option<FieldError> {
     if args.len() > limits.max_arguments {

@@ -2,18 +2,23 @@
 //! notification it receives, over any transport and either protocol
 //! generation.
 
-use std::time::Duration;
+use std::{
+    sync::{Arc, Mutex},
+    time::Duration,
+};
 
 use anyhow::{Context as _, Result, anyhow};
 use purview::{App, model::Snapshot};
 use rmcp::{
     ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt,
     model::{
-        CallToolRequestParams, ProtocolVersion, ReadResourceRequestParams, ResourceContents,
+        CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
+        ElicitationAction, ElicitationCapability, FormElicitationCapability, Implementation,
+        ProtocolVersion, ReadResourceRequestParams, ResourceContents,
         ResourceUpdatedNotificationParam, ServerNotification, SubscribeRequestParams,
         SubscriptionFilter, Tool,
     },
-    service::{NotificationContext, RunningService},
+    service::{NotificationContext, RequestContext, RunningService},
 };
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -27,13 +32,78 @@ pub enum Note {
     Updated(String),
 }
 
-/// Records legacy-session notifications.
+/// How a client answers the server's elicitation requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Elicit {
+    /// The user accepts the form with `approve` set to this.
+    Approve(bool),
+    /// The user presses "decline".
+    Decline,
+    /// The user never answers.
+    Hang,
+}
+
+/// A client's elicitation behaviour, changeable while it runs, and the
+/// messages it was asked.
+#[derive(Clone)]
+pub struct Elicitation {
+    pub answer: Arc<Mutex<Elicit>>,
+    pub messages: Arc<Mutex<Vec<String>>>,
+}
+
+impl Elicitation {
+    pub fn new(answer: Elicit) -> Self {
+        Self { answer: Arc::new(Mutex::new(answer)), messages: Arc::default() }
+    }
+
+    pub fn set(&self, answer: Elicit) {
+        *self.answer.lock().unwrap() = answer;
+    }
+
+    pub fn messages(&self) -> Vec<String> {
+        self.messages.lock().unwrap().clone()
+    }
+}
+
+/// Records legacy-session notifications; answers elicitation requests when
+/// it declares the capability.
 #[derive(Clone)]
 pub struct Recorder {
     tx: mpsc::UnboundedSender<Note>,
+    elicitation: Option<Elicitation>,
 }
 
 impl ClientHandler for Recorder {
+    fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        if self.elicitation.is_some() {
+            let mut elicitation = ElicitationCapability::default();
+            elicitation.form = Some(FormElicitationCapability::default());
+            capabilities.elicitation = Some(elicitation);
+        }
+        ClientConfig::new(capabilities, Implementation::new("purview-test-agent", "0"))
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, rmcp::ErrorData> {
+        let Some(elicitation) = &self.elicitation else {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        };
+        if let ElicitRequestParams::FormElicitationParams { message, .. } = &request {
+            elicitation.messages.lock().unwrap().push(message.clone());
+        }
+        let answer = *elicitation.answer.lock().unwrap();
+        match answer {
+            Elicit::Approve(approve) => Ok(ElicitResult::new(ElicitationAction::Accept)
+                .with_content(serde_json::json!({ "approve": approve }))),
+            Elicit::Decline => Ok(ElicitResult::new(ElicitationAction::Decline)),
+            Elicit::Hang => std::future::pending().await,
+        }
+    }
+
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         let _ = self.tx.send(Note::ToolsChanged);
     }
@@ -91,15 +161,41 @@ impl Agent {
         Ok(agent)
     }
 
+    /// A legacy session whose client supports elicitation and answers as
+    /// `elicitation` says.
+    pub async fn eliciting(app: &App, elicitation: Elicitation) -> Result<Self> {
+        let (server_side, client_side) = tokio::io::duplex(1 << 20);
+        let server = app.mcp_server();
+        tokio::spawn(async move {
+            if let Ok(running) = server.serve(server_side).await {
+                let _ = running.waiting().await;
+            }
+        });
+        Self::over_with(client_side, Some(elicitation)).await
+    }
+
+    /// A legacy session over any transport, its client answering
+    /// elicitation as `elicitation` says (or not supporting it).
+    pub async fn over_with<T, E, A>(transport: T, elicitation: Option<Elicitation>) -> Result<Self>
+    where
+        T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let (tx, notes) = mpsc::unbounded_channel();
+        let client = Recorder { tx: tx.clone(), elicitation }
+            .serve(transport)
+            .await
+            .context("initialize")?;
+        Ok(Self { client, notes, tx })
+    }
+
     /// A legacy session over any client transport.
     pub async fn over<T, E, A>(transport: T) -> Result<Self>
     where
         T: rmcp::transport::IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
-        let (tx, notes) = mpsc::unbounded_channel();
-        let client = Recorder { tx: tx.clone() }.serve(transport).await.context("initialize")?;
-        Ok(Self { client, notes, tx })
+        Self::over_with(transport, None).await
     }
 
     /// A 2026-07-28 session over an in-process duplex, listening for both
@@ -113,7 +209,7 @@ impl Agent {
             }
         });
         let (tx, notes) = mpsc::unbounded_channel();
-        let client = Recorder { tx: tx.clone() }
+        let client = Recorder { tx: tx.clone(), elicitation: None }
             .serve_with_lifecycle(
                 client_side,
                 ClientLifecycleMode::Discover {

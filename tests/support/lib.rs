@@ -5,8 +5,8 @@
 pub mod agent;
 pub mod windows;
 
-pub use agent::{Agent, Note};
-pub use windows::{AppMenu, Confirm, Editor, Locked, PIN, demo_app, demo_app_on};
+pub use agent::{Agent, Elicit, Elicitation, Note};
+pub use windows::{AppMenu, Confirm, Editor, Locked, PIN, demo_app, demo_app_on, demo_builder};
 
 /// The README's code blocks, compiled as doctests so they stay true.
 #[cfg(doctest)]

@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use purview::{
-    ActionOutput, ActionResult, ActionSpec, Actions, App, Args, BoxFuture, Context, Secret,
-    ToolSurface, View, Window,
+    ActionOutput, ActionResult, ActionSpec, Actions, App, AppBuilder, Args, BoxFuture, Context,
+    Secret, ToolSurface, View, Window,
     model::{Block, FieldItem, Severity},
 };
 use serde::Deserialize;
@@ -381,11 +381,15 @@ pub fn demo_app() -> App {
 
 /// The standard fixture on any tool surface.
 pub fn demo_app_on(surface: ToolSurface) -> App {
+    demo_builder().tool_surface(surface).build()
+}
+
+/// The standard fixture's builder, for tests that configure more.
+pub fn demo_builder() -> AppBuilder {
     App::builder()
         .name("purview-test-app")
         .instructions("Test fixture.")
         .coalesce(Duration::from_millis(5))
-        .tool_surface(surface)
+        .tool_surface(ToolSurface::Windows)
         .app_actions(AppMenu)
-        .build()
 }

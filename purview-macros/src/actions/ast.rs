@@ -20,6 +20,8 @@ pub struct Action {
     pub title: Option<String>,
     pub description: Option<String>,
     pub hints: Hints,
+    /// Needs a person's approval when an agent calls it.
+    pub approval: bool,
     pub timeout_ms: Option<u64>,
     /// `available = method`: hides the action while it returns `false`.
     pub available: Option<syn::Path>,

@@ -24,6 +24,7 @@ struct ActionArgs {
     idempotent: Option<SpannedValue<bool>>,
     read_only: Option<SpannedValue<bool>>,
     open_world: Option<SpannedValue<bool>>,
+    approval: Option<SpannedValue<bool>>,
     timeout: Option<SpannedValue<String>>,
     available: Option<syn::Path>,
 }
@@ -124,6 +125,7 @@ fn action(method: &mut syn::ImplItemFn, mark: &syn::Attribute) -> darling::Resul
         title: args.title,
         description,
         hints,
+        approval: on(&args.approval),
         timeout_ms,
         available: args.available,
         is_async: method.sig.asyncness.is_some(),

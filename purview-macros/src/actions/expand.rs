@@ -119,6 +119,9 @@ fn spec(krate: &syn::Path, action: &Action) -> TokenStream {
             chain = quote!(#chain.#method());
         }
     }
+    if action.approval {
+        chain = quote!(#chain.approval());
+    }
     if let Some(ms) = action.timeout_ms {
         chain = quote!(#chain.timeout(::core::time::Duration::from_millis(#ms)));
     }

@@ -1,10 +1,11 @@
 //! Configuring an application: [`AppBuilder`] and the [`ToolSurface`].
 
-use std::{fmt, str::FromStr, sync::Arc, time::Duration};
+use std::{any::TypeId, fmt, str::FromStr, sync::Arc, time::Duration};
 
 use super::{
-    App, Error, Shared, Touched,
+    App, Approver, Error, Shared, Touched,
     actor::{Actor, AsAppActions, Level},
+    lock_unpoisoned,
     registry::State,
 };
 use crate::{Actions, naming};
@@ -164,6 +165,7 @@ pub(crate) struct Config {
     pub coalesce: Duration,
     pub surface: ToolSurface,
     pub limits: Limits,
+    pub approval_timeout: Duration,
 }
 
 /// Installs the app-level action set into a fresh state.
@@ -185,6 +187,8 @@ type InstallAppActions = Box<dyn FnOnce(&mut State) -> Result<(), String> + Send
 pub struct AppBuilder {
     config: Config,
     app_actions: Option<InstallAppActions>,
+    approver: Option<Arc<dyn Approver>>,
+    required_approvals: Vec<(TypeId, String)>,
 }
 
 impl AppBuilder {
@@ -198,8 +202,11 @@ impl AppBuilder {
                 coalesce: Duration::from_millis(20),
                 surface: ToolSurface::default(),
                 limits: Limits::default(),
+                approval_timeout: Duration::from_secs(120),
             },
             app_actions: None,
+            approver: None,
+            required_approvals: Vec::new(),
         }
     }
 
@@ -236,6 +243,40 @@ impl AppBuilder {
     /// Changes inside the gap are merged; the first change is sent at once.
     pub fn coalesce(mut self, gap: Duration) -> Self {
         self.config.coalesce = gap;
+        self
+    }
+
+    /// Who decides when an agent calls an action that needs approval: the
+    /// app's GUI, typically an [`ApprovalQueue`](crate::ApprovalQueue).
+    /// Without one, the calling client's user is asked (MCP elicitation)
+    /// when the client supports it, and otherwise the call is refused.
+    pub fn approver(mut self, approver: impl Approver) -> Self {
+        self.approver = Some(Arc::new(approver));
+        self
+    }
+
+    /// Requires a person's approval for `action` of type `W` when an agent
+    /// calls it, whatever `W`'s own action specs say (for a command-line
+    /// switch, say).
+    ///
+    /// ```
+    /// # use purview::*;
+    /// # #[derive(Clone)] struct Confirm;
+    /// # impl Window for Confirm { fn title(&self) -> String { "Confirm".into() } fn project(&self, _: &mut View) {} }
+    /// # impl Actions for Confirm { fn actions() -> Vec<ActionSpec> { vec![ActionSpec::new("confirm")] }
+    /// #   fn call<'a>(&'a mut self, a: &'a str, _: Args, _: &'a mut Context) -> BoxFuture<'a, ActionResult> { Box::pin(async move { Err(unknown_action(a)) }) } }
+    /// let app = App::builder().require_approval::<Confirm>("confirm").build();
+    /// app.open(Confirm).unwrap();
+    /// assert!(app.tools().unwrap().iter().any(|t| t.description.contains("approval")));
+    /// ```
+    pub fn require_approval<W: Actions>(mut self, action: impl Into<String>) -> Self {
+        self.required_approvals.push((TypeId::of::<W>(), action.into()));
+        self
+    }
+
+    /// How long an approval may take before it counts as refused (2 minutes).
+    pub fn approval_timeout(mut self, timeout: Duration) -> Self {
+        self.config.approval_timeout = timeout;
         self
     }
 
@@ -295,13 +336,16 @@ impl AppBuilder {
     /// ```
     pub fn try_build(self) -> Result<App, Error> {
         let mut state = State::default();
+        state.required_approvals = self.required_approvals;
         if let Some(install) = self.app_actions {
             install(&mut state).map_err(Error::InvalidDefinition)?;
         }
         let longest = longest_tool_name(&state, self.config.surface);
         naming::check_server_name(&self.config.name, longest).map_err(Error::InvalidDefinition)?;
         state.settle(Touched { windows: vec![], app: true, topology: true });
-        Ok(App { shared: Arc::new(Shared::new(state, self.config)) })
+        let shared = Shared::new(state, self.config);
+        *lock_unpoisoned(&shared.approver) = self.approver;
+        Ok(App { shared: Arc::new(shared) })
     }
 }
 

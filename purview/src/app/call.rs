@@ -28,18 +28,21 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    App, Error, Touched,
+    App, ApprovalRequest, Error, Touched,
     actor::{DynActions, ResultShape},
-    advice, catalog,
+    advice,
+    approval::{self, AgentSession},
+    catalog,
     commit::{Finished, apply},
     context::Context,
     gates::{self, Target, When},
+    lock_unpoisoned,
     route::{ActionCall, Request, route},
 };
 use crate::{
     ActionOutput, Args,
     action::JsonObject,
-    model::{ErrorCode, Next, ToolError, ToolResult},
+    model::{DenialReason, ErrorCode, Next, ToolError, ToolResult},
     validate,
 };
 
@@ -49,11 +52,30 @@ tokio::task_local! {
     static IN_HANDLER: ();
 }
 
-/// Who is calling: agents are recorded as activity, the person is not.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Who is calling: agents are recorded as activity and asked for approval,
+/// the person is not. An agent's session, when the transport knows it, can
+/// be asked to approve.
+#[derive(Clone)]
 pub(crate) enum Caller {
-    Agent,
+    Agent(Option<Arc<dyn AgentSession>>),
     Person,
+}
+
+impl Caller {
+    fn is_agent(&self) -> bool {
+        matches!(self, Self::Agent(_))
+    }
+}
+
+/// What phase 2 learned, for asking approval.
+struct Checked {
+    needs_approval: bool,
+    /// The window's version when checked; `None` for app-level actions.
+    version: Option<u64>,
+    window_title: Option<String>,
+    action_title: String,
+    params: Arc<[String]>,
+    check: Arc<crate::validate::ArgumentCheck>,
 }
 
 /// What a tools/call returns on the wire: `structuredContent` and `isError`.
@@ -164,14 +186,15 @@ impl App {
         arguments: Option<JsonObject>,
         cancel: CancellationToken,
     ) -> Result<ToolResult, ToolError> {
-        self.call_typed(tool, arguments, Caller::Agent, cancel).await
+        self.call_typed(tool, arguments, Caller::Agent(None), cancel).await
     }
 
     /// Calls any tool tools/list offers (`app__read_windows` included) and
     /// returns exactly what the MCP layer would send as `structuredContent`
     /// and `isError`: for in-process agents and conformance checks.
     pub async fn call_tool(&self, tool: &str, arguments: Option<JsonObject>) -> ToolOutcome {
-        let outcome = self.call_tool_as(tool, arguments, Caller::Agent, CancellationToken::new());
+        let outcome =
+            self.call_tool_as(tool, arguments, Caller::Agent(None), CancellationToken::new());
         match outcome.await {
             Ok(structured) => ToolOutcome { is_error: false, structured },
             Err(error) => ToolOutcome { is_error: true, structured: error_value(&error) },
@@ -248,7 +271,13 @@ impl App {
         cancel: CancellationToken,
     ) -> Result<ToolResult, ToolError> {
         refuse_reentry(&call)?;
-        self.check(&call)?;
+        let checked = self.check(&call)?;
+        let mut call = call;
+        if checked.needs_approval
+            && let Caller::Agent(session) = &caller
+        {
+            self.approve(&mut call, &checked, session.as_deref(), &cancel).await?;
+        }
         let _serialized = self.shared.op_lock.lock().await;
         let Prepared { target, index, mut working, base_revision, params, result_shape, timeout } =
             self.prepare(&call)?;
@@ -282,7 +311,7 @@ impl App {
             Finished { target, action: action.clone(), index, working, base_revision, effects };
         let (opened, next) = self.commit(finished)?;
         tracing::info!(action = %action, opened = opened.len(), "action applied");
-        if caller == Caller::Agent {
+        if caller.is_agent() {
             self.record_activity(window.map(|w| w.to_string()), &action, cx.focus);
         }
         let message = output
@@ -295,23 +324,73 @@ impl App {
 
     /// Phase 2, outside the operation lock: the gates as they stand now, and
     /// the arguments against the action's schema.
-    fn check(&self, call: &ActionCall) -> Result<(), ToolError> {
-        let (params, check) = self
-            .shared
-            .read(|state| {
-                let (target, index) = gates::resolve(state, &call.window, &call.action)?;
-                gates::check_operable(state, &target, index, &call.action, When::Before)?;
-                gates::check_expected_version(state, &target, call.expected_version.as_ref())?;
-                let action = match &target {
-                    Target::Window { id, .. } => state.entry_by_id(id).map(|e| &e.actor),
-                    Target::App => state.app.as_ref(),
+    fn check(&self, call: &ActionCall) -> Result<Checked, ToolError> {
+        let checked = self.shared.read(|state| {
+            let (target, index) = gates::resolve(state, &call.window, &call.action)?;
+            gates::check_operable(state, &target, index, &call.action, When::Before)?;
+            gates::check_expected_version(state, &target, call.expected_version.as_ref())?;
+            let (actor, version, window_title) = match &target {
+                Target::Window { id, .. } => {
+                    let entry = state.entry_by_id(id).ok_or_else(|| window_gone(&call.window))?;
+                    (&entry.actor, Some(entry.version), Some(entry.title.clone()))
                 }
-                .and_then(|actor| actor.spec.actions.get(index));
-                Ok::<_, ToolError>(action.map(|a| (a.params.clone(), a.check.clone())))
-            })??
-            .ok_or_else(|| ToolError::new(ErrorCode::ActionNotAvailable, "The action is gone."))?;
-        let problems = check.check(&params, &call.arguments, &self.shared.config.limits);
-        if problems.is_empty() { Ok(()) } else { Err(ToolError::validation(problems)) }
+                Target::App => {
+                    let app = state.app.as_ref().ok_or_else(|| window_gone(&call.window))?;
+                    (app, None, None)
+                }
+            };
+            let action = &actor.spec.actions[index];
+            Ok::<_, ToolError>(Checked {
+                needs_approval: action.spec.needs_approval(),
+                version,
+                window_title,
+                action_title: action.tool_title.clone(),
+                params: action.params.clone(),
+                check: action.check.clone(),
+            })
+        })??;
+        let limits = &self.shared.config.limits;
+        let problems = checked.check.check(&checked.params, &call.arguments, limits);
+        if problems.is_empty() { Ok(checked) } else { Err(ToolError::validation(problems)) }
+    }
+
+    /// Asks a person to approve the call (before the operation lock, so the
+    /// app goes on meanwhile). A yes holds for the window as it was: the
+    /// call then expects the version it had when asked.
+    async fn approve(
+        &self,
+        call: &mut ActionCall,
+        checked: &Checked,
+        session: Option<&dyn AgentSession>,
+        cancel: &CancellationToken,
+    ) -> Result<(), ToolError> {
+        let request = ApprovalRequest {
+            window_id: checked.version.map(|_| call.window.clone()),
+            window_title: checked.window_title.clone(),
+            action: call.action.clone(),
+            action_title: checked.action_title.clone(),
+            arguments: checked.check.shown(&call.arguments),
+            agent: session.map_or_else(|| "An agent".to_owned(), |s| s.describe()),
+        };
+        let approver = lock_unpoisoned(&self.shared.approver).clone();
+        let timeout = self.shared.config.approval_timeout;
+        tracing::info!(action = %call.action, "asking a person to approve");
+        let answer = tokio::select! {
+            () = cancel.cancelled() => return Err(cancelled(&call.action)),
+            answer = approval::ask(approver, session, request, timeout) => answer,
+        };
+        match answer {
+            Ok(()) => {
+                if call.expected_version.is_none() {
+                    call.expected_version = checked.version.map(Value::from);
+                }
+                Ok(())
+            }
+            Err(reason) => {
+                tracing::info!(action = %call.action, %reason, "approval not given");
+                Err(denied(&call.action, reason, timeout))
+            }
+        }
     }
 
     /// Phase 3, under the operation lock: the gates again, and a working copy.
@@ -449,6 +528,33 @@ fn handler_output(
             Err(failed_inside(action))
         }
     }
+}
+
+fn window_gone(window: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::WindowNotFound,
+        format!("Window `{}` is not open.", validate::echo(window)),
+    )
+}
+
+/// The `approval_denied` error, saying what happened and that calling again
+/// asks again.
+fn denied(action: &str, reason: DenialReason, timeout: Duration) -> ToolError {
+    let message = match reason {
+        DenialReason::Declined => format!(
+            "The person declined `{action}`; nothing was changed. Calling again asks them again."
+        ),
+        DenialReason::NoApprover => format!(
+            "`{action}` needs a person's approval, and no one could be asked: this application has no approver and your client cannot ask its user. Nothing was changed; ask the user to do it in the application themselves."
+        ),
+        DenialReason::Timeout => format!(
+            "No one approved `{action}` within {} s; nothing was changed. Calling again asks again.",
+            timeout.as_secs()
+        ),
+    };
+    let mut error = ToolError::new(ErrorCode::ApprovalDenied, message);
+    error.reason = Some(reason);
+    error
 }
 
 fn cancelled(action: &str) -> ToolError {

@@ -69,7 +69,10 @@ fn lookup<'a>(state: &'a State, tool: &ToolRef) -> Option<(Option<&'a Entry>, &'
 
 /// A tool's title and description: what it does, and where.
 fn words(config: &Config, window: Option<&Entry>, action: &CompiledAction) -> (String, String) {
-    let what = sentence(action.spec.description.as_deref().unwrap_or(&action.tool_title));
+    let mut what = sentence(action.spec.description.as_deref().unwrap_or(&action.tool_title));
+    if action.spec.needs_approval() {
+        what.push_str(" Waits for the person's approval before it runs, and may be declined.");
+    }
     match window {
         Some(w) => (
             format!("{} · {} (window {})", action.tool_title, w.title, w.id),

@@ -22,6 +22,7 @@
 mod activity;
 mod actor;
 mod advice;
+pub(crate) mod approval;
 pub(crate) mod broadcast;
 mod builder;
 mod call;
@@ -40,6 +41,7 @@ mod topology;
 use std::{fmt, marker::PhantomData, sync::Arc};
 
 pub use activity::{AgentActivity, WindowInfo};
+pub use approval::{Approval, ApprovalQueue, ApprovalRequest, Approver, PendingApproval};
 pub use builder::{AppBuilder, Limits, ToolSurface};
 pub(crate) use call::Caller;
 pub use call::ToolOutcome;
@@ -265,6 +267,13 @@ impl App {
     /// Which tools agents are offered.
     pub fn tool_surface(&self) -> ToolSurface {
         self.shared.config.surface
+    }
+
+    /// Sets (or replaces) who decides when an agent calls an action that
+    /// needs approval, typically the GUI once it is up; see
+    /// [`AppBuilder::approver`].
+    pub fn set_approver(&self, approver: impl Approver) {
+        *lock_unpoisoned(&self.shared.approver) = Some(Arc::new(approver));
     }
 
     /// The number of connections that currently receive notifications.

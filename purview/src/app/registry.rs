@@ -111,6 +111,8 @@ pub(crate) struct State {
     pub types: HashMap<(TypeId, Level), Result<Arc<TypeSpec>, String>>,
     pub operable: Vec<Arc<str>>,
     pub tools: Vec<ToolRef>,
+    /// Actions the app requires approval for beyond their own specs.
+    pub required_approvals: Vec<(TypeId, String)>,
     snapshot_json: Option<Arc<str>>,
 }
 
@@ -159,8 +161,20 @@ impl State {
             .entry((TypeId::of::<T>(), level))
             .or_insert_with(|| {
                 let type_name = std::any::type_name::<T>();
+                let required: Vec<&str> = self
+                    .required_approvals
+                    .iter()
+                    .filter(|(t, _)| *t == TypeId::of::<T>())
+                    .map(|(_, action)| action.as_str())
+                    .collect();
                 catch_unwind(AssertUnwindSafe(specs))
                     .map_err(|_| format!("`{type_name}::actions()` panicked"))
+                    .map(|specs| {
+                        specs
+                            .into_iter()
+                            .map(|s| if required.contains(&s.name()) { s.approval() } else { s })
+                            .collect()
+                    })
                     .and_then(|specs| TypeSpec::compile(type_name, specs, level))
                     .map(Arc::new)
             })

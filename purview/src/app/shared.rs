@@ -11,7 +11,7 @@ use std::{
 };
 
 use super::{
-    AgentActivity, Change, Error,
+    AgentActivity, Approver, Change, Error,
     actor::{Actor, AsWindow, DynActions, Level, TypeSpec},
     broadcast::Pacing,
     builder::{Config, ToolSurface},
@@ -73,6 +73,8 @@ pub(super) struct Shared {
     next_seq: AtomicU64,
     pub changes: ChangeHub,
     pub activity: Mutex<Option<AgentActivity>>,
+    /// Who the app asks to approve agents' actions, if anyone.
+    pub approver: Mutex<Option<Arc<dyn Approver>>>,
     pub config: Config,
 }
 
@@ -85,6 +87,7 @@ impl Shared {
             next_seq: AtomicU64::new(1),
             changes: ChangeHub::new(pacing, config.limits.max_subscribers),
             activity: Mutex::new(None),
+            approver: Mutex::new(None),
             config,
         }
     }

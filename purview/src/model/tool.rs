@@ -3,6 +3,31 @@ use std::{collections::BTreeMap, fmt};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// Why an approval-requiring call did not run: the `reason` of an
+/// `approval_denied` error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum DenialReason {
+    /// The person said no.
+    Declined,
+    /// No one could be asked: no approver in the app, and the client cannot
+    /// ask its user.
+    NoApprover,
+    /// No answer came in time.
+    Timeout,
+}
+
+impl fmt::Display for DenialReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Declined => "declined",
+            Self::NoApprover => "no_approver",
+            Self::Timeout => "timeout",
+        })
+    }
+}
+
 /// A successful tool call's `structuredContent` (§5.4, Appendix B).
 ///
 /// There is no `ok` flag: returning normally means success.
@@ -73,6 +98,9 @@ pub enum ErrorCode {
     /// Purview extension: the call would take the application past one of
     /// its limits (such as the number of open windows) and took no effect.
     LimitReached,
+    /// Purview extension: the action needs a person's approval, which was
+    /// not given (see `reason`); nothing was changed.
+    ApprovalDenied,
 }
 
 impl ErrorCode {
@@ -91,6 +119,7 @@ impl ErrorCode {
             Self::ActionTimeout => "action_timeout",
             Self::ActionFailed => "action_failed",
             Self::LimitReached => "limit_reached",
+            Self::ApprovalDenied => "approval_denied",
         }
     }
 }
@@ -144,6 +173,9 @@ pub struct ToolError {
     /// blocked window's place (the top of its modal chain or the app modal).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blocked_by: Option<String>,
+    /// Purview extension, with [`ErrorCode::ApprovalDenied`]: why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<DenialReason>,
     /// Purview extension, with [`ErrorCode::BlockedByModal`],
     /// [`ErrorCode::WindowNotFound`] and [`ErrorCode::ActionNotAvailable`]:
     /// what can be operated instead.
@@ -166,6 +198,7 @@ impl ToolError {
             current_version: None,
             fields: None,
             blocked_by: None,
+            reason: None,
             next: None,
         }
     }

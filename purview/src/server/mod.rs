@@ -47,9 +47,13 @@ const DISPATCHER_TTL_MS: u64 = 60 * 60 * 1000;
 /// How many `subscriptions/listen` streams one connection may hold open.
 const MAX_LISTENS_PER_CONNECTION: usize = 8;
 
+/// Numbers sessions, so a person asked to approve knows which one asks.
+static SESSIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 /// One connection's notification state.
 #[derive(Default)]
 struct Session {
+    number: u64,
     subscribed: Arc<AtomicBool>,
     legacy: Mutex<Option<Subscription>>,
     listens: std::sync::atomic::AtomicUsize,
@@ -100,7 +104,8 @@ impl McpServer {
 impl App {
     /// A new MCP server handler for one connection (any rmcp transport).
     pub fn mcp_server(&self) -> McpServer {
-        McpServer { app: self.clone(), session: Arc::default() }
+        let number = SESSIONS.fetch_add(1, Ordering::Relaxed);
+        McpServer { app: self.clone(), session: Arc::new(Session { number, ..Session::default() }) }
     }
 
     /// Serves MCP on stdin/stdout until the client disconnects (a client
@@ -348,10 +353,11 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         // A client that cancels the request gets nothing applied.
-        let outcome = self
-            .app
-            .call_tool_as(&request.name, request.arguments, Caller::Agent, context.ct)
-            .await;
+        let session =
+            sessions::PeerSession { peer: context.peer.clone(), number: self.session.number };
+        let caller = Caller::Agent(Some(Arc::new(session)));
+        let outcome =
+            self.app.call_tool_as(&request.name, request.arguments, caller, context.ct).await;
         let result = match outcome {
             Ok(structured) => CallToolResult::structured(structured),
             Err(err) => {

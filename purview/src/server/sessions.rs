@@ -3,16 +3,26 @@
 //! [`Subscriber`] of the application. Pacing, coalescing and dropping dead
 //! or stalled sessions are the application's (`app/broadcast.rs`).
 
-use std::sync::{
-    Arc,
-    atomic::{AtomicBool, Ordering},
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
+    time::Duration,
 };
 
-use rmcp::{Peer, RoleServer, model::ResourceUpdatedNotificationParam, service::SubscriptionSink};
+use rmcp::{
+    Peer, RoleServer, ServiceError,
+    model::ResourceUpdatedNotificationParam,
+    service::{ElicitationError, ElicitationMode, SubscriptionSink},
+};
 
 use crate::{
-    Change,
-    app::broadcast::{Gone, Subscriber},
+    Approval, Change,
+    app::{
+        approval::{AgentSession, Answer},
+        broadcast::{Gone, Subscriber},
+    },
     model::WINDOWS_URI,
     window::BoxFuture,
 };
@@ -62,6 +72,64 @@ impl Subscriber for ListenStream {
                 self.sink.notify_resource_updated(WINDOWS_URI).await.map_err(|_| Gone)?;
             }
             Ok(())
+        })
+    }
+}
+
+/// The calling agent's session, for asking its user to approve an action
+/// (MCP elicitation, form mode: one boolean). Only sessions that declared
+/// the capability are asked; 2026-07-28 sessions cannot be sent requests,
+/// so they are never asked this way.
+pub(super) struct PeerSession {
+    pub peer: Peer<RoleServer>,
+    pub number: u64,
+}
+
+/// The form a client shows its user.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct ApprovalForm {
+    /// Let the agent go ahead.
+    approve: bool,
+}
+
+rmcp::elicit_safe!(ApprovalForm);
+
+impl AgentSession for PeerSession {
+    fn describe(&self) -> String {
+        let client = self
+            .peer
+            .peer_info()
+            .map(|info| info.client_info.name.clone())
+            .unwrap_or_else(|| "An agent".to_owned());
+        format!("{} (session {})", crate::validate::echo(&client), self.number)
+    }
+
+    fn elicit(&self, message: String, timeout: Duration) -> BoxFuture<'_, Option<Answer>> {
+        Box::pin(async move {
+            if !self.peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {
+                return None;
+            }
+            let asked = self.peer.elicit_with_timeout::<ApprovalForm>(message, Some(timeout)).await;
+            match asked {
+                Ok(Some(form)) => Some(Answer::Given(if form.approve {
+                    Approval::Approve
+                } else {
+                    Approval::Decline
+                })),
+                Ok(None)
+                | Err(ElicitationError::UserDeclined | ElicitationError::UserCancelled) => {
+                    Some(Answer::Given(Approval::Decline))
+                }
+                Err(ElicitationError::Service(ServiceError::Timeout { .. })) => {
+                    Some(Answer::TimedOut)
+                }
+                Err(ElicitationError::ParseError { .. } | ElicitationError::NoContent) => {
+                    Some(Answer::Given(Approval::Decline))
+                }
+                // The client cannot be asked after all (a protocol version
+                // without server requests, a closed transport).
+                Err(_) => None,
+            }
         })
     }
 }

@@ -1,0 +1,293 @@
+//! A person's approval of an agent's action (a Purview extension; the
+//! protocol leaves permission gates out of v0.1, §10.6).
+//!
+//! An action marked as needing approval (`#[action(approval)]`,
+//! [`ActionSpec::approval`](crate::ActionSpec::approval) or
+//! [`AppBuilder::require_approval`](crate::AppBuilder::require_approval))
+//! asks before it runs, when an agent calls it — never when the person
+//! does ([`App::perform`](crate::App::perform)). The question goes, in this
+//! order, to the app's own [`Approver`] (its GUI), to the calling session
+//! by MCP elicitation when that client supports it, or nowhere: no one could
+//! approve, so the call is refused. No answer within the app's approval
+//! timeout counts as a refusal.
+//!
+//! The question is asked before the call takes the operation lock, so the
+//! app goes on meanwhile; the approval is for the window as it was when
+//! asked, so if its version moved by the time the answer comes, the call
+//! fails with `stale_state` instead of running.
+
+use std::{
+    fmt,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::Duration,
+};
+
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use super::lock_unpoisoned;
+pub use crate::model::DenialReason;
+use crate::window::BoxFuture;
+
+/// A person's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Approval {
+    /// Go ahead.
+    Approve,
+    /// Do not.
+    Decline,
+}
+
+/// What the person is asked to approve.
+///
+/// ```
+/// # let request = purview::ApprovalRequest::example();
+/// assert_eq!(request.action, "confirm");
+/// assert_eq!(request.arguments["pin"], purview::MASK);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ApprovalRequest {
+    /// The window the action belongs to; `None` for an app-level action.
+    pub window_id: Option<String>,
+    /// That window's title.
+    pub window_title: Option<String>,
+    /// The action's name (the tool is `{windowId}__{action}`).
+    pub action: String,
+    /// The action's human title.
+    pub action_title: String,
+    /// The arguments, with secret (`writeOnly`) values masked and long texts
+    /// shortened.
+    pub arguments: Value,
+    /// Which agent session asks (the client's name and a session number).
+    pub agent: String,
+}
+
+impl ApprovalRequest {
+    /// One sentence a person can decide on.
+    ///
+    /// ```
+    /// let request = purview::ApprovalRequest::example();
+    /// assert!(request.describe().contains("Confirm submission"));
+    /// ```
+    pub fn describe(&self) -> String {
+        let place = match (&self.window_title, &self.window_id) {
+            (Some(title), Some(id)) => format!(" in \"{title}\" ({id})"),
+            _ => " (application-wide)".to_owned(),
+        };
+        let arguments = match &self.arguments {
+            Value::Object(map) if map.is_empty() => String::new(),
+            other => format!(" with {other}"),
+        };
+        format!("{} asks to {}{place}{arguments}.", self.agent, self.action_title.to_lowercase())
+    }
+
+    /// A request as documentation examples show it.
+    #[doc(hidden)]
+    pub fn example() -> Self {
+        Self {
+            window_id: Some("w3".into()),
+            window_title: Some("Confirm submission".into()),
+            action: "confirm".into(),
+            action_title: "Confirm".into(),
+            arguments: serde_json::json!({"pin": crate::MASK}),
+            agent: "claude-code (session 1)".into(),
+        }
+    }
+}
+
+/// Decides on approval requests: the app's GUI, usually through an
+/// [`ApprovalQueue`]. Any `Fn(ApprovalRequest) -> impl Future<Output =
+/// Approval>` is one.
+///
+/// ```
+/// use purview::{Approval, ApprovalRequest};
+/// let app = purview::App::builder().build();
+/// app.set_approver(|request: ApprovalRequest| async move {
+///     if request.action == "confirm" { Approval::Approve } else { Approval::Decline }
+/// });
+/// ```
+pub trait Approver: Send + Sync + 'static {
+    /// Asks; resolves with the answer. Dropping the future means the
+    /// question is no longer needed (the call timed out or was cancelled).
+    fn ask(&self, request: ApprovalRequest) -> BoxFuture<'static, Approval>;
+}
+
+impl<F, Fut> Approver for F
+where
+    F: Fn(ApprovalRequest) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Approval> + Send + 'static,
+{
+    fn ask(&self, request: ApprovalRequest) -> BoxFuture<'static, Approval> {
+        Box::pin(self(request))
+    }
+}
+
+/// One question waiting in an [`ApprovalQueue`].
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct PendingApproval {
+    /// Pass it to [`ApprovalQueue::answer`].
+    pub id: u64,
+    /// What is asked.
+    pub request: ApprovalRequest,
+}
+
+type Waiting = (u64, ApprovalRequest, oneshot::Sender<Approval>);
+
+#[derive(Default)]
+struct Queue {
+    next: AtomicU64,
+    waiting: Mutex<Vec<Waiting>>,
+    wake: Mutex<Vec<Arc<dyn Fn() + Send + Sync>>>,
+}
+
+/// An [`Approver`] for a GUI: questions wait in a list the GUI draws, and
+/// the person's click answers them.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// use purview::{Approval, ApprovalQueue, Approver, ApprovalRequest};
+/// let queue = ApprovalQueue::new();
+/// let asking = queue.ask(ApprovalRequest::example());
+/// let pending = queue.pending();
+/// assert_eq!(pending.len(), 1);
+/// queue.answer(pending[0].id, Approval::Approve);
+/// assert_eq!(asking.await, Approval::Approve);
+/// assert!(queue.pending().is_empty());
+/// # });
+/// ```
+#[derive(Clone, Default)]
+pub struct ApprovalQueue {
+    queue: Arc<Queue>,
+}
+
+impl fmt::Debug for ApprovalQueue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ApprovalQueue").field("pending", &self.pending().len()).finish()
+    }
+}
+
+impl ApprovalQueue {
+    /// An empty queue.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The questions waiting for an answer, oldest first.
+    pub fn pending(&self) -> Vec<PendingApproval> {
+        lock_unpoisoned(&self.queue.waiting)
+            .iter()
+            .map(|(id, request, _)| PendingApproval { id: *id, request: request.clone() })
+            .collect()
+    }
+
+    /// Answers a question; `false` if it is no longer waiting.
+    pub fn answer(&self, id: u64, approval: Approval) -> bool {
+        let mut waiting = lock_unpoisoned(&self.queue.waiting);
+        let Some(i) = waiting.iter().position(|(w, ..)| *w == id) else { return false };
+        let (_, _, reply) = waiting.remove(i);
+        drop(waiting);
+        self.wake();
+        reply.send(approval).is_ok()
+    }
+
+    /// Calls `f` whenever a question arrives or leaves (to repaint a GUI).
+    pub fn on_change(&self, f: impl Fn() + Send + Sync + 'static) {
+        lock_unpoisoned(&self.queue.wake).push(Arc::new(f));
+    }
+
+    fn wake(&self) {
+        let wake: Vec<_> = lock_unpoisoned(&self.queue.wake).clone();
+        for f in wake {
+            f();
+        }
+    }
+}
+
+/// Takes a question off the queue when its asker stops waiting.
+struct Withdraw {
+    queue: Arc<Queue>,
+    id: u64,
+}
+
+impl Drop for Withdraw {
+    fn drop(&mut self) {
+        let mut waiting = lock_unpoisoned(&self.queue.waiting);
+        let before = waiting.len();
+        waiting.retain(|(w, ..)| *w != self.id);
+        let removed = waiting.len() != before;
+        drop(waiting);
+        if removed {
+            ApprovalQueue { queue: self.queue.clone() }.wake();
+        }
+    }
+}
+
+impl Approver for ApprovalQueue {
+    fn ask(&self, request: ApprovalRequest) -> BoxFuture<'static, Approval> {
+        let id = self.queue.next.fetch_add(1, Ordering::Relaxed);
+        let (reply, answer) = oneshot::channel();
+        lock_unpoisoned(&self.queue.waiting).push((id, request, reply));
+        self.wake();
+        let withdraw = Withdraw { queue: self.queue.clone(), id };
+        Box::pin(async move {
+            let approval = answer.await.unwrap_or(Approval::Decline);
+            drop(withdraw);
+            approval
+        })
+    }
+}
+
+/// The calling agent's session, as the transport presents it, for asking
+/// its user (MCP elicitation).
+pub(crate) trait AgentSession: Send + Sync {
+    /// Who asks: the client's name and a session number.
+    fn describe(&self) -> String;
+    /// Asks the client's user `message`; `None` when this client cannot.
+    fn elicit(&self, message: String, timeout: Duration) -> BoxFuture<'_, Option<Answer>>;
+}
+
+/// What an elicitation came back with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Answer {
+    Given(Approval),
+    TimedOut,
+}
+
+/// Asks the app's approver, else the session, else no one; `Ok` only for a
+/// yes given in time.
+pub(super) async fn ask(
+    approver: Option<Arc<dyn Approver>>,
+    session: Option<&dyn AgentSession>,
+    request: ApprovalRequest,
+    timeout: Duration,
+) -> Result<(), DenialReason> {
+    let answer = if let Some(approver) = approver {
+        match tokio::time::timeout(timeout, approver.ask(request)).await {
+            Ok(approval) => Answer::Given(approval),
+            Err(_) => Answer::TimedOut,
+        }
+    } else if let Some(session) = session {
+        let message = format!(
+            "{} Reply with approve = true to let it go ahead, false to refuse.",
+            request.describe()
+        );
+        match session.elicit(message, timeout).await {
+            Some(answer) => answer,
+            None => return Err(DenialReason::NoApprover),
+        }
+    } else {
+        return Err(DenialReason::NoApprover);
+    };
+    match answer {
+        Answer::Given(Approval::Approve) => Ok(()),
+        Answer::Given(Approval::Decline) => Err(DenialReason::Declined),
+        Answer::TimedOut => Err(DenialReason::Timeout),
+    }
+}

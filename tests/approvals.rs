@@ -1,0 +1,345 @@
+//! A person approves an agent's action (a Purview extension beyond §5.6 and
+//! §10.6): asked through the app's approver or the agent's client
+//! (elicitation) before the call takes the operation lock; a decline, no one
+//! to ask, or no answer in time is `approval_denied` and changes nothing; a
+//! yes holds only for the window as it was when asked.
+
+use std::{
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use anyhow::{Context as _, Result, ensure};
+use proptest::prelude::*;
+use purview::{
+    App, Approval, ApprovalQueue, ApprovalRequest, HttpOptions, ToolSurface, model::ErrorCode,
+};
+use purview_tests::{Agent, Confirm, Editor, Elicit, Elicitation, Note, demo_builder};
+use rmcp::transport::StreamableHttpClientTransport;
+use serde_json::json;
+
+/// The fixture with `confirm` on the confirmation dialog needing approval,
+/// an editor `w1` with a recipient, and its dialog `w2` open.
+fn app_with_dialog(timeout: Duration) -> Result<App> {
+    let app = demo_builder()
+        .tool_surface(ToolSurface::Both)
+        .require_approval::<Confirm>("confirm")
+        .require_approval::<Editor>("set_details")
+        .approval_timeout(timeout)
+        .build();
+    let editor = app.open(Editor::default())?;
+    editor.update(|e| e.recipient = "Ada".into())?;
+    editor.open_modal(Confirm { depth: 1 })?;
+    Ok(app)
+}
+
+fn submitted(app: &App) -> Result<bool> {
+    Ok(app.window::<Editor>("w1")?.read(|e| e.submitted)?)
+}
+
+#[tokio::test]
+async fn s5_6_an_approved_call_runs_a_declined_one_changes_nothing() -> Result<()> {
+    let app = app_with_dialog(Duration::from_secs(5))?;
+    let elicitation = Elicitation::new(Elicit::Decline);
+    let mut agent = Agent::eliciting(&app, elicitation.clone()).await?;
+    agent.subscribe().await?;
+    let before = app.snapshot_json()?;
+
+    let declined = agent.call("w2__confirm", json!({})).await?;
+    ensure!(declined.code() == Some("approval_denied"), "{declined:?}");
+    ensure!(declined.structured["reason"] == "declined", "{declined:?}");
+    ensure!(
+        declined.structured["message"].as_str().unwrap_or_default().contains("asks them again")
+    );
+    ensure!(app.snapshot_json()? == before, "a declined call changed the state");
+    ensure!(agent.drain().await.is_empty(), "a declined call notified");
+    let asked = elicitation.messages();
+    ensure!(asked.len() == 1, "{asked:?}");
+    ensure!(
+        asked[0].contains("purview-test-agent")
+            && asked[0].contains("Confirm submission (level 1)")
+            && asked[0].contains("w2"),
+        "the person sees who asks, where and what: {asked:?}"
+    );
+
+    elicitation.set(Elicit::Approve(true));
+    let approved = agent.call("w2__confirm", json!({})).await?;
+    ensure!(!approved.is_error, "{approved:?}");
+    ensure!(submitted(&app)?, "the approved action ran");
+    agent.expect(Note::Updated(purview::WINDOWS_URI.into())).await?;
+    Ok(())
+}
+
+#[tokio::test]
+async fn s5_6_a_form_answered_with_no_is_a_decline() -> Result<()> {
+    let app = app_with_dialog(Duration::from_secs(5))?;
+    let agent = Agent::eliciting(&app, Elicitation::new(Elicit::Approve(false))).await?;
+    let refused = agent.call("w2__confirm", json!({})).await?;
+    ensure!(refused.structured["reason"] == "declined", "{refused:?}");
+    ensure!(!submitted(&app)?);
+    Ok(())
+}
+
+#[tokio::test]
+async fn s5_6_a_client_that_cannot_ask_gets_no_approver() -> Result<()> {
+    let app = app_with_dialog(Duration::from_secs(5))?;
+    let agent = Agent::legacy(&app).await?;
+    let refused = agent.call("w2__confirm", json!({})).await?;
+    ensure!(refused.code() == Some("approval_denied"), "{refused:?}");
+    ensure!(refused.structured["reason"] == "no_approver", "{refused:?}");
+    ensure!(!submitted(&app)?);
+    // The person's own button never asks.
+    app.perform("w2__confirm", None).await.map_err(anyhow::Error::msg)?;
+    ensure!(submitted(&app)?, "App::perform ran without asking");
+    Ok(())
+}
+
+#[tokio::test]
+async fn s5_6_no_answer_in_time_is_a_timeout_and_others_carry_on_meanwhile() -> Result<()> {
+    let app = app_with_dialog(Duration::from_millis(1500))?;
+    let hanging = Agent::eliciting(&app, Elicitation::new(Elicit::Hang)).await?;
+    let other = Agent::legacy(&app).await?;
+    let pending = tokio::spawn(async move { hanging.call("w2__confirm", json!({})).await });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    ensure!(!pending.is_finished(), "the approval is pending");
+    // Meanwhile: another session reads and acts, and the person edits.
+    ensure!(other.read().await?.windows.len() == 2);
+    let opened = other.call("app__new_editor", json!({})).await?;
+    ensure!(!opened.is_error, "{opened:?}");
+    app.window::<Editor>("w1")?.update(|e| e.hidden_counter += 1)?;
+    ensure!(!pending.is_finished(), "still pending after the others were served");
+    let timed_out = pending.await??;
+    ensure!(timed_out.structured["reason"] == "timeout", "{timed_out:?}");
+    ensure!(!submitted(&app)?);
+    Ok(())
+}
+
+#[tokio::test]
+async fn s7_1_a_change_while_the_person_decides_voids_the_approval() -> Result<()> {
+    let app = app_with_dialog(Duration::from_secs(5))?;
+    let editor = app.window::<Editor>("w1")?;
+    // The app's approver: while asked, the person changes what the editor
+    // shows, then says yes.
+    let person = editor.clone();
+    app.set_approver(move |_request: ApprovalRequest| {
+        let person = person.clone();
+        async move {
+            person.update(|e| e.recipient = "Bo".into()).expect("the person's edit");
+            Approval::Approve
+        }
+    });
+    // set_details lives on the editor, which the dialog blocks: close it.
+    app.close("w2")?;
+    let before = editor.version()?;
+    let voided = app
+        .call("w1__set_details", json!({"recipient": "Cy", "amount": 5}).as_object().cloned())
+        .await
+        .unwrap_err();
+    ensure!(voided.code == ErrorCode::StaleState, "{voided:?}");
+    ensure!(voided.current_version == Some(before + 1), "{voided:?}");
+    ensure!(editor.read(|e| e.recipient.clone())? == "Bo", "the person's edit stands");
+    Ok(())
+}
+
+#[tokio::test]
+async fn s5_6_the_app_approver_comes_first_and_app_act_asks_too() -> Result<()> {
+    let app = app_with_dialog(Duration::from_secs(5))?;
+    let queue = ApprovalQueue::new();
+    app.set_approver(queue.clone());
+    // The client could elicit, but the app's own approver is asked first.
+    let elicitation = Elicitation::new(Elicit::Approve(true));
+    let agent = Agent::eliciting(&app, elicitation.clone()).await?;
+    let call = tokio::spawn(async move {
+        let outcome = agent.call("app__act", json!({"window": "w2", "action": "confirm"})).await;
+        (agent, outcome)
+    });
+    let mut pending = Vec::new();
+    for _ in 0..500 {
+        pending = queue.pending();
+        if !pending.is_empty() || call.is_finished() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    ensure!(!pending.is_empty(), "the app's approver was not asked");
+    let request = &pending[0].request;
+    ensure!(request.window_id.as_deref() == Some("w2") && request.action == "confirm");
+    ensure!(request.agent.starts_with("purview-test-agent (session "), "{}", request.agent);
+    queue.answer(pending[0].id, Approval::Decline);
+    let (_agent, outcome) = call.await?;
+    let outcome = outcome?;
+    ensure!(outcome.structured["reason"] == "declined", "{outcome:?}");
+    ensure!(elicitation.messages().is_empty(), "the client was not asked");
+    ensure!(queue.pending().is_empty());
+    Ok(())
+}
+
+#[tokio::test]
+async fn s5_6_tools_say_they_wait_for_approval() -> Result<()> {
+    let app = app_with_dialog(Duration::from_secs(5))?;
+    let tools = app.tools()?;
+    let confirm = tools.iter().find(|t| t.name == "w2__confirm").context("confirm is listed")?;
+    ensure!(confirm.description.contains("approval") && confirm.description.contains("declined"));
+    let cancel = tools.iter().find(|t| t.name == "w2__cancel").context("cancel is listed")?;
+    ensure!(!cancel.description.contains("approval"));
+    Ok(())
+}
+
+#[tokio::test]
+async fn s5_6_approval_over_http_by_elicitation() -> Result<()> {
+    let app = app_with_dialog(Duration::from_secs(5))?;
+    let server = app.serve_http(HttpOptions::default()).await?;
+    let elicitation = Elicitation::new(Elicit::Approve(true));
+    let transport = StreamableHttpClientTransport::from_uri(server.url());
+    let agent = Agent::over_with(transport, Some(elicitation.clone())).await?;
+    let approved = agent.call("w2__confirm", json!({})).await?;
+    ensure!(!approved.is_error, "{approved:?}");
+    ensure!(elicitation.messages().len() == 1 && submitted(&app)?);
+    agent.close().await?;
+    server.shutdown().await;
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// Property: whatever the person answers, a call that was not approved, or
+// whose approval was voided, never changes anything.
+
+#[derive(Debug, Clone, Copy)]
+enum Answer {
+    Approve,
+    Decline,
+    Silence,
+    EditThenApprove,
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    PersonEdit(bool),
+    Call { answer: Answer, amount: u8 },
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let answer = prop_oneof![
+        Just(Answer::Approve),
+        Just(Answer::Decline),
+        Just(Answer::Silence),
+        Just(Answer::EditThenApprove),
+    ];
+    prop_oneof![
+        1 => any::<bool>().prop_map(Op::PersonEdit),
+        3 => (answer, any::<u8>()).prop_map(|(answer, amount)| Op::Call { answer, amount }),
+    ]
+}
+
+fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let app = demo_builder()
+        .tool_surface(ToolSurface::Both)
+        .require_approval::<Editor>("set_details")
+        .approval_timeout(Duration::from_millis(30))
+        .build();
+    let editor = app.open(Editor::default()).unwrap();
+    let script: Arc<Mutex<Answer>> = Arc::new(Mutex::new(Answer::Approve));
+    // What the state became after the person's edit during an approval.
+    let after_edit: Arc<Mutex<Option<Arc<str>>>> = Arc::default();
+    {
+        let (script, after_edit, person, app) =
+            (script.clone(), after_edit.clone(), editor.clone(), app.clone());
+        app.clone().set_approver(move |_request: ApprovalRequest| {
+            let answer = *script.lock().unwrap();
+            let (after_edit, person, app) = (after_edit.clone(), person.clone(), app.clone());
+            async move {
+                match answer {
+                    Answer::Approve => Approval::Approve,
+                    Answer::Decline => Approval::Decline,
+                    Answer::Silence => std::future::pending().await,
+                    Answer::EditThenApprove => {
+                        person.update(|e| e.recipient.push('!')).unwrap();
+                        *after_edit.lock().unwrap() = Some(app.snapshot_json().unwrap());
+                        Approval::Approve
+                    }
+                }
+            }
+        });
+    }
+    for op in ops {
+        match op {
+            Op::PersonEdit(fill) => {
+                editor
+                    .update(|e| e.recipient = if fill { "Ada".into() } else { String::new() })
+                    .unwrap();
+            }
+            Op::Call { answer, amount } => {
+                *script.lock().unwrap() = answer;
+                *after_edit.lock().unwrap() = None;
+                let before = app.snapshot_json().unwrap();
+                let args = json!({"recipient": "Agent", "amount": f64::from(amount) + 1.0});
+                let result =
+                    runtime.block_on(app.call("w1__set_details", args.as_object().cloned()));
+                let now = app.snapshot_json().unwrap();
+                match (answer, result) {
+                    (Answer::Approve, Ok(_)) => {}
+                    (Answer::Approve, Err(e)) => {
+                        prop_assert!(false, "an approved call failed: {e}")
+                    }
+                    (Answer::Decline | Answer::Silence, Ok(_)) => {
+                        prop_assert!(false, "a call ran without approval")
+                    }
+                    (Answer::Decline | Answer::Silence, Err(e)) => {
+                        prop_assert_eq!(e.code, ErrorCode::ApprovalDenied);
+                        prop_assert_eq!(&now, &before, "a refused call changed the state");
+                    }
+                    (Answer::EditThenApprove, Ok(_)) => {
+                        prop_assert!(false, "an approval for a window that changed was honoured")
+                    }
+                    (Answer::EditThenApprove, Err(e)) => {
+                        prop_assert_eq!(e.code, ErrorCode::StaleState);
+                        let edited = after_edit.lock().unwrap().clone().unwrap();
+                        prop_assert_eq!(&now, &edited, "a voided call changed the state");
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn s5_6_no_refused_or_voided_call_ever_changes_state(ops in proptest::collection::vec(op(), 1..16)) {
+        run(ops)?;
+    }
+}
+
+#[tokio::test]
+async fn s5_6_order_desk_asks_for_approval_over_stdio_when_told_to() -> Result<()> {
+    let start = |approval: bool| async move {
+        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_order_desk"));
+        if approval {
+            command.arg("--require-approval");
+        }
+        let (transport, _) = rmcp::transport::TokioChildProcess::builder(command)
+            .stderr(std::process::Stdio::null())
+            .spawn()?;
+        let elicitation = Elicitation::new(Elicit::Decline);
+        let agent = Agent::over_with(transport, Some(elicitation.clone())).await?;
+        agent.call("w1__edit_field", json!({"field": "recipient", "value": "Ada"})).await?;
+        agent.call("w1__submit", json!({})).await?;
+        anyhow::Ok((agent, elicitation))
+    };
+    let (agent, elicitation) = start(true).await?;
+    let declined = agent.call("w3__confirm", json!({})).await?;
+    ensure!(declined.structured["reason"] == "declined", "{declined:?}");
+    ensure!(elicitation.messages()[0].contains("Confirm submission"));
+    elicitation.set(Elicit::Approve(true));
+    let confirmed = agent.call("w3__confirm", json!({})).await?;
+    ensure!(!confirmed.is_error, "{confirmed:?}");
+    agent.close().await?;
+    // Without the switch nothing is asked.
+    let (agent, elicitation) = start(false).await?;
+    ensure!(!agent.call("w3__confirm", json!({})).await?.is_error);
+    ensure!(elicitation.messages().is_empty());
+    agent.close().await
+}
