@@ -14,7 +14,7 @@ use std::{
 use eframe::egui::{
     self, Color32, RichText, Stroke, ViewportBuilder, ViewportClass, ViewportCommand, ViewportId,
 };
-use purview::{AgentActivity, App, WindowHandle, WindowInfo};
+use purview::{AgentActivity, App, Approval, ApprovalQueue, PendingApproval, WindowHandle, WindowInfo};
 use serde_json::{Value, json};
 
 use crate::windows::{ConfirmSubmission, Locked, OrderEditor, ReportDetails, Terms};
@@ -40,12 +40,17 @@ pub struct DeskGui {
     /// Where each window first appeared; kept, so closing one window does
     /// not move the others.
     positions: HashMap<String, [f32; 2]>,
+    /// Agents' requests waiting for the person's approval.
+    approvals: ApprovalQueue,
 }
 
 impl DeskGui {
     /// A front end for `app`; `runtime` runs button presses, `endpoint` is
     /// shown to the person so they can connect an agent.
     pub fn new(app: App, runtime: tokio::runtime::Handle, endpoint: String) -> Self {
+        // The person at this screen answers agents' approval requests.
+        let approvals = ApprovalQueue::new();
+        app.set_approver(approvals.clone());
         Self {
             app,
             runtime,
@@ -56,6 +61,7 @@ impl DeskGui {
             embedded: false,
             woken: false,
             positions: HashMap::new(),
+            approvals,
         }
     }
 
@@ -66,6 +72,8 @@ impl DeskGui {
             // Agent calls and other sessions' edits repaint at once.
             let repaint = ctx.clone();
             self.app.on_change(move |_| repaint.request_repaint());
+            let repaint = ctx.clone();
+            self.approvals.on_change(move || repaint.request_repaint());
             self.woken = true;
         }
         if self.embedded {
@@ -80,10 +88,22 @@ impl DeskGui {
             }
         };
         let activity = self.app.agent_activity();
-        egui::Frame::central_panel(ui.style())
-            .show(ui, |ui| self.main_window(ui, &windows, activity.as_ref()));
+        let pending = self.approvals.pending();
+        egui::Frame::central_panel(ui.style()).show(ui, |ui| {
+            // Requests for no open window (app-level actions) are asked here.
+            for request in pending.iter().filter(|p| {
+                p.request.window_id.as_ref().is_none_or(|w| !windows.iter().any(|i| &i.id == w))
+            }) {
+                self.approval_prompt(ui, request);
+            }
+            self.main_window(ui, &windows, activity.as_ref())
+        });
         for info in &windows {
-            self.viewport(&ctx, info, &windows, activity.as_ref());
+            let asking: Vec<&PendingApproval> = pending
+                .iter()
+                .filter(|p| p.request.window_id.as_deref() == Some(info.id.as_str()))
+                .collect();
+            self.viewport(&ctx, info, &windows, activity.as_ref(), &asking);
         }
         // An agent's focus-style action raises the real OS window, even if
         // other calls followed it before this frame.
@@ -138,6 +158,7 @@ impl DeskGui {
         info: &WindowInfo,
         windows: &[WindowInfo],
         activity: Option<&AgentActivity>,
+        asking: &[&PendingApproval],
     ) {
         // The first two windows beside the main one, later ones (dialogs,
         // more reports) cascading below them; each keeps its first place.
@@ -151,7 +172,8 @@ impl DeskGui {
             .with_title(&info.title)
             .with_inner_size([400.0, 310.0])
             .with_position(position);
-        let agent_here = activity.and_then(|a| a.window.as_deref()) == Some(info.id.as_str());
+        let agent_here = activity.and_then(|a| a.window.as_deref()) == Some(info.id.as_str())
+            || !asking.is_empty();
         ctx.show_viewport_immediate(viewport_id(&info.id), builder, |ui, class| {
             if class != ViewportClass::EmbeddedWindow
                 && ui.ctx().input(|i| i.viewport().close_requested())
@@ -165,7 +187,14 @@ impl DeskGui {
             }
             frame.show(ui, |ui| {
                 ui.set_min_size(ui.available_size());
-                if agent_here {
+                if !asking.is_empty() {
+                    ui.label(
+                        RichText::new("Agent is waiting for your approval").color(AGENT).strong(),
+                    );
+                    for request in asking {
+                        self.approval_prompt(ui, request);
+                    }
+                } else if agent_here {
                     ui.label(RichText::new("Agent is working here").color(AGENT).strong());
                 }
                 if !info.operable {
@@ -322,6 +351,21 @@ impl DeskGui {
         if ui.button("Close").clicked() {
             self.perform(&format!("{}__close", report.id()), json!({}));
         }
+    }
+
+    /// One approval request: what the agent asks, and the person's answer.
+    fn approval_prompt(&self, ui: &mut egui::Ui, pending: &PendingApproval) {
+        egui::Frame::group(ui.style()).stroke(Stroke::new(2.0, AGENT)).show(ui, |ui| {
+            ui.label(RichText::new(pending.request.describe()).strong());
+            ui.horizontal(|ui| {
+                if ui.button("Approve").clicked() {
+                    self.approvals.answer(pending.id, Approval::Approve);
+                }
+                if ui.button("Deny").clicked() {
+                    self.approvals.answer(pending.id, Approval::Decline);
+                }
+            });
+        });
     }
 
     /// Runs one of the app's actions for the person, off the UI thread.

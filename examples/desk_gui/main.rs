@@ -15,7 +15,7 @@ mod gui;
 use std::process::ExitCode;
 
 use clap::Parser;
-use purview::{HttpOptions, ToolSurface};
+use purview::{App, HttpOptions, ToolSurface};
 
 /// desk_gui: order_desk as an egui desktop app, shared by the person at the
 /// keyboard and AI agents connected over MCP (streamable HTTP on loopback).
@@ -32,6 +32,10 @@ struct Cli {
     /// Which tools agents are offered.
     #[arg(long, value_enum, value_name = "SURFACE", default_value_t = ToolSurface::Both)]
     tools: ToolSurface,
+    /// Let agents confirm a submission without asking the person first
+    /// (by default the person approves each agent's `confirm` on screen).
+    #[arg(long)]
+    no_approval: bool,
 }
 
 fn main() -> ExitCode {
@@ -45,7 +49,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let app = windows::order_desk_app(cli.tools);
+    let mut builder = App::builder().tool_surface(cli.tools);
+    if !cli.no_approval {
+        builder = builder.require_approval::<windows::ConfirmSubmission>("confirm");
+    }
+    let app = windows::order_desk(builder);
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
     let mut options = HttpOptions::default().addr(addr);
     if let Some(token) = cli.token {

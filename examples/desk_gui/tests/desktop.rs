@@ -166,3 +166,46 @@ async fn s5_3_focus_marks_the_window_and_asks_the_gui_to_raise_it() -> Result<()
     assert_eq!(app.agent_activity().map(|a| a.serial), Some(activity.serial));
     Ok(())
 }
+
+/// Draws until a control labelled `label` is on screen.
+async fn until_shown(harness: &mut Harness<'static, gui::DeskGui>, label: &str) -> Result<()> {
+    for _ in 0..200 {
+        draw(harness);
+        if harness.query_by_label(label).is_some() {
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    bail!("no {label:?} on screen: {:?}", harness.root())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s5_6_the_person_approves_or_denies_the_agents_confirm_on_screen() -> Result<()> {
+    let builder = App::builder().require_approval::<windows::ConfirmSubmission>("confirm");
+    let app = windows::order_desk(builder);
+    let agent = std::sync::Arc::new(Agent::legacy(&app).await?);
+    let mut harness = person(&app);
+    draw(&mut harness);
+    agent.call("w1__edit_field", json!({"field": "recipient", "value": "Ada"})).await?;
+    assert!(!agent.call("w1__submit", json!({})).await?.is_error);
+
+    for (button, approved) in [("Deny", false), ("Approve", true)] {
+        let asking = agent.clone();
+        let call = tokio::spawn(async move { asking.call("w3__confirm", json!({})).await });
+        until_shown(&mut harness, button).await?;
+        assert!(harness.query_by_label("Agent is waiting for your approval").is_some());
+        harness.get_by_label(button).click_accesskit();
+        draw(&mut harness);
+        let outcome = tokio::time::timeout(Duration::from_secs(5), call).await???;
+        if approved {
+            assert!(!outcome.is_error, "{outcome:?}");
+        } else {
+            assert_eq!(outcome.structured["reason"], "declined", "{outcome:?}");
+        }
+        draw(&mut harness);
+        assert!(harness.query_by_label(button).is_none(), "the prompt is gone once answered");
+    }
+    let submitted = app.window::<windows::OrderEditor>("w1")?.read(|e| e.submitted)?;
+    assert!(submitted, "the approved confirm ran");
+    Ok(())
+}
