@@ -14,7 +14,9 @@ use std::{
 use eframe::egui::{
     self, Color32, RichText, Stroke, ViewportBuilder, ViewportClass, ViewportCommand, ViewportId,
 };
-use purview::{AgentActivity, App, Approval, ApprovalQueue, PendingApproval, WindowHandle, WindowInfo};
+use purview::{
+    AgentActivity, App, Approval, ApprovalQueue, PendingApproval, WindowHandle, WindowInfo,
+};
 use serde_json::{Value, json};
 
 use crate::windows::{ConfirmSubmission, Locked, OrderEditor, ReportDetails, Terms};

@@ -1,0 +1,113 @@
+//! The reference app as a newcomer first meets it: at a terminal it says
+//! what it is and how to connect to it (on stderr; stdout carries only
+//! protocol frames), it ends calmly when stdin closes before any client
+//! spoke, and its command line explains every option.
+
+use std::{
+    io::{Read, Write},
+    process::{Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use anyhow::{Context as _, Result, ensure};
+use nix::pty::openpty;
+
+const ORDER_DESK: &str = env!("CARGO_BIN_EXE_order_desk");
+
+/// Reads from `pipe` on a thread until `done` says so or `limit` passes.
+fn read_until(
+    mut pipe: impl Read + Send + 'static,
+    limit: Duration,
+) -> std::sync::mpsc::Receiver<String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let started = Instant::now();
+        let mut buffer = [0u8; 4096];
+        while started.elapsed() < limit {
+            match pipe.read(&mut buffer) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    if tx.send(String::from_utf8_lossy(&buffer[..n]).into_owned()).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    rx
+}
+
+fn collect(rx: &std::sync::mpsc::Receiver<String>, wait: Duration) -> String {
+    let mut text = String::new();
+    let deadline = Instant::now() + wait;
+    while let Ok(chunk) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        text.push_str(&chunk);
+    }
+    text
+}
+
+#[test]
+fn s3_at_a_terminal_a_hint_goes_to_stderr_and_stdout_waits_for_a_client() -> Result<()> {
+    let pty = openpty(None, None)?;
+    let mut child = Command::new(ORDER_DESK)
+        .stdin(Stdio::from(pty.slave))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let stdout = read_until(child.stdout.take().context("stdout")?, Duration::from_secs(10));
+    let stderr = read_until(child.stderr.take().context("stderr")?, Duration::from_secs(10));
+    let hint = collect(&stderr, Duration::from_millis(1500));
+    ensure!(hint.contains("MCP server") && hint.contains("--http"), "hint: {hint:?}");
+    ensure!(hint.contains("Connect an agent"), "it points at the README: {hint:?}");
+    let silent = collect(&stdout, Duration::from_millis(300));
+    ensure!(silent.is_empty(), "stdout before any client spoke: {silent:?}");
+    // A client speaks through the terminal: the answer goes to stdout.
+    let mut terminal = std::fs::File::from(pty.master);
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"tty","version":"0"}}}"#;
+    writeln!(terminal, "{init}")?;
+    let answer = collect(&stdout, Duration::from_millis(1500));
+    ensure!(answer.contains(r#""serverInfo""#), "stdout after initialize: {answer:?}");
+    child.kill()?;
+    child.wait()?;
+    Ok(())
+}
+
+#[test]
+fn s3_without_a_terminal_nothing_extra_is_said_and_an_early_eof_exits_0() -> Result<()> {
+    let output = Command::new(ORDER_DESK).stdin(Stdio::null()).output()?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    ensure!(output.status.code() == Some(0), "exit {:?}: {stderr}", output.status);
+    ensure!(output.stdout.is_empty());
+    ensure!(!stderr.contains("MCP server"), "no hint without a terminal: {stderr}");
+    ensure!(!stderr.contains("failed"), "an early EOF is not a failure: {stderr}");
+    ensure!(stderr.lines().count() == 1, "one calm line: {stderr}");
+    Ok(())
+}
+
+#[test]
+fn the_command_line_explains_every_option() -> Result<()> {
+    let help = Command::new(ORDER_DESK).arg("--help").output()?;
+    let text = String::from_utf8_lossy(&help.stdout);
+    ensure!(help.status.success());
+    for option in [
+        "--http",
+        "--token",
+        "--tools",
+        "--require-approval",
+        "--allow-remote-without-token",
+        "--allow-host",
+        "--version",
+    ] {
+        ensure!(text.contains(option), "--help does not mention {option}:\n{text}");
+    }
+    let version = Command::new(ORDER_DESK).arg("--version").output()?;
+    ensure!(
+        String::from_utf8_lossy(&version.stdout).trim()
+            == format!("order_desk {}", env!("CARGO_PKG_VERSION"))
+    );
+    let wrong = Command::new(ORDER_DESK).args(["--tools", "everything"]).output()?;
+    let complaint = String::from_utf8_lossy(&wrong.stderr);
+    ensure!(wrong.status.code() == Some(2), "{complaint}");
+    ensure!(complaint.contains("--tools") && complaint.contains("dispatcher"), "{complaint}");
+    Ok(())
+}
