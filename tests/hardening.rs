@@ -157,7 +157,7 @@ async fn s4_5_what_agents_send_stays_out_of_the_logs_whatever_rust_log_says() ->
         vec![
             line(&initialize(1)),
             line(&initialized()),
-            line(&call(2, "w1__edit_field", json!({"field": "password", "value": value}))),
+            line(&call(2, "w1__set_password", json!({"password": value}))),
         ]
     };
     let noisy = [("RUST_LOG", "trace,rmcp::service=debug,rmcp=trace")];

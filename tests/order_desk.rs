@@ -21,7 +21,7 @@ fn tools(window: &str, actions: &[&str]) -> Vec<String> {
     actions.iter().map(|a| format!("{window}__{a}")).collect()
 }
 
-const EDITOR: [&str; 3] = ["edit_field", "set_details", "focus"];
+const EDITOR: [&str; 4] = ["edit_field", "set_password", "set_details", "focus"];
 const REPORT: [&str; 3] = ["load_rows", "refresh", "close"];
 const CONFIRM: [&str; 3] = ["confirm", "cancel", "show_terms"];
 const APP: [&str; 2] = ["app__lock", "app__new_report"];
@@ -302,4 +302,44 @@ async fn s10_1_order_desk_over_http_with_two_sessions() -> Result<()> {
     scenario(&mut agent, Some(&mut watcher)).await?;
     agent.close().await?;
     watcher.close().await
+}
+
+/// Regression (found by purview-conformance): `edit_field` took its value
+/// as a write-only secret so the password could be set through it, yet the
+/// recipient it sets is shown back — a schema that says "never shown" about
+/// a value that is. Now only `set_password` takes a secret, and what it is
+/// given appears nowhere an agent can look.
+#[tokio::test]
+async fn s4_5_only_values_never_shown_back_are_write_only() -> Result<()> {
+    let command = tokio::process::Command::new(ORDER_DESK);
+    let (transport, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn()?;
+    let agent = Agent::over(transport).await?;
+    let write_only = |tool: &rmcp::model::Tool| -> Vec<String> {
+        tool.input_schema["properties"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter(|(_, p)| p["writeOnly"] == true)
+            .map(|(name, _)| format!("{}.{name}", tool.name))
+            .collect()
+    };
+    let secret_params: Vec<String> = agent.tools().await?.iter().flat_map(write_only).collect();
+    assert_eq!(secret_params, ["w1__set_password.password"]);
+
+    let password = "pv-regression-5f1e";
+    let set = agent.call("w1__set_password", json!({"password": password})).await?;
+    assert!(!set.is_error, "{set:?}");
+    let shown = agent.call("w1__edit_field", json!({"field": "recipient", "value": "Ada"})).await?;
+    let read = agent.call("app__read_windows", json!({})).await?;
+    let snapshot = agent.read_json().await?;
+    for (place, text) in [
+        ("set_password's answer", format!("{} {}", set.structured, set.text)),
+        ("edit_field's answer", format!("{} {}", shown.structured, shown.text)),
+        ("app__read_windows", format!("{} {}", read.structured, read.text)),
+        ("app://windows", snapshot.to_string()),
+    ] {
+        assert!(!text.contains(password), "the password came back in {place}");
+    }
+    assert_eq!(field(window(&snapshot, "w1"), "Recipient")["value"], "Ada");
+    agent.close().await
 }

@@ -32,8 +32,9 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-const EDITOR_ACTIONS: [&str; 10] = [
+const EDITOR_ACTIONS: [&str; 11] = [
     "edit_field",
+    "set_password",
     "set_details",
     "submit",
     "focus",
@@ -199,7 +200,7 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
             Op::SetAvailable(n, a, available) => {
                 let Some(id) = model.pick(n) else { continue };
                 let w = model.windows.get_mut(&id).unwrap();
-                let action = if w.editor { EDITOR_ACTIONS[a % 10] } else { CONFIRM_ACTIONS[a % 3] };
+                let action = if w.editor { EDITOR_ACTIONS[a % EDITOR_ACTIONS.len()] } else { CONFIRM_ACTIONS[a % 3] };
                 let result = if w.editor {
                     app.window::<Editor>(&id).unwrap().set_available(action, available)
                 } else {

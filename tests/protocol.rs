@@ -23,6 +23,7 @@ fn names(list: &[&str]) -> Vec<String> {
 fn editor_tools(id: &str, with_submit: bool) -> Vec<String> {
     let mut actions = vec![
         "edit_field",
+        "set_password",
         "set_details",
         "focus",
         "touch",

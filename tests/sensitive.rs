@@ -103,15 +103,13 @@ async fn s4_5_no_plaintext_secret_in_any_byte_sent_or_logged() -> Result<()> {
     // A handler that returns the Secret: masked in result and message.
     let reveal = agent.call(&format!("{id}__reveal"), json!({})).await?;
     assert_eq!(reveal.structured["result"]["password"], "••••••");
-    // A sensitive argument that fails validation is not quoted back.
-    let bad_amount = agent
-        .call(&format!("{id}__edit_field"), json!({"field": "amount", "value": PASSWORD}))
+    // A sensitive argument in a call that fails validation is not quoted back.
+    let refused = agent
+        .call(&format!("{id}__set_password"), json!({"password": PASSWORD, "surprise": 1}))
         .await?;
-    assert_eq!(bad_amount.code(), Some("validation_failed"));
+    assert_eq!(refused.code(), Some("validation_failed"));
     // Setting a new password from an agent, then reading it back masked.
-    agent
-        .call(&format!("{id}__edit_field"), json!({"field": "password", "value": WRONG_PIN}))
-        .await?;
+    agent.call(&format!("{id}__set_password"), json!({"password": WRONG_PIN})).await?;
     // Wrong pins, of the right and of the wrong type.
     let lock = agent.call("app__lock", json!({})).await?;
     let locked = lock.structured["openedWindowIds"][0].as_str().unwrap().to_owned();

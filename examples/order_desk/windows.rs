@@ -19,8 +19,6 @@ pub enum EditableField {
     Recipient,
     /// The amount, such as "$12.50".
     Amount,
-    /// The payment password.
-    Password,
 }
 
 /// Reads "$1,250.50", "1250.5" or "12" as a positive amount of money in
@@ -113,24 +111,34 @@ impl OrderEditor {
     #[action(idempotent, available = editable)]
     fn edit_field(
         &mut self,
-        /// The field to change: "recipient", "amount" or "password".
+        /// The field to change: "recipient" or "amount".
         field: EditableField,
         /// The new value. Amounts are positive money values such as "12.50" or "$12.50".
-        value: Secret<String>,
+        value: String,
         cx: &mut Context,
     ) {
         match field {
-            EditableField::Recipient => match recipient_problem(value.expose()) {
+            EditableField::Recipient => match recipient_problem(&value) {
                 Some(problem) => cx.invalid("value", problem),
-                None => self.recipient = value.into_inner().trim().to_owned(),
+                None => self.recipient = value.trim().to_owned(),
             },
-            EditableField::Amount => match parse_money(value.expose()) {
+            EditableField::Amount => match parse_money(&value) {
                 Some(amount) => self.amount = money(amount),
                 None => cx.invalid("value", AMOUNT_RULE),
             },
-            EditableField::Password => self.password = value,
         }
         self.check();
+    }
+
+    /// Set the payment password (until the order is submitted). It is never
+    /// shown back: the window shows it masked.
+    #[action(idempotent, available = editable)]
+    fn set_password(
+        &mut self,
+        /// The new payment password.
+        password: Secret<String>,
+    ) {
+        self.password = password;
     }
 
     /// Set the recipient and the amount together (until the order is submitted).

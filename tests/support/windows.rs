@@ -39,10 +39,16 @@ impl Default for Editor {
 
 #[derive(Deserialize, schemars::JsonSchema)]
 struct EditField {
-    /// Which field: "recipient", "amount" or "password".
+    /// Which field: "recipient" or "amount".
     field: String,
     /// The new value, as text.
-    value: Secret<String>,
+    value: String,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct SetPassword {
+    /// The new password; never shown back.
+    password: Secret<String>,
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -111,6 +117,10 @@ impl Actions for Editor {
                 .description("Change one field")
                 .input::<EditField>()
                 .idempotent(),
+            ActionSpec::new("set_password")
+                .description("Set the payment password")
+                .input::<SetPassword>()
+                .idempotent(),
             ActionSpec::new("set_details")
                 .description("Set recipient and amount together")
                 .input::<SetDetails>(),
@@ -157,18 +167,22 @@ impl Actions for Editor {
                 "edit_field" => {
                     let EditField { field, value } = args.parse()?;
                     match field.as_str() {
-                        "recipient" => self.recipient = value.into_inner(),
-                        "amount" => match value.expose().trim_start_matches('$').parse::<f64>() {
+                        "recipient" => self.recipient = value,
+                        "amount" => match value.trim_start_matches('$').parse::<f64>() {
                             Ok(amount) if amount > 0.0 => self.amount = amount,
                             _ => cx.invalid(
                                 "value",
                                 "must be a positive amount of money, such as 12.50",
                             ),
                         },
-                        "password" => self.password = value,
-                        _ => cx.invalid("field", "must be one of recipient, amount, password"),
+                        _ => cx.invalid("field", "must be one of recipient, amount"),
                     }
                     Ok(ActionOutput::message(format!("{field} updated")))
+                }
+                "set_password" => {
+                    let SetPassword { password } = args.parse()?;
+                    self.password = password;
+                    Ok(ActionOutput::message("password updated"))
                 }
                 "set_details" => {
                     let SetDetails { recipient, amount } = args.parse()?;
