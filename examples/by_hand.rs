@@ -223,7 +223,7 @@ struct Cli {
 }
 
 #[tokio::main]
-async fn main() -> ExitCode {
+pub async fn main() -> ExitCode {
     // Logs go to stderr (stdout carries only protocol frames), and what
     // agents send never reaches them.
     purview::cli::init_logging();

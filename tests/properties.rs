@@ -200,7 +200,11 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
             Op::SetAvailable(n, a, available) => {
                 let Some(id) = model.pick(n) else { continue };
                 let w = model.windows.get_mut(&id).unwrap();
-                let action = if w.editor { EDITOR_ACTIONS[a % EDITOR_ACTIONS.len()] } else { CONFIRM_ACTIONS[a % 3] };
+                let action = if w.editor {
+                    EDITOR_ACTIONS[a % EDITOR_ACTIONS.len()]
+                } else {
+                    CONFIRM_ACTIONS[a % 3]
+                };
                 let result = if w.editor {
                     app.window::<Editor>(&id).unwrap().set_available(action, available)
                 } else {

@@ -371,7 +371,7 @@ def build_server(app: App) -> Server:
                     trial.apply(w and trial.windows[w.id], action, args)
                     if json.dumps(trial.snapshot()) != before:
                         await ctx.session.send_resource_updated(WINDOWS_URI)
-                        await asyncio.sleep(0.3)
+                        await asyncio.sleep(0.1)
                 body = app.apply(w, action, args)
             except ToolError as e:
                 log.info("%s rejected: %s", params.name, e.body["code"])

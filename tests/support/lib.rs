@@ -6,7 +6,9 @@ pub mod agent;
 pub mod windows;
 
 pub use agent::{Agent, Elicit, Elicitation, Note};
-pub use windows::{AppMenu, Confirm, Editor, Locked, PIN, demo_app, demo_app_on, demo_builder};
+pub use windows::{
+    AppMenu, Confirm, Editor, Locked, PASSWORD, PIN, demo_app, demo_app_on, demo_builder,
+};
 
 /// The README's code blocks, compiled as doctests so they stay true.
 #[cfg(doctest)]

@@ -1,0 +1,55 @@
+//! A conformance kit for the MCP GUI Bridge Protocol v0.1.0.
+//!
+//! The [`Explorer`] walks a server's agent surface the way an agent would —
+//! reads app://windows, picks an operable window's tool, makes up arguments
+//! from its inputSchema (mostly valid; some deliberately wrong, stale or
+//! aimed at windows that are gone), calls it, reads again — and after every
+//! step checks what came back against the protocol: the snapshot's schema
+//! and operability (§2, §4, §10.2), the tool list (§5.1, §5.2), versions and
+//! ids (§7.1, §10.3, §10.5), errors (§7.2–§7.4), notifications and their
+//! timing (§6, §8.3, §10.1), and masking (§4.5), down to a search for every
+//! secret it sent in every byte that came back.
+//!
+//! A failure is shrunk to the shortest sequence of calls that still shows
+//! it on a fresh server, printed as a [`Script`] that replays it.
+//!
+//! Point it at a Purview app in your own tests:
+//!
+//! ```no_run
+//! # fn my_app() -> purview::App { purview::App::builder().build() }
+//! #[tokio::test]
+//! async fn agent_surface_is_conformant() {
+//!     purview_conformance::Explorer::new().steps(2_000).explore(my_app).await.assert_clean();
+//! }
+//! ```
+//!
+//! or at any server, written in any language, with the `purview-conformance`
+//! command:
+//!
+//! ```text
+//! purview-conformance stdio -- python3 server.py
+//! purview-conformance http http://127.0.0.1:8080/mcp --bearer TOKEN
+//! ```
+//!
+//! The explorer never calls a tool that is, or may be, destructive unless
+//! told to ([`Explorer::allow_destructive`]), and assumes nothing about the
+//! application beyond the protocol. It does assume that nothing but the
+//! explorer changes the application during a walk (no person at the
+//! keyboard, no timers): a change it did not cause would be blamed on the
+//! call it just made.
+
+#![warn(missing_docs)]
+
+mod checks;
+mod explore;
+mod generate;
+mod report;
+mod script;
+mod target;
+mod windows;
+
+pub use checks::{Check, Level};
+pub use explore::{APP_WINDOWS_SCHEMA, Explorer};
+pub use report::{CheckReport, Coverage, Evidence, Report, Shrunk, Status, ToolCount};
+pub use script::{Call, ExpectedVersion, Intent, Script, Step};
+pub use target::{Endpoint, WINDOWS_URI};

@@ -1,0 +1,313 @@
+//! The outcome of a walk: one line per check with its evidence, what the
+//! walk reached, and the shortest failing sequences found.
+
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    fmt,
+    time::Duration,
+};
+
+use serde::Serialize;
+
+use crate::{
+    checks::{Check, Level},
+    script::Script,
+};
+
+/// How a check came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// Observed at least once and never violated.
+    Pass,
+    /// Violated at least once.
+    Fail,
+    /// The walk never reached a situation that tests it.
+    NotExercised,
+}
+
+/// One observed violation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Evidence {
+    /// The step it happened at (0 is the connection and first read).
+    pub step: usize,
+    /// What was seen, in words.
+    pub detail: String,
+}
+
+/// One check's result.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckReport {
+    /// Which check.
+    pub check: Check,
+    /// MUST, SHOULD or application.
+    pub level: Level,
+    /// The spec sections it covers.
+    pub sections: &'static str,
+    /// What passing means.
+    pub title: &'static str,
+    /// The outcome.
+    pub status: Status,
+    /// How many times the walk tested it.
+    pub observed: u64,
+    /// How many of those failed.
+    pub failures: u64,
+    /// The first few failures.
+    pub evidence: Vec<Evidence>,
+    /// Why it was not exercised, when it was not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Calls made to one operation, across every window that offered it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ToolCount {
+    /// Calls made.
+    pub calls: usize,
+    /// Calls that succeeded.
+    pub succeeded: usize,
+}
+
+/// What the walk reached.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Coverage {
+    /// Window titles seen, with how many distinct windows had that title.
+    pub windows: BTreeMap<String, usize>,
+    /// The most windows open at once.
+    pub most_open: usize,
+    /// Operations called, keyed `"Window title · action"` (`"app · action"`
+    /// for application-level ones).
+    pub tools: BTreeMap<String, ToolCount>,
+    /// Operations that were offered but never called.
+    pub never_called: BTreeSet<String>,
+    /// Operations left alone because they are (or may be) destructive.
+    pub skipped_destructive: BTreeSet<String>,
+    /// Error codes received, with how often.
+    pub codes: BTreeMap<String, usize>,
+}
+
+/// The shortest sequence of calls found that still fails a check.
+#[derive(Debug, Clone, Serialize)]
+pub struct Shrunk {
+    /// The check it fails.
+    pub check: Check,
+    /// Whether a replay on a fresh server failed the check again. When it
+    /// did not (a server that behaves differently each run), `script` is
+    /// the whole walk up to the failure.
+    pub reproduced: bool,
+    /// The calls.
+    pub script: Script,
+    /// How many replays shrinking took.
+    pub replays: usize,
+}
+
+/// The result of exploring a server. [`Report::passed`] says whether every
+/// MUST held; `Display` renders it for a person; it serializes to JSON.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// What was explored.
+    pub target: String,
+    /// The server's name and version from `initialize`.
+    pub server: Option<String>,
+    /// The seed of the walk.
+    pub seed: u64,
+    /// Steps taken.
+    pub steps: usize,
+    /// How long the walk took (shrinking not included).
+    #[serde(serialize_with = "seconds")]
+    pub elapsed: Duration,
+    /// Why the walk ended before its steps were done, if it did.
+    pub stopped: Option<String>,
+    /// Every check, MUSTs first.
+    pub checks: Vec<CheckReport>,
+    /// What the walk reached.
+    pub coverage: Coverage,
+    /// Shortest failing sequences, one per failed check that was shrunk.
+    pub shrunk: Vec<Shrunk>,
+}
+
+fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
+impl Report {
+    /// Whether every MUST held (SHOULDs and application findings aside) and
+    /// the walk was not cut short.
+    pub fn passed(&self) -> bool {
+        self.stopped.is_none() && self.failed(Level::Must).next().is_none()
+    }
+
+    /// Whether every MUST held and no handler failed: what an app's own
+    /// test should ask for.
+    pub fn clean(&self) -> bool {
+        self.passed() && self.failed(Level::App).next().is_none()
+    }
+
+    /// The checks of `level` that failed.
+    pub fn failed(&self, level: Level) -> impl Iterator<Item = &CheckReport> {
+        self.checks.iter().filter(move |c| c.level == level && c.status == Status::Fail)
+    }
+
+    /// One check's result.
+    ///
+    /// # Panics
+    ///
+    /// Never: every check is in every report.
+    pub fn check(&self, check: Check) -> &CheckReport {
+        self.checks.iter().find(|c| c.check == check).expect("every check is reported")
+    }
+
+    /// Panics with the whole report unless [`Report::clean`].
+    ///
+    /// ```no_run
+    /// # async fn demo(make: fn() -> purview::App) {
+    /// purview_conformance::Explorer::new().steps(2_000).explore(make).await.assert_clean();
+    /// # }
+    /// ```
+    #[track_caller]
+    pub fn assert_clean(&self) {
+        assert!(self.clean(), "the agent surface has problems:\n{self}");
+    }
+
+    /// The report as pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a report is plain JSON")
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "MCP GUI Bridge Protocol v0.1.0 conformance — {}", self.target)?;
+        if let Some(server) = &self.server {
+            writeln!(f, "server: {server}")?;
+        }
+        writeln!(
+            f,
+            "walk: {} steps, seed {}, {:.1} s",
+            self.steps,
+            self.seed,
+            self.elapsed.as_secs_f64()
+        )?;
+        if let Some(why) = &self.stopped {
+            writeln!(f, "stopped early: {why}")?;
+        }
+        for (level, heading) in [
+            (Level::Must, "\n§11 MUST"),
+            (Level::Should, "\nSHOULD (observable ones)"),
+            (Level::App, "\nAPPLICATION"),
+        ] {
+            writeln!(f, "{heading}")?;
+            for c in self.checks.iter().filter(|c| c.level == level) {
+                let status = match c.status {
+                    Status::Pass => "pass",
+                    Status::Fail => "FAIL",
+                    Status::NotExercised => "n/a ",
+                };
+                let bullet = c.check.bullet().map_or("  ".to_owned(), |b| format!("{b:>2}"));
+                writeln!(
+                    f,
+                    "  {status} {bullet} {:<24} {:<18} {}",
+                    c.check.name(),
+                    c.sections,
+                    c.title
+                )?;
+                if c.status == Status::NotExercised
+                    && let Some(note) = &c.note
+                {
+                    writeln!(f, "{:>12}not exercised: {note}", "")?;
+                }
+                for e in &c.evidence {
+                    writeln!(f, "{:>12}step {}: {}", "", e.step, e.detail)?;
+                }
+                if c.failures > c.evidence.len() as u64 {
+                    writeln!(f, "{:>12}… {} failures in all", "", c.failures)?;
+                }
+            }
+        }
+        let cov = &self.coverage;
+        writeln!(f, "\nCOVERAGE")?;
+        let windows: Vec<String> =
+            cov.windows.iter().map(|(title, n)| format!("{title} ×{n}")).collect();
+        writeln!(
+            f,
+            "  windows seen: {} (at most {} open at once)",
+            windows.join(", "),
+            cov.most_open
+        )?;
+        let called: Vec<String> = cov
+            .tools
+            .iter()
+            .map(|(name, n)| format!("{name} {}/{}", n.succeeded, n.calls))
+            .collect();
+        writeln!(f, "  operations called (succeeded/calls): {}", called.join(", "))?;
+        if !cov.never_called.is_empty() {
+            let names: Vec<&str> = cov.never_called.iter().map(String::as_str).collect();
+            writeln!(f, "  offered but never called: {}", names.join(", "))?;
+        }
+        if !cov.skipped_destructive.is_empty() {
+            let names: Vec<&str> = cov.skipped_destructive.iter().map(String::as_str).collect();
+            writeln!(
+                f,
+                "  left alone as destructive (allow with --allow-destructive): {}",
+                names.join(", ")
+            )?;
+        }
+        let codes: Vec<String> = cov.codes.iter().map(|(c, n)| format!("{c} ×{n}")).collect();
+        writeln!(
+            f,
+            "  error codes seen: {}",
+            if codes.is_empty() { "none".into() } else { codes.join(", ") }
+        )?;
+        for s in &self.shrunk {
+            writeln!(
+                f,
+                "\nSHORTEST FAILING SEQUENCE for {} ({} replays{})",
+                s.check,
+                s.replays,
+                if s.reproduced {
+                    ""
+                } else {
+                    "; not reproduced on a fresh server, so the whole walk"
+                }
+            )?;
+            for (i, step) in s.script.steps.iter().enumerate() {
+                for call in step.calls() {
+                    let together = if step.calls().len() > 1 { " (sent together)" } else { "" };
+                    let version = match call.expected_version {
+                        crate::script::ExpectedVersion::Omit => String::new(),
+                        crate::script::ExpectedVersion::Current => {
+                            " expectedVersion=current".into()
+                        }
+                        crate::script::ExpectedVersion::Stale => " expectedVersion=stale".into(),
+                    };
+                    writeln!(
+                        f,
+                        "  {:>3}. {} {}{version}{together}",
+                        i + 1,
+                        call.tool,
+                        serde_json::Value::Object(call.arguments.clone())
+                    )?;
+                }
+            }
+            writeln!(f, "  replay: save this line as a file and pass it to --replay")?;
+            writeln!(f, "  {}", s.script.to_json())?;
+        }
+        let must_failed = self.failed(Level::Must).count();
+        let app_failed = self.failed(Level::App).count();
+        writeln!(
+            f,
+            "\nRESULT: {}",
+            if self.passed() {
+                if app_failed > 0 {
+                    "every MUST holds; the application has findings above".to_owned()
+                } else {
+                    "every MUST holds".to_owned()
+                }
+            } else if must_failed > 0 {
+                format!("{must_failed} MUST check(s) failed")
+            } else {
+                "the walk could not finish".to_owned()
+            }
+        )
+    }
+}

@@ -1,0 +1,285 @@
+//! The `purview-conformance` command against real servers over stdio and
+//! HTTP: order_desk and the other examples pass; a hand-written server with
+//! one planted defect fails, each time with the check for that defect named.
+//!
+//! This test binary is also the servers: started with
+//! `PURVIEW_CONFORMANCE_TEST_SERVER` set, it becomes order_desk,
+//! hello_windows, by_hand, or the mutant note app, so the command under
+//! test drives exactly what `cargo run --example` would run.
+
+#[path = "../../examples/by_hand.rs"]
+#[allow(dead_code)]
+mod by_hand;
+#[path = "../../examples/hello_windows.rs"]
+#[allow(dead_code)]
+mod hello_windows;
+#[path = "support/mutant.rs"]
+mod mutant;
+#[path = "../../examples/order_desk/main.rs"]
+#[allow(dead_code)]
+mod order_desk;
+
+use std::{
+    io::{BufRead as _, BufReader},
+    process::{Command, ExitCode, Stdio},
+};
+
+use serde_json::Value;
+
+const CLI: &str = env!("CARGO_BIN_EXE_purview-conformance");
+const ROLE: &str = "PURVIEW_CONFORMANCE_TEST_SERVER";
+
+type Outcome = Result<(), String>;
+type Test = (&'static str, fn() -> Outcome);
+
+fn main() -> ExitCode {
+    match std::env::var(ROLE).ok().as_deref() {
+        Some("order_desk") => return order_desk::main(),
+        Some("hello_windows") => return hello_windows::main(),
+        Some("by_hand") => return by_hand::main(),
+        Some(role) if role.starts_with("mutant") => {
+            let defect = role.strip_prefix("mutant:").unwrap_or("").to_owned();
+            let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
+            runtime.block_on(mutant::serve(&defect));
+            return ExitCode::SUCCESS;
+        }
+        _ => {}
+    }
+    let tests: [Test; 5] = [
+        ("s11_order_desk_passes_over_stdio", s11_order_desk_passes_over_stdio),
+        ("s11_order_desk_passes_over_http", s11_order_desk_passes_over_http),
+        ("s11_the_other_examples_pass", s11_the_other_examples_pass),
+        ("s11_the_mutant_without_a_defect_passes", s11_the_mutant_without_a_defect_passes),
+        (
+            "s11_each_planted_defect_fails_its_own_check",
+            s11_each_planted_defect_fails_its_own_check,
+        ),
+    ];
+    let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let chosen: Vec<_> = tests
+        .iter()
+        .filter(|(name, _)| filters.is_empty() || filters.iter().any(|f| name.contains(f)))
+        .collect();
+    println!("\nrunning {} tests", chosen.len());
+    let mut failed = Vec::new();
+    for (name, test) in chosen {
+        match test() {
+            Ok(()) => println!("test {name} ... ok"),
+            Err(why) => {
+                println!("test {name} ... FAILED\n{why}\n");
+                failed.push(*name);
+            }
+        }
+    }
+    println!(
+        "\ntest result: {}. {} failed: {failed:?}",
+        if failed.is_empty() { "ok" } else { "FAILED" },
+        failed.len()
+    );
+    if failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
+
+/// Runs the command with `args`, this binary acting as `role` behind
+/// `stdio` targets; returns the exit code and the JSON report.
+fn conformance(role: &str, args: &[&str]) -> Result<(i32, Value), String> {
+    let output = Command::new(CLI)
+        .arg("--json")
+        .args(args)
+        .env(ROLE, role)
+        .env_remove("RUST_LOG")
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|e| format!("could not run {CLI}: {e}"))?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let report: Value = serde_json::from_str(&stdout).map_err(|e| {
+        format!(
+            "no JSON report ({e}); stdout: {stdout}\nstderr: {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })?;
+    Ok((output.status.code().unwrap_or(-1), report))
+}
+
+fn stdio_args<'a>(me: &'a str, options: &[&'a str]) -> Vec<&'a str> {
+    let mut args = options.to_vec();
+    args.extend(["stdio", "--", me]);
+    args
+}
+
+fn status<'a>(report: &'a Value, check: &str) -> &'a str {
+    report["checks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["check"] == check)
+        .and_then(|c| c["status"].as_str())
+        .unwrap_or("missing")
+}
+
+fn failed_musts(report: &Value) -> Vec<String> {
+    report["checks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c["level"] == "must" && c["status"] == "fail")
+        .filter_map(|c| c["check"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// Every MUST held, and these were really exercised (not "n/a").
+fn passes(report: &Value, code: i32, exercised: &[&str]) -> Outcome {
+    let failed = failed_musts(report);
+    if code != 0 || !failed.is_empty() {
+        return Err(format!("exit {code}, failed MUSTs {failed:?}:\n{report:#}"));
+    }
+    for check in exercised {
+        if status(report, check) != "pass" {
+            return Err(format!("{check} is {} in:\n{report:#}", status(report, check)));
+        }
+    }
+    Ok(())
+}
+
+fn me() -> Result<String, String> {
+    Ok(std::env::current_exe().map_err(|e| e.to_string())?.to_string_lossy().into_owned())
+}
+
+/// The checks a walk over order_desk reaches.
+const DESK_EXERCISES: [&str; 12] = [
+    "capabilities",
+    "resource",
+    "operability",
+    "tools-only-operable",
+    "tools-list-changed",
+    "tool-names",
+    "stale-state",
+    "runtime-validation",
+    "structured-results",
+    "field-errors",
+    "notify-after-effect",
+    "versions",
+];
+
+fn s11_order_desk_passes_over_stdio() -> Outcome {
+    let me = me()?;
+    let options = [
+        "--steps",
+        "400",
+        "--seed",
+        "11",
+        "--allow-destructive",
+        "--hint",
+        "pin=\"1234\"",
+        "--secret",
+        "hunter2",
+    ];
+    let (code, report) = conformance("order_desk", &stdio_args(&me, &options))?;
+    passes(&report, code, &DESK_EXERCISES)?;
+    if status(&report, "broadcast") != "not-exercised" {
+        return Err("stdio has one connection, so broadcast cannot be exercised".into());
+    }
+    Ok(())
+}
+
+fn s11_order_desk_passes_over_http() -> Outcome {
+    let me = me()?;
+    let mut desk = Command::new(&me)
+        .args(["--http", "127.0.0.1:0"])
+        .env(ROLE, "order_desk")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let mut lines = BufReader::new(desk.stderr.take().ok_or("no stderr")?).lines();
+    let url = loop {
+        match lines.next() {
+            Some(Ok(line)) => {
+                if let Some(url) = line.split("MCP endpoint ").nth(1) {
+                    break url.trim().to_owned();
+                }
+            }
+            _ => {
+                let _ = desk.kill();
+                return Err("order_desk exited before printing its endpoint".into());
+            }
+        }
+    };
+    std::thread::spawn(move || lines.for_each(drop));
+    let result = conformance(
+        "",
+        &[
+            "--steps",
+            "300",
+            "--seed",
+            "12",
+            "--allow-destructive",
+            "--hint",
+            "pin=\"1234\"",
+            "--secret",
+            "hunter2",
+            "http",
+            &url,
+        ],
+    );
+    let _ = desk.kill();
+    let _ = desk.wait();
+    let (code, report) = result?;
+    passes(&report, code, &DESK_EXERCISES)?;
+    // Over HTTP a second session watches: every notification reaches it.
+    passes(&report, code, &["broadcast"])
+}
+
+fn s11_the_other_examples_pass() -> Outcome {
+    let me = me()?;
+    for example in ["hello_windows", "by_hand"] {
+        let (code, report) = conformance(
+            example,
+            &stdio_args(&me, &["--steps", "300", "--seed", "13", "--allow-destructive"]),
+        )?;
+        passes(&report, code, &["operability", "tools-only-operable", "stale-state", "versions"])
+            .map_err(|e| format!("{example}: {e}"))?;
+    }
+    Ok(())
+}
+
+fn s11_the_mutant_without_a_defect_passes() -> Outcome {
+    let me = me()?;
+    let (code, report) =
+        conformance("mutant", &stdio_args(&me, &["--steps", "300", "--seed", "5"]))?;
+    passes(
+        &report,
+        code,
+        &[
+            "tools-only-operable",
+            "tools-list-changed",
+            "versions",
+            "ids",
+            "masking",
+            "notify-after-effect",
+            "structured-results",
+        ],
+    )
+}
+
+fn s11_each_planted_defect_fails_its_own_check() -> Outcome {
+    let me = me()?;
+    let mut problems = Vec::new();
+    for (defect, check) in mutant::DEFECTS {
+        let (code, report) = conformance(
+            &format!("mutant:{defect}"),
+            &stdio_args(&me, &["--steps", "200", "--seed", "5", "--notification-timeout", "1"]),
+        )?;
+        let failed = failed_musts(&report);
+        if code != 1 || failed != [check] {
+            problems.push(format!(
+                "{defect}: exit {code}, failed MUSTs {failed:?}, expected exactly [{check}]"
+            ));
+        }
+        // Every failure comes with the calls that show it.
+        let shrunk = report["shrunk"].as_array().cloned().unwrap_or_default();
+        if !shrunk.iter().any(|s| s["check"] == check && s["reproduced"] == true) {
+            problems.push(format!("{defect}: no reproduced, shrunk sequence for {check}"));
+        }
+    }
+    if problems.is_empty() { Ok(()) } else { Err(problems.join("\n")) }
+}

@@ -1,0 +1,405 @@
+//! A small GUI Bridge server written by hand on rmcp, not with Purview, so
+//! it can break the protocol on purpose: each defect plants exactly one
+//! violation of a §11 MUST, and the conformance kit must name it.
+//!
+//! The application is one note: w1 "Note" (fields Title and Code, the code
+//! sensitive; actions set_title, set_code, delete), a window-level modal
+//! "Confirm delete" that delete opens (confirm, cancel), and app__reset.
+
+use std::{sync::Arc, time::Duration};
+
+use rmcp::{
+    ErrorData as McpError, RoleServer, ServerHandler, ServiceExt,
+    model::{
+        CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
+        ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+        ReadResourceResponse, ReadResourceResult, Resource, ResourceContents,
+        ResourceUpdatedNotificationParam, ServerCapabilities, ServerConfig, SubscribeRequestParams,
+        Tool, ToolAnnotations,
+    },
+    service::RequestContext,
+};
+use serde_json::{Map, Value, json};
+
+const URI: &str = "app://windows";
+
+/// Each defect, and the check that must catch it.
+pub const DEFECTS: [(&str, &str); 7] = [
+    ("list-blocked", "tools-only-operable"),
+    ("version-noop", "versions"),
+    ("leak-secret", "masking"),
+    ("no-list-changed", "tools-list-changed"),
+    ("jsonrpc-error", "structured-results"),
+    ("reuse-id", "ids"),
+    ("notify-early", "notify-after-effect"),
+];
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Note,
+    Confirm,
+}
+
+#[derive(Clone)]
+struct Win {
+    id: String,
+    kind: Kind,
+    owner: Option<String>,
+    version: u64,
+    content: Value,
+}
+
+#[derive(Clone, Default)]
+struct State {
+    /// The leak-secret defect: the code is shown as it is.
+    leaks: bool,
+    windows: Vec<Win>,
+    next_id: u64,
+    title: String,
+    code: String,
+}
+
+struct Refusal(Value);
+
+fn refuse(code: &str, message: &str) -> Refusal {
+    Refusal(json!({"code": code, "message": message}))
+}
+
+impl State {
+    fn new(defect: &str) -> Self {
+        let mut state = Self { next_id: 1, leaks: defect == "leak-secret", ..Self::default() };
+        state.open(Kind::Note, None, None);
+        state
+    }
+
+    fn content(&self, kind: Kind, leak: bool) -> Value {
+        match kind {
+            Kind::Note => {
+                let code = if leak {
+                    self.code.clone()
+                } else if self.code.is_empty() {
+                    String::new()
+                } else {
+                    "••••••".into()
+                };
+                let mut blocks = vec![json!({"type": "fields", "id": "b1", "items": [
+                    {"label": "Title", "value": self.title},
+                    {"label": "Code", "value": code, "sensitive": true}]})];
+                if self.title.is_empty() {
+                    blocks.push(json!({"type": "notice", "id": "b2", "severity": "warn", "text": "The note has no title"}));
+                }
+                json!({"summary": format!("A note titled {:?}", self.title), "blocks": blocks})
+            }
+            Kind::Confirm => json!({"summary": "Asks whether to delete the note",
+                "blocks": [{"type": "text", "id": "b1", "text": "Delete the note?"}]}),
+        }
+    }
+
+    fn open(&mut self, kind: Kind, owner: Option<String>, fixed_id: Option<&str>) -> String {
+        let id = match fixed_id {
+            Some(id) => id.to_owned(),
+            None => {
+                let id = format!("w{}", self.next_id);
+                self.next_id += 1;
+                id
+            }
+        };
+        let content = self.content(kind, self.leaks);
+        self.windows.push(Win { id: id.clone(), kind, owner, version: 1, content });
+        id
+    }
+
+    fn operable(&self) -> Vec<String> {
+        self.windows
+            .iter()
+            .filter(|w| !self.windows.iter().any(|c| c.owner.as_deref() == Some(&w.id)))
+            .map(|w| w.id.clone())
+            .collect()
+    }
+
+    fn actions(kind: Kind) -> &'static [&'static str] {
+        match kind {
+            Kind::Note => &["set_title", "set_code", "delete"],
+            Kind::Confirm => &["confirm", "cancel"],
+        }
+    }
+
+    fn tool_names(&self, defect: &str) -> Vec<String> {
+        let operable = self.operable();
+        let mut names: Vec<String> = self
+            .windows
+            .iter()
+            .filter(|w| defect == "list-blocked" || operable.contains(&w.id))
+            .flat_map(|w| Self::actions(w.kind).iter().map(move |a| format!("{}__{a}", w.id)))
+            .collect();
+        names.push("app__reset".into());
+        names
+    }
+
+    fn snapshot(&self, _defect: &str) -> Value {
+        let windows: Vec<Value> = self
+            .windows
+            .iter()
+            .map(|w| {
+                let content = &w.content;
+                json!({"id": w.id, "title": if w.kind == Kind::Note { "Note" } else { "Confirm delete" },
+                       "modal": w.owner.is_some(), "ownerId": w.owner, "version": w.version,
+                       "summary": content["summary"], "blocks": content["blocks"]})
+            })
+            .collect();
+        json!({"operableWindowIds": self.operable(), "windows": windows})
+    }
+
+    /// Checks and applies one call; the §5.4 result, or the §7.4 error.
+    fn apply(
+        &mut self,
+        name: &str,
+        mut args: Map<String, Value>,
+        defect: &str,
+    ) -> Result<Value, Refusal> {
+        let (target, action) =
+            name.split_once("__").ok_or_else(|| refuse("action_not_available", "no such tool"))?;
+        let window = if target == "app" {
+            None
+        } else {
+            let w = self
+                .windows
+                .iter()
+                .find(|w| w.id == target)
+                .ok_or_else(|| refuse("window_not_found", "no such window"))?;
+            if !Self::actions(w.kind).contains(&action) {
+                return Err(refuse("action_not_available", "no such action"));
+            }
+            if !self.operable().contains(&w.id) {
+                return Err(refuse("blocked_by_modal", "a dialog is open on this window"));
+            }
+            if let Some(expected) = args.remove("expectedVersion")
+                && expected.as_u64() != Some(w.version)
+            {
+                return Err(Refusal(
+                    json!({"code": "stale_state", "message": "the window changed",
+                                          "currentVersion": w.version}),
+                ));
+            }
+            Some((w.id.clone(), w.kind))
+        };
+        if window.is_none() && action != "reset" {
+            return Err(refuse("action_not_available", "no such app action"));
+        }
+        let text = |args: &Map<String, Value>, key: &str, min: usize| -> Result<String, Refusal> {
+            match args.get(key).and_then(Value::as_str) {
+                Some(s) if s.chars().count() >= min => Ok(s.to_owned()),
+                _ => Err(Refusal(json!({"code": "validation_failed", "message": "bad arguments",
+                                        "fields": [{"field": key, "error": "must be a string"}]}))),
+            }
+        };
+        let params: &[&str] = match action {
+            "set_title" => &["title"],
+            "set_code" => &["code"],
+            _ => &[],
+        };
+        if let Some(extra) = args.keys().find(|k| !params.contains(&k.as_str())) {
+            return Err(Refusal(json!({"code": "validation_failed", "message": "bad arguments",
+                                      "fields": [{"field": extra, "error": "unknown argument"}]})));
+        }
+        let mut opened = Vec::new();
+        let mut noop_bump = false;
+        match (window, action) {
+            (Some(_), "set_title") => {
+                let title = text(&args, "title", 1)?;
+                noop_bump = defect == "version-noop" && title == self.title;
+                self.title = title;
+            }
+            (Some(_), "set_code") => self.code = text(&args, "code", 0)?,
+            (Some((id, _)), "delete") => {
+                let fixed = (defect == "reuse-id").then_some("w2");
+                opened.push(self.open(Kind::Confirm, Some(id), fixed));
+            }
+            (Some((id, _)), "confirm" | "cancel") => {
+                if action == "confirm" {
+                    self.title.clear();
+                    self.code.clear();
+                }
+                self.windows.retain(|w| w.id != id);
+            }
+            _ => {
+                self.title.clear();
+                self.code.clear();
+            }
+        }
+        for i in 0..self.windows.len() {
+            let now = self.content(self.windows[i].kind, self.leaks);
+            let w = &mut self.windows[i];
+            if now != w.content || (noop_bump && w.kind == Kind::Note) {
+                w.content = now;
+                w.version += 1;
+            }
+        }
+        Ok(json!({"message": format!("{action} done"), "openedWindowIds": opened}))
+    }
+}
+
+#[derive(Clone)]
+struct Mutant {
+    defect: String,
+    state: Arc<std::sync::Mutex<State>>,
+    ops: Arc<tokio::sync::Mutex<()>>,
+    subscribed: Arc<std::sync::atomic::AtomicBool>,
+}
+
+fn tool(name: &str) -> Tool {
+    let action = name.rsplit("__").next().unwrap_or(name);
+    let mut properties = Map::new();
+    if !name.starts_with("app__") {
+        properties.insert("expectedVersion".into(), json!({"type": "integer", "minimum": 0}));
+    }
+    match action {
+        "set_title" => {
+            properties.insert("title".into(), json!({"type": "string", "minLength": 1}));
+        }
+        "set_code" => {
+            properties.insert("code".into(), json!({"type": "string", "writeOnly": true}));
+        }
+        _ => {}
+    }
+    let required: Vec<&str> = match action {
+        "set_title" => vec!["title"],
+        "set_code" => vec!["code"],
+        _ => vec![],
+    };
+    let input = json!({"type": "object", "properties": properties, "required": required,
+                       "additionalProperties": false});
+    let output = json!({"type": "object", "properties": {"message": {"type": "string"},
+        "openedWindowIds": {"type": "array", "items": {"type": "string"}}}});
+    let mut t = Tool::new(
+        name.to_owned(),
+        format!("{action} in the note app"),
+        Arc::new(input.as_object().cloned().unwrap_or_default()),
+    );
+    t.output_schema = Some(Arc::new(output.as_object().cloned().unwrap_or_default()));
+    t.annotations = Some(
+        ToolAnnotations::new()
+            .read_only(false)
+            .destructive(false)
+            .idempotent(false)
+            .open_world(false),
+    );
+    t
+}
+
+impl ServerHandler for Mutant {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .enable_resources()
+            .enable_resources_subscribe()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("gui-bridge-mutant", "0"))
+            .with_instructions("Read app://windows; pass expectedVersion with writes.")
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        Ok(ListResourcesResult::with_all_items(vec![Resource::new(URI, "windows")]))
+    }
+
+    async fn read_resource(
+        &self,
+        _request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let text = self.state.lock().unwrap().snapshot(&self.defect).to_string();
+        Ok(ReadResourceResult::new(vec![
+            ResourceContents::text(text, URI).with_mime_type("application/json"),
+        ])
+        .into())
+    }
+
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        _request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.subscribed.store(true, std::sync::atomic::Ordering::Release);
+        Ok(())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let names = self.state.lock().unwrap().tool_names(&self.defect);
+        Ok(ListToolsResult::with_all_items(names.iter().map(|n| tool(n)).collect()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let _serialized = self.ops.lock().await;
+        let defect = self.defect.as_str();
+        let args = request.arguments.clone().unwrap_or_default();
+        let (before, names) = {
+            let state = self.state.lock().unwrap();
+            (state.snapshot(defect), state.tool_names(defect))
+        };
+        let subscribed = self.subscribed.load(std::sync::atomic::Ordering::Acquire);
+        if defect == "notify-early" && subscribed {
+            let mut trial = self.state.lock().unwrap().clone();
+            if trial.apply(&request.name, args.clone(), defect).is_ok()
+                && trial.snapshot(defect) != before
+            {
+                let _ = context
+                    .peer
+                    .notify_resource_updated(ResourceUpdatedNotificationParam::new(URI))
+                    .await;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+        let outcome = self.state.lock().unwrap().apply(&request.name, args, defect);
+        let result = match outcome {
+            Ok(body) => CallToolResult::structured(body),
+            Err(Refusal(body)) => {
+                if defect == "jsonrpc-error" && body["code"] == "validation_failed" {
+                    return Err(McpError::invalid_params("bad arguments", Some(body)));
+                }
+                CallToolResult::structured_error(body)
+            }
+        };
+        let (after, names_after) = {
+            let state = self.state.lock().unwrap();
+            (state.snapshot(defect), state.tool_names(defect))
+        };
+        if subscribed && defect != "notify-early" && after != before {
+            let _ = context
+                .peer
+                .notify_resource_updated(ResourceUpdatedNotificationParam::new(URI))
+                .await;
+        }
+        if defect != "no-list-changed" && names_after != names {
+            let _ = context.peer.notify_tool_list_changed().await;
+        }
+        Ok(result.into())
+    }
+}
+
+/// Serves the note app with `defect` planted ("" for none) on stdio.
+pub async fn serve(defect: &str) {
+    let server = Mutant {
+        defect: defect.to_owned(),
+        state: Arc::new(std::sync::Mutex::new(State::new(defect))),
+        ops: Arc::default(),
+        subscribed: Arc::default(),
+    };
+    if let Ok(running) = server.serve(rmcp::transport::stdio()).await {
+        let _ = running.waiting().await;
+    }
+}

@@ -1,0 +1,79 @@
+//! The conformance explorer in-process over the test fixture, whose windows
+//! cover every protocol path, on every tool surface: no MUST fails, and the
+//! fixture's deliberately panicking handler is reported as the app's
+//! finding, shrunk to the one call that shows it.
+
+use purview::{App, ToolSurface};
+use purview_conformance::{Check, Explorer, Level, Status, Step};
+use purview_tests::{Editor, PASSWORD, PIN, demo_app_on};
+
+fn fixture(surface: ToolSurface) -> impl Fn() -> App + Send + Sync + 'static {
+    move || {
+        let app = demo_app_on(surface);
+        app.open(Editor::default()).expect("open the editor");
+        app
+    }
+}
+
+/// `explode` panics on purpose; keep its message out of the test output.
+fn quiet_explosions() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !info.to_string().contains("explode action always panics") {
+            default(info);
+        }
+    }));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s11_the_fixture_conforms_and_its_panicking_handler_is_the_apps_finding() {
+    quiet_explosions();
+    for (surface, seed) in [(ToolSurface::Windows, 1), (ToolSurface::Both, 2)] {
+        let report = Explorer::new()
+            .seed(seed)
+            .steps(1_500)
+            .allow_destructive(true)
+            .secret(PASSWORD)
+            .hint("pin", PIN)
+            // `slow` works for this long; its 300 ms limit is tried now and then.
+            .hint("millis", 1)
+            .explore(fixture(surface))
+            .await;
+        assert!(report.passed(), "{report}");
+        for check in [
+            Check::Operability,
+            Check::StaleState,
+            Check::RuntimeValidation,
+            Check::Versions,
+            Check::Masking,
+        ] {
+            assert_eq!(report.check(check).status, Status::Pass, "{check}:\n{report}");
+        }
+        // The only finding is the application's own: `explode`.
+        let failed: Vec<Check> = report
+            .checks
+            .iter()
+            .filter(|c| c.status == Status::Fail && c.level != Level::Should)
+            .map(|c| c.check)
+            .collect();
+        assert_eq!(failed, [Check::HandlerFailed], "{report}");
+        let evidence = &report.check(Check::HandlerFailed).evidence;
+        assert!(evidence.iter().all(|e| e.detail.contains("__explode")), "{evidence:#?}");
+        let shrunk =
+            report.shrunk.iter().find(|s| s.check == Check::HandlerFailed).expect("shrunk");
+        assert!(shrunk.reproduced);
+        // At most the calls that open the window it happened in, then the call.
+        match shrunk.script.steps.as_slice() {
+            [.., Step::Call(call)] if shrunk.script.steps.len() <= 4 => {
+                assert!(call.tool.ends_with("__explode"), "{call:?}")
+            }
+            other => panic!("expected a short sequence ending in explode, got {other:#?}"),
+        }
+        eprintln!(
+            "{}: {} steps in {:.1} s",
+            surface.as_str(),
+            report.steps,
+            report.elapsed.as_secs_f64()
+        );
+    }
+}
