@@ -826,32 +826,3 @@ async fn s6_on_change_wakes_the_gui_after_agent_calls() -> Result<()> {
     assert!(change.resource && change.tools, "{change:?}");
     Ok(())
 }
-
-/// Regression (found by purview-conformance): through app__act, a field of
-/// the action's own arguments was named as the action knows it (`value`),
-/// which is no parameter of the tool that was called. §7.3 names the called
-/// tool's parameters, so it is `arguments.value`; app__act's own parameters
-/// (`expectedVersion`, a missing `window`) keep their names.
-#[tokio::test]
-async fn s7_3_through_app_act_fields_name_app_acts_parameters() -> Result<()> {
-    let app = purview_tests::demo_app_on(purview::ToolSurface::Both);
-    let editor = app.open(Editor::default())?;
-    let agent = Agent::legacy(&app).await?;
-    let act = |arguments: Value| agent.call("app__act", arguments);
-    let bad_value = act(json!({"window": editor.id(), "action": "edit_field",
-                               "arguments": {"field": "amount", "value": "lots"}}))
-    .await?;
-    assert_eq!(bad_value.code(), Some("validation_failed"));
-    assert_eq!(bad_value.structured["fields"][0]["field"], "arguments.value");
-    let bad_version =
-        act(json!({"window": editor.id(), "action": "focus", "expectedVersion": "old"})).await?;
-    assert_eq!(bad_version.structured["fields"][0]["field"], "expectedVersion");
-    let no_window = act(json!({"action": "focus"})).await?;
-    assert_eq!(no_window.structured["fields"][0]["field"], "window");
-    // The window's own tool names the same field plainly.
-    let direct = agent
-        .call(&format!("{}__edit_field", editor.id()), json!({"field": "amount", "value": "lots"}))
-        .await?;
-    assert_eq!(direct.structured["fields"][0]["field"], "value");
-    agent.close().await
-}

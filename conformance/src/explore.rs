@@ -26,6 +26,13 @@ use crate::{
 /// explorer checks every read against it.
 pub const APP_WINDOWS_SCHEMA: &str = include_str!("../schemas/app-windows.schema.json");
 
+/// Purview's documented dispatcher tools, an extension of §5 for hosts that
+/// never refresh their tool list: `app__read_windows` answers with the
+/// snapshot itself (plus each operable window's actions), and `app__act`'s
+/// `validation_failed` names the dispatched action's own fields.
+const PURVIEW_READ: &str = "app__read_windows";
+const PURVIEW_ACT: &str = "app__act";
+
 /// How the explorer's made-up secrets begin.
 const SECRET_PREFIX: &str = "pv-secret-";
 
@@ -1435,13 +1442,31 @@ impl<'a> Walk<'a> {
             );
             return;
         };
-        let parameters: Vec<String> =
+        let mut parameters: Vec<String> =
             p.info.as_ref().map(|i| i.schema.parameters()).unwrap_or_default();
+        let mut checkable = p.info.is_some();
+        if tool == PURVIEW_ACT {
+            // Purview's dispatcher names the dispatched action's own fields.
+            let inner = p.arguments.get("arguments").and_then(Value::as_object);
+            parameters.extend(inner.into_iter().flatten().map(|(k, _)| k.clone()));
+            let target = match (p.arguments.get("window"), p.arguments.get("action")) {
+                (Some(Value::String(w)), Some(Value::String(a))) => {
+                    self.ever_listed.get(&format!("{w}__{a}"))
+                }
+                _ => None,
+            };
+            match target {
+                Some(target) => parameters.extend(target.schema.parameters()),
+                // Its schema was never listed (the dispatcher surface): the
+                // names cannot be told from here.
+                None => checkable = false,
+            }
+        }
         let head = |field: &str| {
             field.split(['.', '[', '/']).find(|s| !s.is_empty()).unwrap_or("").to_owned()
         };
         let mut outcome = Ok(());
-        if p.info.is_some() {
+        if checkable {
             let sent: Vec<&String> = p.arguments.keys().collect();
             if let Some(stranger) = names.iter().find(|f| {
                 let h = head(f);
@@ -1497,10 +1522,12 @@ impl<'a> Walk<'a> {
             None => Ok(()),
         };
         self.tally.judge(Check::StructuredResults, n, schema_check);
+        // Purview's app__read_windows answers with the snapshot itself.
+        let message_expected = tool != PURVIEW_READ;
         self.tally.judge(
             Check::ResultMessage,
             n,
-            if result.get("message").and_then(Value::as_str).is_some() {
+            if !message_expected || result.get("message").and_then(Value::as_str).is_some() {
                 Ok(())
             } else {
                 Err(format!("the result of {tool} has no message"))

@@ -231,10 +231,7 @@ impl App {
                 self.read_windows(only.as_deref()).map_err(ToolError::from)
             }
             Request::Action(call) => {
-                let result = self
-                    .call_action(call, caller, cancel)
-                    .await
-                    .map_err(|e| nest_fields(tool, e))?;
+                let result = self.call_action(call, caller, cancel).await?;
                 Ok(serde_json::to_value(result).unwrap_or_default())
             }
         }
@@ -254,9 +251,7 @@ impl App {
                 ErrorCode::ActionNotAvailable,
                 "app__read_windows answers with a snapshot, not an action result: use App::read_windows or App::call_tool.",
             )),
-            Request::Action(call) => {
-                self.call_action(call, caller, cancel).await.map_err(|e| nest_fields(tool, e))
-            }
+            Request::Action(call) => self.call_action(call, caller, cancel).await,
         }
     }
 
@@ -559,23 +554,6 @@ fn denied(action: &str, reason: DenialReason, timeout: Duration) -> ToolError {
     };
     let mut error = ToolError::new(ErrorCode::ApprovalDenied, message);
     error.reason = Some(reason);
-    error
-}
-
-/// §7.3 names the called tool's parameters. Through `app__act` the
-/// action's own arguments travel inside its `arguments` parameter, so the
-/// action's field `pin` is `arguments.pin` there.
-fn nest_fields(tool: &str, mut error: ToolError) -> ToolError {
-    if tool == crate::naming::ACT_TOOL
-        && let Some(fields) = &mut error.fields
-    {
-        for field in fields
-            .iter_mut()
-            .filter(|f| !matches!(f.field.as_str(), "expectedVersion" | "arguments"))
-        {
-            field.field = format!("arguments.{}", field.field);
-        }
-    }
     error
 }
 
