@@ -110,15 +110,6 @@ pub(super) fn read_windows(state: &State, config: &Config, only: Option<&[String
         actions.insert(naming::APP.to_owned(), Value::Array(action_list(config, None, app)));
     }
     let mut snapshot = Map::new();
-    let operable: Vec<&str> = state.operable.iter().map(|id| id.as_ref()).collect();
-    snapshot.insert(
-        "message".into(),
-        Value::String(match (state.windows.len(), operable.as_slice()) {
-            (0, _) => "No window is open.".to_owned(),
-            (n, []) => format!("{n} window(s) open; none can be operated right now."),
-            (n, ids) => format!("{n} window(s) open; you may act in {}.", ids.join(", ")),
-        }),
-    );
     snapshot.insert(
         "operableWindowIds".into(),
         state.operable.iter().map(|id| Value::from(id.as_ref())).collect(),
@@ -173,7 +164,6 @@ static READ_WINDOWS: LazyLock<ToolDefinition> = LazyLock::new(|| {
     output_schema: object(json!({
         "type": "object",
         "properties": {
-            "message": {"type": "string", "description": "How many windows are open and which you may act in"},
             "operableWindowIds": {"type": "array", "items": {"type": "string"}, "description": "The windows you may act in now"},
             "windows": {"type": "array", "items": {"type": "object"}, "description": "Open windows with their content (app://windows)"},
             "actions": {
