@@ -78,7 +78,7 @@ async def call(client: Client, name: str, arguments: dict | None = None) -> tupl
 
 
 def editor_tools(window: str, submit: bool = False) -> list[str]:
-    actions = ["edit_field", "set_details", "focus"] + (["submit"] if submit else [])
+    actions = ["edit_field", "set_password", "set_details", "focus"] + (["submit"] if submit else [])
     return [f"{window}__{a}" for a in actions]
 
 
