@@ -41,7 +41,9 @@ fn architecture_md_names_only_files_that_exist() {
     let mut named = 0;
     for word in text.split(|c: char| c == '`' || c.is_whitespace() || c == '(' || c == ')') {
         let word = word.trim_end_matches([',', '.', ':', ';']);
-        let is_path = (word.starts_with("purview") || word.starts_with("examples/"))
+        let is_path = (word.starts_with("purview")
+            || word.starts_with("examples/")
+            || word.starts_with("conformance/"))
             && word.contains('/')
             && (word.ends_with(".rs") || word.ends_with('/'));
         if is_path {
@@ -69,4 +71,34 @@ fn compile_errors_never_name_an_internal_path() {
             }
         }
     }
+}
+
+/// Every test the docs cite by name (a backticked snake_case name with at
+/// least three underscores) exists, so the conformance tables cannot rot.
+#[test]
+fn the_docs_cite_only_tests_that_exist() {
+    let mut sources = String::new();
+    for dir in ["tests", "purview/src", "conformance", "examples"] {
+        for file in rust_files(&workspace().join(dir)) {
+            sources.push_str(&fs::read_to_string(file).expect("readable source"));
+        }
+    }
+    let mut cited = 0;
+    for doc in ["README.md", "RELIABILITY.md"] {
+        let text = fs::read_to_string(workspace().join(doc)).expect("doc");
+        for (i, chunk) in text.split('`').enumerate() {
+            let is_test_name = i % 2 == 1
+                && chunk.matches('_').count() >= 3
+                && !chunk.contains("__")
+                && chunk.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+            if is_test_name {
+                cited += 1;
+                assert!(
+                    sources.contains(&format!("fn {chunk}(")),
+                    "{doc} cites {chunk}, which is no test"
+                );
+            }
+        }
+    }
+    assert!(cited > 30, "only {cited} test names found: the check is not reading the docs");
 }
