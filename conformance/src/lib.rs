@@ -45,7 +45,9 @@ mod explore;
 mod generate;
 mod report;
 mod script;
+mod tally;
 mod target;
+mod walk;
 mod windows;
 
 pub use checks::{Check, Level};

@@ -1,0 +1,631 @@
+//! Judging one step: each answer's shape and code against what the call
+//! meant, what the step changed, and the notifications that came.
+
+use serde_json::{Map, Value, json};
+
+use crate::{
+    checks::Check,
+    generate::Validity,
+    script::{ExpectedVersion, Intent},
+    target::{CallOutcome, Event, Note},
+    windows::Windows,
+};
+
+use super::{Obs, PURVIEW_ACT, PURVIEW_READ, Prepared, Role, SPEC_CODES, ToolInfo, Walk};
+
+impl Walk<'_> {
+    pub(super) fn judge_notifications(
+        &mut self,
+        n: usize,
+        before: &Obs,
+        after: &Obs,
+        changed: bool,
+        tools_changed: bool,
+        events: &[Event],
+    ) {
+        if changed {
+            let got = events.iter().any(|e| e.note == Note::WindowsUpdated);
+            self.tally.judge(
+                Check::NotifyAfterEffect,
+                n,
+                if got {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "app://windows changed ({}) but no notifications/resources/updated arrived within {} s",
+                        describe_change(before, after),
+                        self.notify_wait.as_secs_f32()
+                    ))
+                },
+            );
+            for event in events.iter().filter(|e| e.note == Note::WindowsUpdated) {
+                let Some(read) = &event.read else { continue };
+                let Ok(seen) = serde_json::from_str::<Value>(read) else { continue };
+                if seen == before.windows.value {
+                    self.tally.fail(
+                        Check::NotifyAfterEffect,
+                        n,
+                        "resources/updated arrived, but reading app://windows right away still showed the state from before the call: the notification went out before the change took effect".into(),
+                    );
+                }
+            }
+        }
+        if tools_changed {
+            let got = events.iter().any(|e| e.note == Note::ToolsChanged);
+            let (added, removed) = diff_names(before, after);
+            self.tally.judge(
+                Check::ToolsListChanged,
+                n,
+                if got {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "tools/list changed (added {added:?}, removed {removed:?}) but no notifications/tools/list_changed arrived within {} s",
+                        self.notify_wait.as_secs_f32()
+                    ))
+                },
+            );
+            let old: Vec<String> = before.tools.keys().cloned().collect();
+            for event in events.iter().filter(|e| e.note == Note::ToolsChanged) {
+                if event.tools.as_ref() == Some(&old) {
+                    self.tally.fail(
+                        Check::ToolsListChanged,
+                        n,
+                        "tools/list_changed arrived, but listing tools right away still gave the old list: it went out before the change".into(),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Checks one call's answer.
+    pub(super) fn judge_call(
+        &mut self,
+        n: usize,
+        p: &Prepared,
+        outcome: &CallOutcome,
+        before: &Obs,
+        after: &Obs,
+    ) {
+        let tool = &p.call.tool;
+        self.search_secrets(n, &format!("the answer to {tool}"), &outcome.visible_text());
+        let key = self.coverage_key(p.info.as_deref(), before);
+        let count = self.coverage.tools.entry(key).or_default();
+        count.calls += 1;
+        if !outcome.rejected() {
+            count.succeeded += 1;
+        }
+        let (is_error, structured, has_text) = match outcome {
+            CallOutcome::Broken(why) => {
+                self.stopped.get_or_insert_with(|| format!("step {n}: {tool}: {why}"));
+                return;
+            }
+            CallOutcome::Rpc { code, message, .. } => {
+                let detail = format!(
+                    "{tool} {} came back as JSON-RPC error {code} ({message}) instead of an isError result",
+                    shown(&p.arguments, p.info.as_deref())
+                );
+                match p.role {
+                    Role::Listed => self.tally.fail(Check::StructuredResults, n, detail),
+                    Role::Withdrawn => self.tally.fail(
+                        Check::RuntimeValidation,
+                        n,
+                        format!("{detail}; a call to an operation tools/list no longer offers must get a §7.4 tool error"),
+                    ),
+                    Role::Never => self.tally.fail(
+                        Check::ErrorCodes,
+                        n,
+                        format!("{detail}; §7.4 has window_not_found / action_not_available for names that were never offered"),
+                    ),
+                }
+                return;
+            }
+            CallOutcome::Result { is_error, structured, has_text, .. } => {
+                (*is_error, structured, *has_text)
+            }
+        };
+        self.tally.judge(
+            Check::ContentMirror,
+            n,
+            if has_text {
+                Ok(())
+            } else {
+                Err(format!("the answer to {tool} has no text item in content"))
+            },
+        );
+        if is_error {
+            self.judge_error(n, p, structured.as_ref(), before);
+        } else {
+            self.judge_success(n, p, structured.as_ref(), before, after);
+        }
+    }
+
+    pub(super) fn judge_error(
+        &mut self,
+        n: usize,
+        p: &Prepared,
+        structured: Option<&Value>,
+        before: &Obs,
+    ) {
+        let tool = &p.call.tool;
+        let object = structured.filter(|s| s.is_object());
+        let code =
+            object.and_then(|s| s.get("code")).and_then(Value::as_str).filter(|c| !c.is_empty());
+        let message = object.and_then(|s| s.get("message")).and_then(Value::as_str);
+        let Some(code) = code.filter(|_| message.is_some()) else {
+            self.tally.fail(
+                Check::StructuredResults,
+                n,
+                format!(
+                    "{tool} failed (isError) without a {{code, message}} object in structuredContent: {}",
+                    structured.map_or("nothing".into(), |s| clip(&s.to_string()))
+                ),
+            );
+            return;
+        };
+        self.tally.ok(Check::StructuredResults);
+        let object = object.expect("checked above");
+        *self.coverage.codes.entry(code.to_owned()).or_default() += 1;
+        let known = SPEC_CODES.contains(&code) || self.cfg.extension_codes.contains(code);
+        self.tally.judge(
+            Check::ErrorCodes,
+            n,
+            if known {
+                Ok(())
+            } else {
+                Err(format!("{tool} answered code {code:?}, which is neither a §7.4 code nor a declared extension"))
+            },
+        );
+        match code {
+            "stale_state" => {
+                let current = object.get("currentVersion").and_then(Value::as_u64);
+                let outcome = match (current, p.version_before) {
+                    (None, _) => {
+                        Err(format!("stale_state from {tool} carries no integer currentVersion"))
+                    }
+                    (Some(c), Some(v))
+                        if p.info.as_ref().is_some_and(|i| i.window.is_some())
+                            && (c < v || (c != v && !p.together)) =>
+                    {
+                        Err(format!(
+                            "stale_state from {tool} says currentVersion {c}, but the window is at {v}"
+                        ))
+                    }
+                    _ if p.call.expected_version == ExpectedVersion::Current
+                        && p.role == Role::Listed
+                        && !p.together =>
+                    {
+                        Err(format!(
+                            "{tool} refused with stale_state although it carried the window's current version {}",
+                            p.version_before.unwrap_or(0)
+                        ))
+                    }
+                    _ => Ok(()),
+                };
+                self.tally.judge(Check::StaleState, n, outcome);
+            }
+            "validation_failed" => self.judge_fields(n, p, object),
+            _ => {}
+        }
+        match p.role {
+            Role::Listed => {
+                let refusal = matches!(
+                    code,
+                    "blocked_by_modal" | "window_not_found" | "action_not_available"
+                );
+                let wrongly = match &p.info.as_ref().and_then(|i| i.window.clone()) {
+                    Some(_) => refusal,
+                    None => {
+                        code == "blocked_by_modal"
+                            && before.windows.app_modal_open()
+                            && !mentions_target(&p.arguments, &before.windows)
+                    }
+                };
+                if p.validity == Validity::Valid
+                    && p.call.expected_version != ExpectedVersion::Stale
+                {
+                    self.tally.judge(
+                        Check::ToolsOnlyOperable,
+                        n,
+                        if wrongly {
+                            Err(format!(
+                                "tools/list offered {tool}, but calling it answered {code}: {}",
+                                message.unwrap_or("")
+                            ))
+                        } else {
+                            Ok(())
+                        },
+                    );
+                    self.tally.judge(
+                        Check::HandlerFailed,
+                        n,
+                        if code == "action_failed" {
+                            Err(format!(
+                                "{tool} {} failed inside the application: {}",
+                                shown(&p.arguments, p.info.as_deref()),
+                                message.unwrap_or("")
+                            ))
+                        } else {
+                            Ok(())
+                        },
+                    );
+                }
+            }
+            Role::Withdrawn => {
+                self.tally.ok(Check::RuntimeValidation);
+                let window = p.info.as_ref().and_then(|i| i.window.clone());
+                let expected: &[&str] = match &window {
+                    Some(w) if !before.windows.by_id.contains_key(w) => &["window_not_found"],
+                    Some(w) if !before.windows.is_operable(w) => {
+                        &["blocked_by_modal", "action_not_available"]
+                    }
+                    Some(_) => &["action_not_available"],
+                    None => &["blocked_by_modal", "action_not_available"],
+                };
+                self.judge_code(n, tool, code, expected, "no longer offered");
+            }
+            Role::Never => match p.call.intent {
+                Intent::UnknownWindow => self.judge_code(
+                    n,
+                    tool,
+                    code,
+                    &["window_not_found"],
+                    "naming a window that never existed",
+                ),
+                Intent::UnknownAction => self.judge_code(
+                    n,
+                    tool,
+                    code,
+                    &["action_not_available"],
+                    "naming an action the window never offered",
+                ),
+                _ => {}
+            },
+        }
+    }
+
+    pub(super) fn judge_code(
+        &mut self,
+        n: usize,
+        tool: &str,
+        code: &str,
+        expected: &[&str],
+        what: &str,
+    ) {
+        self.tally.judge(
+            Check::ErrorCodes,
+            n,
+            if expected.contains(&code) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "a call to {tool}, {what}, answered {code}; §7.4 says {}",
+                    expected.join(" or ")
+                ))
+            },
+        );
+    }
+
+    /// §7.3: `fields[]` names parameters of the tool, and the one broken.
+    pub(super) fn judge_fields(&mut self, n: usize, p: &Prepared, object: &Value) {
+        let tool = &p.call.tool;
+        let fields = object.get("fields").and_then(Value::as_array);
+        let names: Option<Vec<&str>> = fields.filter(|f| !f.is_empty()).and_then(|f| {
+            f.iter()
+                .map(|item| {
+                    item.get("error").and_then(Value::as_str)?;
+                    item.get("field").and_then(Value::as_str)
+                })
+                .collect()
+        });
+        let Some(names) = names else {
+            self.tally.fail(
+                Check::FieldErrors,
+                n,
+                format!(
+                    "validation_failed from {tool} has no fields[] of {{field, error}}: {}",
+                    clip(&object.to_string())
+                ),
+            );
+            return;
+        };
+        let mut parameters: Vec<String> =
+            p.info.as_ref().map(|i| i.schema.parameters()).unwrap_or_default();
+        let mut checkable = p.info.is_some();
+        if tool == PURVIEW_ACT {
+            // Purview's dispatcher names the dispatched action's own fields.
+            let inner = p.arguments.get("arguments").and_then(Value::as_object);
+            parameters.extend(inner.into_iter().flatten().map(|(k, _)| k.clone()));
+            let target = match (p.arguments.get("window"), p.arguments.get("action")) {
+                (Some(Value::String(w)), Some(Value::String(a))) => {
+                    self.ever_listed.get(&format!("{w}__{a}"))
+                }
+                _ => None,
+            };
+            match target {
+                Some(target) => parameters.extend(target.schema.parameters()),
+                // Its schema was never listed (the dispatcher surface): the
+                // names cannot be told from here.
+                None => checkable = false,
+            }
+        }
+        let head = |field: &str| {
+            field.split(['.', '[', '/']).find(|s| !s.is_empty()).unwrap_or("").to_owned()
+        };
+        let mut outcome = Ok(());
+        if checkable {
+            let sent: Vec<&String> = p.arguments.keys().collect();
+            if let Some(stranger) = names.iter().find(|f| {
+                let h = head(f);
+                !parameters.contains(&h) && !sent.contains(&&h) && h != "expectedVersion"
+            }) {
+                outcome = Err(format!(
+                    "validation_failed from {tool} names field {stranger:?}, which is not one of its parameters {parameters:?}"
+                ));
+            }
+        }
+        self.tally.judge(Check::FieldErrors, n, outcome);
+        if let Validity::Invalid(broke) = &p.validity
+            && p.call.intent != Intent::Valid
+        {
+            self.tally.judge(
+                Check::RejectsInvalid,
+                n,
+                if broke.iter().any(|b| names.iter().any(|f| head(f) == *b)) {
+                    Ok(())
+                } else {
+                    Err(format!("{tool} was sent a bad {broke:?}, but validation_failed names only {names:?}"))
+                },
+            );
+        }
+    }
+
+    pub(super) fn judge_success(
+        &mut self,
+        n: usize,
+        p: &Prepared,
+        structured: Option<&Value>,
+        before: &Obs,
+        after: &Obs,
+    ) {
+        let tool = &p.call.tool;
+        let Some(result) = structured.filter(|s| s.is_object()) else {
+            self.tally.fail(
+                Check::StructuredResults,
+                n,
+                format!("{tool} succeeded without a ToolResult object in structuredContent"),
+            );
+            return;
+        };
+        let schema_check = match p.info.as_ref().and_then(|i| i.output.as_ref()) {
+            Some(validator) => match validator.iter_errors(result).next() {
+                Some(e) => Err(format!(
+                    "the result of {tool} does not match its outputSchema: {e} at {} in {}",
+                    e.instance_path(),
+                    clip(&result.to_string())
+                )),
+                None => Ok(()),
+            },
+            None => Ok(()),
+        };
+        self.tally.judge(Check::StructuredResults, n, schema_check);
+        // Purview's app__read_windows answers with the snapshot itself.
+        let message_expected = tool != PURVIEW_READ;
+        self.tally.judge(
+            Check::ResultMessage,
+            n,
+            if !message_expected || result.get("message").and_then(Value::as_str).is_some() {
+                Ok(())
+            } else {
+                Err(format!("the result of {tool} has no message"))
+            },
+        );
+        if let Some(opened) = result.get("openedWindowIds") {
+            let ids: Option<Vec<&str>> =
+                opened.as_array().and_then(|a| a.iter().map(Value::as_str).collect());
+            let outcome = match ids {
+                None => Err(format!("openedWindowIds from {tool} is not an array of ids")),
+                Some(ids) => match ids.iter().find(|id| {
+                    !after.windows.by_id.contains_key(**id)
+                        || before.windows.by_id.contains_key(**id)
+                }) {
+                    Some(id) => Err(format!(
+                        "{tool} reports opening {id}, but app://windows does not show {id} as newly opened"
+                    )),
+                    None => Ok(()),
+                },
+            };
+            self.tally.judge(Check::ToolNames, n, outcome);
+        }
+        match p.role {
+            Role::Listed => {
+                if p.call.expected_version == ExpectedVersion::Stale
+                    && p.info.as_ref().is_some_and(|i| i.window.is_some())
+                {
+                    self.tally.fail(
+                        Check::StaleState,
+                        n,
+                        format!(
+                            "{tool} carried expectedVersion {} while its window was at {}, and was accepted",
+                            p.version_before.unwrap_or(0) + 1,
+                            p.version_before.unwrap_or(0)
+                        ),
+                    );
+                }
+                if let Validity::Invalid(broke) = &p.validity {
+                    self.tally.fail(
+                        Check::RejectsInvalid,
+                        n,
+                        format!(
+                            "{tool} accepted arguments its inputSchema rejects (bad {broke:?})"
+                        ),
+                    );
+                }
+                if p.validity == Validity::Valid {
+                    self.tally.ok(Check::ToolsOnlyOperable);
+                    self.tally.ok(Check::HandlerFailed);
+                }
+            }
+            Role::Withdrawn => self.tally.fail(
+                Check::RuntimeValidation,
+                n,
+                format!("{tool} is no longer offered by tools/list, yet calling it succeeded"),
+            ),
+            Role::Never => self.tally.fail(
+                Check::RuntimeValidation,
+                n,
+                format!("{tool} names nothing that is open or offered, yet calling it succeeded"),
+            ),
+        }
+    }
+
+    /// The §10.1 probe: two writes on the same version must not both land.
+    pub(super) fn judge_probe(
+        &mut self,
+        n: usize,
+        prepared: &[Prepared],
+        outcomes: &[CallOutcome],
+        before: &Obs,
+        after: &Obs,
+    ) {
+        let Some(window) =
+            prepared.first().and_then(|p| p.info.as_ref()).and_then(|i| i.window.clone())
+        else {
+            return;
+        };
+        let (Some(v0), Some(v1)) = (before.version(&window), after.version(&window)) else {
+            return;
+        };
+        let both = outcomes.iter().all(|o| !o.rejected());
+        self.tally.judge(
+            Check::Serialized,
+            n,
+            if both && v1 >= v0 + 2 {
+                Err(format!(
+                    "{} were sent together, both with expectedVersion {v0}; both took effect and {window} went from version {v0} to {v1}, so the second ran against a version that was no longer current",
+                    describe_calls(prepared)
+                ))
+            } else {
+                Ok(())
+            },
+        );
+    }
+
+    /// Learns from a successful write: what changes which window, and by
+    /// how much a single change moves a version.
+    pub(super) fn learn(&mut self, p: &Prepared, outcome: &CallOutcome, before: &Obs, after: &Obs) {
+        if p.role != Role::Listed || outcome.rejected() || p.validity != Validity::Valid {
+            return;
+        }
+        if self.recent.len() >= 8 {
+            self.recent.remove(0);
+        }
+        self.recent.push(p.call.clone());
+        let Some(window) = p.info.as_ref().and_then(|i| i.window.clone()) else { return };
+        let (Some(b), Some(a)) =
+            (before.windows.by_id.get(&window), after.windows.by_id.get(&window))
+        else {
+            return;
+        };
+        if b.content == a.content || p.call.expected_version != ExpectedVersion::Current {
+            return;
+        }
+        if let (Some(v0), Some(v1)) = (b.version, a.version) {
+            let unit = v1 == v0 + 1;
+
+            self.unit_steps = Some(self.unit_steps.unwrap_or(true) && unit);
+        }
+        let calls = self.effective.entry(window).or_default();
+        if calls.len() < 6
+            && !calls.iter().any(|c| c.tool == p.call.tool && c.arguments == p.call.arguments)
+        {
+            calls.push(p.call.clone());
+        }
+    }
+}
+
+/// Whether some string argument names an open window (or "app"): then a
+/// `blocked_by_modal` from an app-level tool may be about that window.
+pub(super) fn mentions_target(arguments: &Map<String, Value>, windows: &Windows) -> bool {
+    arguments.values().any(|v| match v {
+        Value::String(s) => s == "app" || windows.by_id.contains_key(s),
+        _ => false,
+    })
+}
+
+/// Arguments as shown in evidence, writeOnly values masked.
+pub(super) fn shown(arguments: &Map<String, Value>, info: Option<&ToolInfo>) -> String {
+    let secret = info.map(|i| i.schema.write_only()).unwrap_or_default();
+    let masked: Map<String, Value> = arguments
+        .iter()
+        .map(|(k, v)| (k.clone(), if secret.contains(k) { json!("••••••") } else { v.clone() }))
+        .collect();
+    clip(&Value::Object(masked).to_string())
+}
+
+pub(super) fn clip(s: &str) -> String {
+    if s.chars().count() > 240 {
+        format!("{}…", s.chars().take(240).collect::<String>())
+    } else {
+        s.to_owned()
+    }
+}
+
+pub(super) fn describe_calls(prepared: &[Prepared]) -> String {
+    prepared
+        .iter()
+        .map(|p| format!("{} {}", p.call.tool, shown(&p.arguments, p.info.as_deref())))
+        .collect::<Vec<_>>()
+        .join(" and ")
+}
+
+pub(super) fn describe_events(events: &[Event]) -> String {
+    let names: Vec<&str> = events.iter().map(|e| note_name(&e.note)).collect();
+    names.join(", ")
+}
+
+pub(super) fn note_name(note: &Note) -> &'static str {
+    match note {
+        Note::ToolsChanged => "notifications/tools/list_changed",
+        Note::WindowsUpdated => "notifications/resources/updated",
+    }
+}
+
+pub(super) fn describe_change(before: &Obs, after: &Obs) -> String {
+    let b = &before.windows.by_id;
+    let a = &after.windows.by_id;
+    let opened: Vec<&String> = a.keys().filter(|id| !b.contains_key(*id)).collect();
+    let closed: Vec<&String> = b.keys().filter(|id| !a.contains_key(*id)).collect();
+    let changed: Vec<&String> = a
+        .iter()
+        .filter(|(id, w)| {
+            b.get(*id).is_some_and(|old| old.content != w.content || old.version != w.version)
+        })
+        .map(|(id, _)| id)
+        .collect();
+    let mut parts = Vec::new();
+    if !opened.is_empty() {
+        parts.push(format!("opened {opened:?}"));
+    }
+    if !closed.is_empty() {
+        parts.push(format!("closed {closed:?}"));
+    }
+    if !changed.is_empty() {
+        parts.push(format!("changed {changed:?}"));
+    }
+    if before.windows.operable != after.windows.operable {
+        parts
+            .push(format!("operable {:?} → {:?}", before.windows.operable, after.windows.operable));
+    }
+    let (added, removed) = diff_names(before, after);
+    if !added.is_empty() || !removed.is_empty() {
+        parts.push(format!("tools +{added:?} -{removed:?}"));
+    }
+    if parts.is_empty() { "the snapshot".into() } else { parts.join(", ") }
+}
+
+pub(super) fn diff_names(before: &Obs, after: &Obs) -> (Vec<String>, Vec<String>) {
+    let added = after.tools.keys().filter(|k| !before.tools.contains_key(*k)).cloned().collect();
+    let removed = before.tools.keys().filter(|k| !after.tools.contains_key(*k)).cloned().collect();
+    (added, removed)
+}

@@ -1,0 +1,662 @@
+//! One walk over one server: the sessions, what the last read showed, and
+//! everything learned so far. The step itself is split by concern:
+//! `plan` picks the next call, `observe` reads and checks the snapshot and
+//! the tool list, `judge` checks each answer and the notifications.
+
+mod judge;
+mod observe;
+mod plan;
+
+use self::judge::{describe_calls, describe_change, describe_events, note_name};
+
+use std::{
+    collections::{BTreeMap, HashMap, HashSet},
+    sync::Arc,
+    time::Duration,
+};
+
+use jsonschema::Validator;
+use rand::SeedableRng as _;
+use rmcp::model::Tool;
+use serde_json::{Map, Value, json};
+
+use crate::{
+    checks::Check,
+    explore::{APP_WINDOWS_SCHEMA, Explorer},
+    generate::{InputSchema, Rand, Validity},
+    report::{Coverage, Report},
+    script::{Call, ExpectedVersion, Step},
+    tally::Tally,
+    target::{CallOutcome, Endpoint, Note, Server, Session, WINDOWS_URI},
+    windows::Windows,
+};
+
+/// Purview's documented dispatcher tools, an extension of §5 for hosts that
+/// never refresh their tool list: `app__read_windows` answers with the
+/// snapshot itself (plus each operable window's actions), and `app__act`'s
+/// `validation_failed` names the dispatched action's own fields.
+const PURVIEW_READ: &str = "app__read_windows";
+const PURVIEW_ACT: &str = "app__act";
+
+/// How the explorer's made-up secrets begin.
+const SECRET_PREFIX: &str = "pv-secret-";
+
+/// The §7.4 codes.
+const SPEC_CODES: [&str; 6] = [
+    "stale_state",
+    "validation_failed",
+    "blocked_by_modal",
+    "window_not_found",
+    "action_not_available",
+    "action_timeout",
+];
+
+/// The codes Purview documents as extensions of §7.4.
+pub(crate) const PURVIEW_CODES: [&str; 3] = ["action_failed", "limit_reached", "approval_denied"];
+
+/// A tool as listed, with its schemas compiled.
+struct ToolInfo {
+    name: String,
+    /// The window id for `{winId}__{action}` tools; `None` for `app__…`.
+    window: Option<String>,
+    action: String,
+    schema: InputSchema,
+    output: Option<Validator>,
+    destructive: bool,
+    read_only: bool,
+    /// The definition as listed, to notice when a listing changes it.
+    tool: Tool,
+}
+
+impl ToolInfo {
+    fn new(tool: &Tool, window: Option<String>, action: String) -> Self {
+        let read_only = tool.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true);
+        // MCP's defaults: destructive unless marked read-only or
+        // explicitly not destructive.
+        let destructive =
+            !read_only && tool.annotations.as_ref().and_then(|a| a.destructive_hint) != Some(false);
+        let output = tool
+            .output_schema
+            .as_ref()
+            .and_then(|s| jsonschema::options().build(&Value::Object((**s).clone())).ok());
+        Self {
+            name: tool.name.to_string(),
+            window,
+            action,
+            schema: InputSchema::new(Value::Object((*tool.input_schema).clone())),
+            output,
+            destructive,
+            read_only,
+            tool: tool.clone(),
+        }
+    }
+
+    fn has_version(&self) -> bool {
+        self.schema.has("expectedVersion")
+    }
+}
+
+/// What one read of the server showed.
+#[derive(Clone)]
+struct Obs {
+    windows: Windows,
+    tools: BTreeMap<String, Arc<ToolInfo>>,
+}
+
+impl Obs {
+    fn names(&self) -> Vec<&String> {
+        self.tools.keys().collect()
+    }
+
+    fn version(&self, window: &str) -> Option<u64> {
+        self.windows.by_id.get(window).and_then(|w| w.version)
+    }
+}
+
+/// Where a called tool stood when it was called.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// In the current tools/list.
+    Listed,
+    /// Listed earlier in this walk, not now.
+    Withdrawn,
+    /// Never listed in this walk.
+    Never,
+}
+
+struct Prepared {
+    call: Call,
+    arguments: Map<String, Value>,
+    role: Role,
+    info: Option<Arc<ToolInfo>>,
+    validity: Validity,
+    version_before: Option<u64>,
+    /// Sent together with other calls (another may have landed first).
+    together: bool,
+}
+
+pub(crate) struct Walk<'a> {
+    cfg: &'a Explorer,
+    _server: Server,
+    main: Session,
+    observer: Option<Session>,
+    rng: Rand,
+    tally: Tally,
+    app_windows: Validator,
+    obs: Obs,
+    step: usize,
+    trace: Vec<Step>,
+    stopped: Option<String>,
+    server_name: Option<String>,
+    /// Every tool listed so far, by name.
+    ever_listed: HashMap<String, Arc<ToolInfo>>,
+    seen_ids: HashSet<String>,
+    closed_ids: HashSet<String>,
+    /// Values sent to writeOnly parameters, to look for in every answer.
+    sent_secrets: Vec<String>,
+    /// String values sent to other parameters (which may come back).
+    sent_plain: HashSet<String>,
+    /// Successful writes that changed their window, by window, for the
+    /// serialization probe.
+    effective: HashMap<String, Vec<Call>>,
+    /// The last few calls that succeeded, to send again.
+    recent: Vec<Call>,
+    /// Whether every single change seen moved its window's version by one.
+    unit_steps: Option<bool>,
+    /// Notifications recorded on `main` up to the end of the last step.
+    cursor: usize,
+    observer_cursor: usize,
+    /// Whether the last step changed nothing (so a notification arriving
+    /// now belongs to it).
+    last_quiet: bool,
+    fresh_ids: usize,
+    coverage: Coverage,
+    titles: HashMap<String, String>,
+    notify_wait: Duration,
+    settle: Duration,
+}
+
+impl<'a> Walk<'a> {
+    /// The steps taken so far.
+    pub(crate) fn trace(&self) -> &[Step] {
+        &self.trace
+    }
+
+    /// Whether `check` has failed in this walk.
+    pub(crate) fn failed(&self, check: Check) -> bool {
+        self.tally.failed(check)
+    }
+
+    /// Failed checks with the step of their first failure, earliest first.
+    pub(crate) fn firsts(&self) -> Vec<(Check, usize)> {
+        self.tally.firsts()
+    }
+
+    /// Whether the walk had to stop (the server stopped answering).
+    pub(crate) fn stopped(&self) -> bool {
+        self.stopped.is_some()
+    }
+
+    /// The ids of the windows open at the last read.
+    pub(crate) fn window_ids(&self) -> Vec<String> {
+        self.obs.windows.by_id.keys().cloned().collect()
+    }
+
+    pub(crate) async fn connect(
+        cfg: &'a Explorer,
+        endpoint: &Endpoint,
+    ) -> Result<Walk<'a>, String> {
+        let mut server = endpoint.start();
+        let main = server.session(true).await?;
+        let observer =
+            if server.many_sessions() { Some(server.session(false).await?) } else { None };
+        let app_windows = jsonschema::validator_for(
+            &serde_json::from_str(APP_WINDOWS_SCHEMA).expect("the bundled schema is JSON"),
+        )
+        .expect("the bundled schema compiles");
+        let fast = endpoint.in_memory();
+        let empty = Obs { windows: Windows::parse(json!({})), tools: BTreeMap::new() };
+        let mut walk = Walk {
+            cfg,
+            _server: server,
+            main,
+            observer,
+            rng: Rand::seed_from_u64(cfg.seed),
+            tally: Tally::default(),
+            app_windows,
+            obs: empty,
+            step: 0,
+            trace: Vec::new(),
+            stopped: None,
+            server_name: None,
+            ever_listed: HashMap::new(),
+            seen_ids: HashSet::new(),
+            closed_ids: HashSet::new(),
+            sent_secrets: Vec::new(),
+            sent_plain: HashSet::new(),
+            effective: HashMap::new(),
+            recent: Vec::new(),
+            unit_steps: None,
+            cursor: 0,
+            observer_cursor: 0,
+            last_quiet: true,
+            fresh_ids: 0,
+            coverage: Coverage::default(),
+            titles: HashMap::new(),
+            notify_wait: cfg.notification_timeout.unwrap_or(Duration::from_secs(if fast {
+                2
+            } else {
+                5
+            })),
+            settle: cfg.settle.unwrap_or(if fast {
+                Duration::ZERO
+            } else {
+                Duration::from_millis(25)
+            }),
+        };
+        walk.handshake().await;
+        match walk.observe().await {
+            Some(obs) => {
+                walk.after_observation(&obs);
+                walk.obs = obs;
+            }
+            None => {
+                return Err(walk.stopped.clone().unwrap_or_else(|| "the first read failed".into()));
+            }
+        }
+        Ok(walk)
+    }
+
+    /// Step 0: initialize, resources/list, resources/subscribe.
+    async fn handshake(&mut self) {
+        let info = self.main.info();
+        if let Some(info) = &info {
+            self.server_name =
+                info.server_info.as_ref().map(|i| format!("{} {}", i.name, i.version));
+            let caps = &info.capabilities;
+            let subscribe = caps.resources.as_ref().and_then(|r| r.subscribe) == Some(true);
+            let list_changed = caps.tools.as_ref().and_then(|t| t.list_changed) == Some(true);
+            let mut missing = Vec::new();
+            if !subscribe {
+                missing.push("resources.subscribe: true");
+            }
+            if !list_changed {
+                missing.push("tools.listChanged: true");
+            }
+            self.tally.judge(
+                Check::Capabilities,
+                0,
+                if missing.is_empty() {
+                    Ok(())
+                } else {
+                    Err(format!("initialize does not declare {}", missing.join(" or ")))
+                },
+            );
+            let instructions = info.instructions.as_deref().unwrap_or("");
+            let mut lacking = Vec::new();
+            if !instructions.contains(WINDOWS_URI) {
+                lacking.push("app://windows");
+            }
+            if !instructions.contains("expectedVersion") {
+                lacking.push("expectedVersion");
+            }
+            self.tally.judge(
+                Check::Instructions,
+                0,
+                if instructions.trim().is_empty() {
+                    Err("initialize has no instructions".into())
+                } else if lacking.is_empty() {
+                    Ok(())
+                } else {
+                    Err(format!("the instructions never mention {}", lacking.join(" or ")))
+                },
+            );
+        } else {
+            self.tally.fail(Check::Capabilities, 0, "no initialize result".into());
+        }
+        match self.main.resources().await {
+            Ok(list) => {
+                let uris: Vec<&str> = list
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|r| r.get("uri").and_then(Value::as_str))
+                    .collect();
+                self.tally.judge(
+                    Check::Resource,
+                    0,
+                    if uris == [WINDOWS_URI] {
+                        Ok(())
+                    } else {
+                        Err(format!("resources/list returns {uris:?}; §12.1 lists exactly one, app://windows"))
+                    },
+                );
+            }
+            Err(e) => self.tally.fail(Check::Resource, 0, format!("resources/list failed: {e}")),
+        }
+        for (session, which) in [(Some(&self.main), "the"), (self.observer.as_ref(), "a second")] {
+            let Some(session) = session else { continue };
+            if let Err(e) = session.subscribe().await {
+                self.tally.fail(
+                    Check::Capabilities,
+                    0,
+                    format!(
+                        "resources/subscribe to app://windows failed on {which} connection: {e}"
+                    ),
+                );
+            }
+        }
+    }
+
+    /// The random walk.
+    pub(crate) async fn random(&mut self, steps: usize) {
+        for _ in 0..steps {
+            if self.stopped.is_some() {
+                break;
+            }
+            let step = self.plan();
+            self.execute(step).await;
+        }
+        self.settle_notifications().await;
+    }
+
+    /// Lets the last step's stray notifications arrive and be judged.
+    pub(crate) async fn settle_notifications(&mut self) {
+        tokio::time::sleep(self.settle.max(Duration::from_millis(5))).await;
+        self.check_late();
+    }
+
+    fn allowed(&self, tool: &ToolInfo) -> bool {
+        self.cfg.allow_destructive || !tool.destructive
+    }
+
+    /// Whether a window of this id is open (or "app").
+    fn resolve(&self, name: &str, windows: &Windows) -> Option<(Option<String>, String)> {
+        let mut best: Option<(Option<String>, String)> = None;
+        for id in windows.by_id.keys() {
+            if let Some(action) = name.strip_prefix(id.as_str()).and_then(|r| r.strip_prefix("__"))
+                && !action.is_empty()
+                && best.as_ref().is_none_or(|(w, _)| w.as_ref().is_some_and(|w| w.len() < id.len()))
+            {
+                best = Some((Some(id.clone()), action.to_owned()));
+            }
+        }
+        best.or_else(|| {
+            name.strip_prefix("app__").filter(|a| !a.is_empty()).map(|a| (None, a.to_owned()))
+        })
+    }
+
+    fn prepare(&mut self, call: &Call) -> Prepared {
+        let (role, info) = if let Some(info) = self.obs.tools.get(&call.tool) {
+            (Role::Listed, Some(info.clone()))
+        } else if let Some(info) = self.ever_listed.get(&call.tool) {
+            (Role::Withdrawn, Some(info.clone()))
+        } else {
+            (Role::Never, None)
+        };
+        let window = info
+            .as_ref()
+            .and_then(|i| i.window.clone())
+            .or_else(|| self.resolve(&call.tool, &self.obs.windows).and_then(|(w, _)| w));
+        let version_before = window.as_deref().and_then(|w| self.obs.version(w));
+        let mut arguments = call.arguments.clone();
+        match call.expected_version {
+            ExpectedVersion::Omit => {}
+            ExpectedVersion::Current => {
+                if let Some(v) = version_before {
+                    arguments.insert("expectedVersion".into(), json!(v));
+                }
+            }
+            ExpectedVersion::Stale => {
+                arguments.insert("expectedVersion".into(), json!(version_before.unwrap_or(0) + 1));
+            }
+        }
+        let validity = info.as_ref().map_or(Validity::Unknown, |i| i.schema.judge(&arguments));
+        let write_only = info.as_ref().map(|i| i.schema.write_only()).unwrap_or_default();
+        for (name, value) in &arguments {
+            let Value::String(s) = value else { continue };
+            if !write_only.contains(name) {
+                self.sent_plain.insert(s.clone());
+                continue;
+            }
+            // Only values that cannot turn up by chance: the explorer's own
+            // made-up secrets and the app's hinted ones that are long enough
+            // (a four-digit PIN turns up in any table of numbers).
+            let hinted = self.cfg.hints.get(name).is_some_and(|h| h.contains(value));
+            if (s.starts_with(SECRET_PREFIX) || (hinted && s.chars().count() >= 6))
+                && !self.sent_secrets.contains(s)
+            {
+                self.sent_secrets.push(s.clone());
+            }
+        }
+        Prepared {
+            call: call.clone(),
+            arguments,
+            role,
+            info,
+            validity,
+            version_before,
+            together: false,
+        }
+    }
+
+    /// Runs one step and judges it.
+    pub(crate) async fn execute(&mut self, step: Step) {
+        self.step += 1;
+        let n = self.step;
+        self.check_late();
+        let before = self.obs.clone();
+        let main_from = self.main.event_count();
+        let observer_from = self.observer.as_ref().map_or(0, Session::event_count);
+        let together = step.calls().len() > 1;
+        let prepared: Vec<Prepared> =
+            step.calls().iter().map(|c| Prepared { together, ..self.prepare(c) }).collect();
+        let timeout = self.cfg.call_timeout;
+        let outcomes: Vec<CallOutcome> = futures::future::join_all(
+            prepared.iter().map(|p| self.main.call(&p.call.tool, &p.arguments, timeout)),
+        )
+        .await;
+        self.trace.push(step.clone());
+        let Some(after) = self.observe().await else { return };
+        let changed = before.windows.value != after.windows.value;
+        let tools_changed = before.names() != after.names();
+        let mut wanted = Vec::new();
+        if changed {
+            wanted.push(Note::WindowsUpdated);
+        }
+        if tools_changed {
+            wanted.push(Note::ToolsChanged);
+        }
+        // A server that never sends a kind of notification has shown it;
+        // after two misses, do not spend the full wait on every step.
+        let missed = |check| self.tally.entries.get(&check).is_some_and(|e| e.failures >= 2);
+        let wait = if (changed && missed(Check::NotifyAfterEffect))
+            || (tools_changed && missed(Check::ToolsListChanged))
+        {
+            Duration::ZERO
+        } else {
+            self.notify_wait
+        };
+        let deadline = tokio::time::Instant::now() + wait;
+        let mut events = self.main.wait_for(main_from, &wanted, deadline).await;
+        for (p, outcome) in prepared.iter().zip(&outcomes) {
+            self.judge_call(n, p, outcome, &before, &after);
+        }
+        let all_refused = outcomes.iter().all(CallOutcome::rejected);
+        if all_refused {
+            let check = if step.calls().iter().any(|c| c.expected_version == ExpectedVersion::Stale)
+            {
+                Check::StaleState
+            } else {
+                Check::RuntimeValidation
+            };
+            self.tally.judge(
+                check,
+                n,
+                if changed || tools_changed {
+                    Err(format!(
+                        "{} was refused, yet it changed {}",
+                        describe_calls(&prepared),
+                        describe_change(&before, &after)
+                    ))
+                } else {
+                    Ok(())
+                },
+            );
+            if !changed && !tools_changed && self.last_quiet {
+                if !self.settle.is_zero() {
+                    tokio::time::sleep(self.settle).await;
+                }
+                events = self.main.events_since(main_from);
+                self.tally.judge(
+                    Check::NotifyAfterEffect,
+                    n,
+                    if events.is_empty() {
+                        Ok(())
+                    } else {
+                        Err(format!(
+                            "{} was refused and changed nothing, yet {} arrived",
+                            describe_calls(&prepared),
+                            describe_events(&events)
+                        ))
+                    },
+                );
+            }
+        }
+        self.judge_notifications(n, &before, &after, changed, tools_changed, &events);
+        if let Some(observer) = &self.observer {
+            let seen = observer.wait_for(observer_from, &wanted, deadline).await;
+            let missing: Vec<&Note> =
+                wanted.iter().filter(|w| !seen.iter().any(|e| &e.note == *w)).collect();
+            self.tally.judge(
+                Check::Broadcast,
+                n,
+                if missing.is_empty() {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "after {}, the second connection did not receive {} within {} s",
+                        describe_calls(&prepared),
+                        missing.iter().map(|m| note_name(m)).collect::<Vec<_>>().join(" or "),
+                        self.notify_wait.as_secs_f32()
+                    ))
+                },
+            );
+            self.observer_cursor = observer.event_count();
+        }
+        if let Step::Together(_) = &step {
+            self.judge_probe(n, &prepared, &outcomes, &before, &after);
+        } else if let (Some(p), Some(outcome)) = (prepared.first(), outcomes.first()) {
+            self.learn(p, outcome, &before, &after);
+        }
+        self.after_observation(&after);
+        self.obs = after;
+        self.cursor = self.main.event_count();
+        self.last_quiet = !changed && !tools_changed;
+    }
+
+    /// Notifications that arrived between steps belong to the last step;
+    /// after a step that changed nothing, there must be none.
+    fn check_late(&mut self) {
+        let late = self.main.events_since(self.cursor);
+        if !late.is_empty() && self.last_quiet && self.step > 0 {
+            let detail = format!(
+                "{} arrived after step {}, which changed nothing",
+                describe_events(&late),
+                self.step.saturating_sub(1)
+            );
+            self.tally.fail(Check::NotifyAfterEffect, self.step.saturating_sub(1), detail);
+        }
+        self.cursor = self.main.event_count();
+        if let Some(observer) = &self.observer {
+            self.observer_cursor = observer.event_count();
+        }
+    }
+
+    /// Bookkeeping after every read: ids seen and closed, coverage.
+    fn after_observation(&mut self, obs: &Obs) {
+        for id in self.obs.windows.by_id.keys() {
+            if !obs.windows.by_id.contains_key(id) {
+                self.closed_ids.insert(id.clone());
+            }
+        }
+        for (id, w) in &obs.windows.by_id {
+            if self.seen_ids.insert(id.clone()) {
+                *self.coverage.windows.entry(w.title.clone()).or_default() += 1;
+            }
+            self.titles.insert(id.clone(), w.title.clone());
+        }
+        self.coverage.most_open = self.coverage.most_open.max(obs.windows.by_id.len());
+    }
+
+    fn coverage_key(&self, info: Option<&ToolInfo>, obs: &Obs) -> String {
+        match info {
+            Some(ToolInfo { window: Some(w), action, .. }) => {
+                let title = obs
+                    .windows
+                    .by_id
+                    .get(w)
+                    .map(|w| w.title.clone())
+                    .or_else(|| self.titles.get(w).cloned())
+                    .unwrap_or_else(|| w.clone());
+                format!("{title} · {action}")
+            }
+            Some(ToolInfo { window: None, action, .. }) => format!("app · {action}"),
+            None => "(names never offered)".to_owned(),
+        }
+    }
+
+    /// Builds the report.
+    pub(crate) async fn finish(mut self, endpoint: &Endpoint, elapsed: Duration) -> Report {
+        if self.observer.is_none() {
+            self.tally.note(
+                Check::Broadcast,
+                "this transport gives one connection per server (stdio); explore over HTTP or in-process to check it",
+            );
+        }
+        self.tally.note(
+            Check::Serialized,
+            match self.unit_steps {
+                Some(false) => "a single change moved versions by more than one, so two landing writes cannot be told from one",
+                _ => "no window had two different writes that each changed it, so none were sent together",
+            },
+        );
+        self.tally.note(Check::MediaAlt, "no media block was seen");
+        self.tally.note(
+            Check::StaleState,
+            "no write tool takes expectedVersion, or none was called with an old one",
+        );
+        self.tally.note(Check::FieldErrors, "no call was refused with validation_failed");
+        self.tally.note(
+            Check::RejectsInvalid,
+            "no tool's inputSchema could be broken, or none was called",
+        );
+        let called: HashSet<String> = self.coverage.tools.keys().cloned().collect();
+        let offered: Vec<String> = self
+            .ever_listed
+            .values()
+            .map(|info| self.coverage_key(Some(info), &self.obs))
+            .collect();
+        for key in offered {
+            if !called.contains(&key) && !self.coverage.skipped_destructive.contains(&key) {
+                self.coverage.never_called.insert(key);
+            }
+        }
+        let report = Report {
+            target: endpoint.to_string(),
+            server: self.server_name.clone(),
+            seed: self.cfg.seed,
+            steps: self.step,
+            elapsed,
+            stopped: self.stopped.clone(),
+            checks: self.tally.reports(),
+            coverage: std::mem::take(&mut self.coverage),
+            shrunk: Vec::new(),
+        };
+        if let Some(observer) = self.observer.take() {
+            observer.close().await;
+        }
+        self.main.close().await;
+        report
+    }
+}

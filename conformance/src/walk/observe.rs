@@ -1,0 +1,355 @@
+//! Reading the server after a step: app://windows (wrapping, schema,
+//! operability, ids, versions, masking) and tools/list (names, operability,
+//! each definition once), and the search for secrets in every answer.
+
+use std::{
+    collections::{BTreeMap, HashSet},
+    sync::Arc,
+};
+
+use rmcp::model::Tool;
+use serde_json::Value;
+
+use crate::{
+    checks::Check,
+    target::WINDOWS_URI,
+    windows::{Windows, check_operable, contains_token, is_masked, name_safe},
+};
+
+use super::{Obs, ToolInfo, Walk};
+
+impl Walk<'_> {
+    /// Reads app://windows and tools/list, and checks both.
+    pub(super) async fn observe(&mut self) -> Option<Obs> {
+        let n = self.step;
+        let read = match self.main.read().await {
+            Ok(read) => read,
+            Err(e) => {
+                self.tally.fail(
+                    Check::Resource,
+                    n,
+                    format!("resources/read of app://windows failed: {e}"),
+                );
+                self.stopped.get_or_insert_with(|| {
+                    format!("step {n}: app://windows could not be read: {e}")
+                });
+                return None;
+            }
+        };
+        let wrapping = match read.contents.as_array().map(Vec::as_slice) {
+            Some([item]) => {
+                let uri = item.get("uri").and_then(Value::as_str);
+                let mime = item.get("mimeType").and_then(Value::as_str);
+                if uri != Some(WINDOWS_URI) {
+                    Err(format!("the read's content has uri {uri:?}, not app://windows"))
+                } else if mime != Some("application/json") {
+                    Err(format!("the read's content has mimeType {mime:?}, not application/json"))
+                } else if read.text.is_none() {
+                    Err("the read's content is not a text item".into())
+                } else {
+                    Ok(())
+                }
+            }
+            _ => Err(format!(
+                "resources/read returned {} contents; §12.2 wants exactly one",
+                read.contents.as_array().map_or(0, Vec::len)
+            )),
+        };
+        self.tally.judge(Check::Resource, n, wrapping);
+        let text = read.text.unwrap_or_default();
+        self.search_secrets(n, "app://windows", &text);
+        let value: Value = match serde_json::from_str(&text) {
+            Ok(value) => value,
+            Err(e) => {
+                self.tally.fail(Check::Resource, n, format!("app://windows is not JSON: {e}"));
+                self.stopped.get_or_insert_with(|| format!("step {n}: app://windows is not JSON"));
+                return None;
+            }
+        };
+        let errors: Vec<String> = self
+            .app_windows
+            .iter_errors(&value)
+            .take(3)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        self.tally.judge(
+            Check::Resource,
+            n,
+            if errors.is_empty() {
+                Ok(())
+            } else {
+                Err(format!("app://windows does not match the §4 schema: {}", errors.join("; ")))
+            },
+        );
+        let windows = Windows::parse(value);
+        self.judge_windows(n, &windows);
+        let tools = match self.main.tools().await {
+            Ok(tools) => tools,
+            Err(e) => {
+                self.tally.fail(Check::ToolsOnlyOperable, n, format!("tools/list failed: {e}"));
+                self.stopped.get_or_insert_with(|| format!("step {n}: tools/list failed: {e}"));
+                return None;
+            }
+        };
+        let tools = self.judge_tools(n, &windows, &tools);
+        Some(Obs { windows, tools })
+    }
+
+    pub(super) fn judge_windows(&mut self, n: usize, windows: &Windows) {
+        self.tally.judge(Check::Operability, n, check_operable(windows));
+        // Ids: unique, name-safe, never reused; block ids unique per window.
+        let mut seen = HashSet::new();
+        let mut ids = Ok(());
+        for id in &windows.order {
+            if !seen.insert(id) {
+                ids = Err(format!("window id {id} appears twice in windows[]"));
+            } else if self.closed_ids.contains(id) {
+                ids = Err(format!("window id {id} was closed earlier and is in use again"));
+            }
+        }
+        for (id, w) in &windows.by_id {
+            let mut block_ids = HashSet::new();
+            for block in &w.blocks {
+                if let Some(b) = block.get("id").and_then(Value::as_str)
+                    && !block_ids.insert(b)
+                {
+                    ids = Err(format!("block id {b} appears twice in window {id}"));
+                }
+            }
+        }
+        self.tally.judge(Check::Ids, n, ids);
+        let unsafe_id = windows.by_id.keys().find(|id| !name_safe(id));
+        self.tally.judge(
+            Check::ToolNames,
+            n,
+            match unsafe_id {
+                Some(id) => {
+                    Err(format!("window id {id:?} is not name-safe ([A-Za-z0-9_-] only, §12.4)"))
+                }
+                None => Ok(()),
+            },
+        );
+        // Versions against the previous read.
+        let mut versions = Ok(());
+        for (id, w) in &windows.by_id {
+            let Some(v) = w.version else {
+                versions = Err(format!("window {id} has no 64-bit integer version"));
+                continue;
+            };
+            let Some(old) = self.obs.windows.by_id.get(id) else { continue };
+            let Some(v0) = old.version else { continue };
+            if v < v0 {
+                versions = Err(format!("window {id} went back from version {v0} to {v}"));
+            } else if old.content == w.content && v != v0 {
+                versions = Err(format!(
+                    "window {id} went from version {v0} to {v} although its summary and blocks did not change"
+                ));
+            } else if old.content != w.content && v == v0 {
+                versions = Err(format!(
+                    "window {id} changed its summary or blocks but stayed at version {v}"
+                ));
+            }
+        }
+        self.tally.judge(Check::Versions, n, versions);
+        // Masking, summaries, media.
+        for (id, w) in &windows.by_id {
+            let mut masking = Ok(());
+            for block in &w.blocks {
+                match block.get("type").and_then(Value::as_str) {
+                    Some("fields") => {
+                        for item in
+                            block.get("items").and_then(Value::as_array).into_iter().flatten()
+                        {
+                            if item.get("sensitive") == Some(&Value::Bool(true))
+                                && let Some(value) = item.get("value")
+                                && !is_masked(value)
+                            {
+                                let label =
+                                    item.get("label").and_then(Value::as_str).unwrap_or("?");
+                                masking = Err(format!(
+                                    "field {label:?} in window {id} is marked sensitive but its value is not masked ({} characters that are not mask characters)",
+                                    value.as_str().map_or(value.to_string().len(), |s| s
+                                        .chars()
+                                        .filter(|c| !is_masked(&Value::String(c.to_string())))
+                                        .count())
+                                ));
+                            }
+                        }
+                    }
+                    Some("media") => {
+                        self.tally.judge(
+                            Check::MediaAlt,
+                            n,
+                            if block
+                                .get("alt")
+                                .and_then(Value::as_str)
+                                .is_some_and(|a| !a.trim().is_empty())
+                            {
+                                Ok(())
+                            } else {
+                                Err(format!("a media block in window {id} has no alt text"))
+                            },
+                        );
+                    }
+                    _ => {}
+                }
+            }
+            self.tally.judge(Check::Masking, n, masking);
+            self.tally.judge(
+                Check::Summaries,
+                n,
+                if w.summary.as_deref().is_some_and(|s| !s.trim().is_empty()) {
+                    Ok(())
+                } else {
+                    Err(format!("window {id} ({}) has no summary", w.title))
+                },
+            );
+        }
+    }
+
+    pub(super) fn judge_tools(
+        &mut self,
+        n: usize,
+        windows: &Windows,
+        tools: &[Tool],
+    ) -> BTreeMap<String, Arc<ToolInfo>> {
+        let mut out = BTreeMap::new();
+        let mut names = HashSet::new();
+        for tool in tools {
+            let name = tool.name.to_string();
+            if !names.insert(name.clone()) {
+                self.tally.fail(Check::ToolNames, n, format!("tools/list lists {name} twice"));
+                continue;
+            }
+            let resolved = self.resolve(&name, windows);
+            let shape = if !name_safe(&name) {
+                Err(format!("tool name {name:?} uses characters outside [A-Za-z0-9_-]"))
+            } else if !name.contains("__") {
+                Err(format!("tool name {name:?} is not {{winId}}__{{action}}"))
+            } else {
+                Ok(())
+            };
+            self.tally.judge(Check::ToolNames, n, shape);
+            let (window, action) = match resolved {
+                Some(found) => found,
+                None => {
+                    let (prefix, action) = name.split_once("__").unwrap_or((name.as_str(), ""));
+                    self.tally.fail(
+                        Check::ToolsOnlyOperable,
+                        n,
+                        format!("tools/list offers {name}, but no window {prefix} is open"),
+                    );
+                    (Some(prefix.to_owned()), action.to_owned())
+                }
+            };
+            if let Some(w) = &window {
+                self.tally.judge(
+                    Check::ToolsOnlyOperable,
+                    n,
+                    if windows.is_operable(w) || !windows.by_id.contains_key(w) {
+                        Ok(())
+                    } else {
+                        Err(format!(
+                            "tools/list offers {name} while window {w} is not operable (operableWindowIds is {:?})",
+                            windows.operable
+                        ))
+                    },
+                );
+            }
+            let info = match self.ever_listed.get(&name) {
+                Some(known) if known.tool == *tool => known.clone(),
+                _ => {
+                    // A definition not seen before: judge it once.
+                    let info = Arc::new(ToolInfo::new(tool, window.clone(), action.clone()));
+                    self.judge_tool(n, tool, &info);
+                    info
+                }
+            };
+            self.ever_listed.insert(name.clone(), info.clone());
+            if !self.allowed(&info) {
+                let key = self.coverage_key(
+                    Some(&info),
+                    &Obs { windows: windows.clone(), tools: BTreeMap::new() },
+                );
+                self.coverage.skipped_destructive.insert(key);
+            }
+            out.insert(name, info);
+        }
+        out
+    }
+
+    /// The per-definition checks of one tool.
+    pub(super) fn judge_tool(&mut self, n: usize, tool: &Tool, info: &ToolInfo) {
+        let name = &info.name;
+        self.tally.judge(
+            Check::StructuredResults,
+            n,
+            match &tool.output_schema {
+                None => Err(format!("{name} declares no outputSchema (§12.3)")),
+                Some(_) if info.output.is_none() => {
+                    Err(format!("the outputSchema of {name} is not a valid JSON Schema"))
+                }
+                Some(_) => Ok(()),
+            },
+        );
+        let words = tool.title.as_deref().is_some_and(|t| !t.trim().is_empty())
+            || tool.description.as_deref().is_some_and(|d| !d.trim().is_empty());
+        self.tally.judge(
+            Check::ToolWords,
+            n,
+            if words {
+                Ok(())
+            } else {
+                Err(format!("{name} has neither a title nor a description"))
+            },
+        );
+        self.tally.judge(
+            Check::Annotations,
+            n,
+            match &tool.annotations {
+                Some(a) if a.destructive_hint.is_some() || a.read_only_hint == Some(true) => Ok(()),
+                Some(_) => Err(format!(
+                    "{name} has annotations but says neither readOnlyHint nor destructiveHint"
+                )),
+                None => Err(format!("{name} has no annotations")),
+            },
+        );
+        if info.window.is_some() && !info.read_only {
+            self.tally.judge(
+                Check::ExpectedVersionParam,
+                n,
+                if info.has_version() {
+                    Ok(())
+                } else {
+                    Err(format!("{name} writes (not readOnlyHint) but takes no expectedVersion"))
+                },
+            );
+        }
+    }
+
+    /// Looks for every secret in `text`.
+    pub(super) fn search_secrets(&mut self, n: usize, place: &str, text: &str) {
+        let mut outcome = Ok(());
+        for (i, secret) in self.cfg.secrets.iter().enumerate() {
+            if found(text, secret) {
+                outcome = Err(format!("the secret registered as #{} appears in {place}", i + 1));
+            }
+        }
+        for secret in &self.sent_secrets {
+            if !self.sent_plain.contains(secret) && found(text, secret) {
+                outcome =
+                    Err(format!("{secret:?}, sent to a writeOnly parameter, came back in {place}"));
+            }
+        }
+        self.tally.judge(Check::Masking, n, outcome);
+    }
+}
+
+pub(super) fn found(text: &str, secret: &str) -> bool {
+    if contains_token(text, secret) {
+        return true;
+    }
+    let escaped = serde_json::to_string(secret).unwrap_or_default();
+    let escaped = escaped.trim_matches('"');
+    escaped != secret && contains_token(text, escaped)
+}

@@ -1,0 +1,180 @@
+//! Picking the next step: a listed tool with valid or broken arguments, a
+//! stale version, a withdrawn tool, a name that never existed, a write
+//! repeated, or two writes sent together.
+
+use std::sync::Arc;
+
+use rand::RngExt as _;
+use serde_json::Map;
+
+use crate::{
+    generate::Rand,
+    script::{Call, ExpectedVersion, Intent, Step},
+};
+
+use super::{SECRET_PREFIX, ToolInfo, Walk};
+
+impl Walk<'_> {
+    /// Picks the next step.
+    pub(super) fn plan(&mut self) -> Step {
+        if self.rng.random_bool(0.08)
+            && let Some(step) = self.probe()
+        {
+            return step;
+        }
+        let callable: Vec<Arc<ToolInfo>> =
+            self.obs.tools.values().filter(|t| self.allowed(t)).cloned().collect();
+        let roll = self.rng.random_range(0..100u8);
+        if roll < 7 {
+            let mut withdrawn: Vec<Arc<ToolInfo>> = self
+                .ever_listed
+                .values()
+                .filter(|t| !self.obs.tools.contains_key(&t.name) && self.allowed(t))
+                .cloned()
+                .collect();
+            withdrawn.sort_by(|a, b| a.name.cmp(&b.name));
+            if !withdrawn.is_empty() {
+                let tool = withdrawn[self.rng.random_range(0..withdrawn.len())].clone();
+                return Step::Call(self.valid_call(&tool));
+            }
+        }
+        if roll < 10 || callable.is_empty() {
+            return Step::Call(self.unknown_window());
+        }
+        if roll < 12 {
+            let operable = self.obs.windows.operable.clone();
+            if !operable.is_empty() {
+                let window = &operable[self.rng.random_range(0..operable.len())];
+                let tool = format!("{window}__no_such_action");
+                if !self.ever_listed.contains_key(&tool) {
+                    return Step::Call(Call {
+                        tool,
+                        arguments: Map::new(),
+                        expected_version: ExpectedVersion::Omit,
+                        intent: Intent::UnknownAction,
+                    });
+                }
+            }
+        }
+        if roll < 18 {
+            // The same write again: what it set is already there, so a
+            // version that moves now moved for nothing (§7.1).
+            let again: Vec<Call> = self
+                .recent
+                .iter()
+                .filter(|c| self.obs.tools.contains_key(&c.tool))
+                .cloned()
+                .collect();
+            if !again.is_empty() {
+                let mut call = again[self.rng.random_range(0..again.len())].clone();
+                if call.expected_version == ExpectedVersion::Stale {
+                    call.expected_version = ExpectedVersion::Current;
+                }
+                return Step::Call(call);
+            }
+        }
+        let tool = callable[self.rng.random_range(0..callable.len())].clone();
+        if roll < 28
+            && let Some(call) = self.invalid_call(&tool)
+        {
+            return Step::Call(call);
+        }
+        let mut call = self.valid_call(&tool);
+        if roll < 36 && tool.window.is_some() && tool.has_version() {
+            call.expected_version = ExpectedVersion::Stale;
+        }
+        Step::Call(call)
+    }
+
+    pub(super) fn secret_value(rng: &mut Rand) -> String {
+        format!("{SECRET_PREFIX}{:08x}", rng.random_range(0..u32::MAX))
+    }
+
+    pub(super) fn valid_call(&mut self, tool: &ToolInfo) -> Call {
+        let (mut arguments, _) =
+            tool.schema.valid(&mut self.rng, &self.cfg.hints, &mut Self::secret_value);
+        let mut expected_version = ExpectedVersion::Omit;
+        if tool.window.is_some() && tool.has_version() {
+            arguments.remove("expectedVersion");
+            if self.rng.random_bool(0.8) {
+                expected_version = ExpectedVersion::Current;
+            }
+        }
+        Call { tool: tool.name.clone(), arguments, expected_version, intent: Intent::Valid }
+    }
+
+    pub(super) fn invalid_call(&mut self, tool: &ToolInfo) -> Option<Call> {
+        let (mut arguments, broke) =
+            tool.schema.invalid(&mut self.rng, &self.cfg.hints, &mut Self::secret_value)?;
+        let mut expected_version = ExpectedVersion::Omit;
+        if tool.window.is_some()
+            && tool.has_version()
+            && !broke.iter().any(|b| b == "expectedVersion")
+        {
+            arguments.remove("expectedVersion");
+            expected_version = ExpectedVersion::Current;
+        }
+        Some(Call {
+            tool: tool.name.clone(),
+            arguments,
+            expected_version,
+            intent: Intent::Invalid(broke),
+        })
+    }
+
+    pub(super) fn unknown_window(&mut self) -> Call {
+        let mut id;
+        loop {
+            self.fresh_ids += 1;
+            id = format!("nowin{}", self.fresh_ids);
+            if !self.seen_ids.contains(&id) {
+                break;
+            }
+        }
+        let actions: Vec<String> = self.obs.tools.values().map(|t| t.action.clone()).collect();
+        let action = if actions.is_empty() {
+            "close".to_owned()
+        } else {
+            actions[self.rng.random_range(0..actions.len())].clone()
+        };
+        Call {
+            tool: format!("{id}__{action}"),
+            arguments: Map::new(),
+            expected_version: ExpectedVersion::Omit,
+            intent: Intent::UnknownWindow,
+        }
+    }
+
+    /// Two writes that each changed the same window before, sent together
+    /// on the same version (§10.1).
+    pub(super) fn probe(&mut self) -> Option<Step> {
+        if self.unit_steps != Some(true) {
+            return None;
+        }
+        let mut windows: Vec<&String> = self
+            .effective
+            .iter()
+            .filter(|(w, calls)| {
+                self.obs.windows.is_operable(w)
+                    && calls.iter().filter(|c| self.obs.tools.contains_key(&c.tool)).count() >= 2
+            })
+            .map(|(w, _)| w)
+            .collect();
+        windows.sort();
+        if windows.is_empty() {
+            return None;
+        }
+        let window = windows[self.rng.random_range(0..windows.len())].clone();
+        let calls: Vec<Call> = self.effective[&window]
+            .iter()
+            .filter(|c| self.obs.tools.contains_key(&c.tool))
+            .cloned()
+            .collect();
+        let first = self.rng.random_range(0..calls.len());
+        let mut second = self.rng.random_range(0..calls.len() - 1);
+        if second >= first {
+            second += 1;
+        }
+        Some(Step::Together(vec![calls[first].clone(), calls[second].clone()]))
+    }
+}
