@@ -8,7 +8,7 @@ use super::{
     lock_unpoisoned,
     registry::State,
 };
-use crate::{Actions, naming};
+use crate::{ActionSpec, Actions, naming};
 
 /// Which tools an agent is offered.
 ///
@@ -189,6 +189,10 @@ pub struct AppBuilder {
     app_actions: Option<InstallAppActions>,
     approver: Option<Arc<dyn Approver>>,
     required_approvals: Vec<(TypeId, String)>,
+    /// For each required approval: the window type's name and its action
+    /// list, checked by `try_build` so a misspelled name cannot leave an
+    /// action unguarded.
+    approval_checks: Vec<(&'static str, String, fn() -> Vec<ActionSpec>)>,
 }
 
 impl AppBuilder {
@@ -207,6 +211,7 @@ impl AppBuilder {
             app_actions: None,
             approver: None,
             required_approvals: Vec::new(),
+            approval_checks: Vec::new(),
         }
     }
 
@@ -259,6 +264,10 @@ impl AppBuilder {
     /// calls it, whatever `W`'s own action specs say (for a command-line
     /// switch, say).
     ///
+    /// `W` must have an action named `action`: [`AppBuilder::try_build`]
+    /// refuses a name it does not know, so a misspelling cannot leave a
+    /// destructive action unguarded.
+    ///
     /// ```
     /// # use purview::*;
     /// # #[derive(Clone)] struct Confirm;
@@ -270,7 +279,9 @@ impl AppBuilder {
     /// assert!(app.tools().unwrap().iter().any(|t| t.description.contains("approval")));
     /// ```
     pub fn require_approval<W: Actions>(mut self, action: impl Into<String>) -> Self {
-        self.required_approvals.push((TypeId::of::<W>(), action.into()));
+        let action = action.into();
+        self.approval_checks.push((std::any::type_name::<W>(), action.clone(), W::actions));
+        self.required_approvals.push((TypeId::of::<W>(), action));
         self
     }
 
@@ -316,7 +327,8 @@ impl AppBuilder {
     /// # Panics
     ///
     /// If the configuration is invalid (see [`AppBuilder::try_build`]): an
-    /// app-level action list that does not follow the naming rules, or a
+    /// app-level action list that does not follow the naming rules, an
+    /// approval required for an action the window type does not have, or a
     /// server name too long for hosts' tool-name limit.
     #[track_caller]
     pub fn build(self) -> App {
@@ -336,6 +348,10 @@ impl AppBuilder {
     /// ```
     pub fn try_build(self) -> Result<App, Error> {
         let mut state = State::default();
+        for (type_name, action, actions) in &self.approval_checks {
+            check_required_approval(type_name, action, *actions)
+                .map_err(Error::InvalidDefinition)?;
+        }
         state.required_approvals = self.required_approvals;
         if let Some(install) = self.app_actions {
             install(&mut state).map_err(Error::InvalidDefinition)?;
@@ -347,6 +363,24 @@ impl AppBuilder {
         *lock_unpoisoned(&shared.approver) = self.approver;
         Ok(App { shared: Arc::new(shared) })
     }
+}
+
+/// Checks that `require_approval::<W>(action)` names one of `W`'s actions.
+fn check_required_approval(
+    type_name: &str,
+    action: &str,
+    actions: fn() -> Vec<ActionSpec>,
+) -> Result<(), String> {
+    let specs = std::panic::catch_unwind(actions)
+        .map_err(|_| format!("`{type_name}::actions()` panicked"))?;
+    if specs.iter().any(|s| s.name() == action) {
+        return Ok(());
+    }
+    let known: Vec<String> = specs.iter().map(|s| format!("`{}`", s.name())).collect();
+    Err(format!(
+        "require_approval::<{type_name}>({action:?}): `{type_name}` has no action named {action:?} (its actions: {}); fix the name so the action is guarded",
+        if known.is_empty() { "none".to_owned() } else { known.join(", ") }
+    ))
 }
 
 /// The longest tool name this app can list: its app-level tools, Purview's
@@ -363,4 +397,46 @@ fn longest_tool_name(state: &State, surface: ToolSurface) -> usize {
         }
     }
     longest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ActionResult, Args, BoxFuture, Context, unknown_action};
+
+    /// A hand-written action set: no `ACTION_NAMES`, so only `try_build`
+    /// can see its names.
+    #[derive(Clone)]
+    struct HandWritten;
+
+    impl Actions for HandWritten {
+        fn actions() -> Vec<ActionSpec> {
+            vec![ActionSpec::new("act"), ActionSpec::new("delete_all")]
+        }
+        fn call<'a>(
+            &'a mut self,
+            action: &'a str,
+            _: Args,
+            _: &'a mut Context,
+        ) -> BoxFuture<'a, ActionResult> {
+            Box::pin(async move { Err(unknown_action(action)) })
+        }
+    }
+
+    #[test]
+    fn s5_2_a_hand_written_app_action_named_act_fails_the_build() {
+        let err = App::builder().app_actions(HandWritten).try_build().unwrap_err();
+        let Error::InvalidDefinition(reason) = &err else { panic!("{err}") };
+        assert!(reason.contains("`act`") && reason.contains("app__act"), "{reason}");
+    }
+
+    #[test]
+    fn s5_6_an_approval_for_an_action_the_type_lacks_fails_the_build() {
+        let err =
+            App::builder().require_approval::<HandWritten>("delete_al").try_build().unwrap_err();
+        let Error::InvalidDefinition(reason) = &err else { panic!("{err}") };
+        assert!(reason.contains("\"delete_al\""), "{reason}");
+        assert!(reason.contains("`act`, `delete_all`"), "names the actions it has: {reason}");
+        App::builder().require_approval::<HandWritten>("delete_all").try_build().unwrap();
+    }
 }
