@@ -111,3 +111,16 @@ fn the_command_line_explains_every_option() -> Result<()> {
     ensure!(complaint.contains("--tools") && complaint.contains("dispatcher"), "{complaint}");
     Ok(())
 }
+
+#[test]
+fn a_port_in_use_exits_1_saying_what_to_do() -> Result<()> {
+    let holder = std::net::TcpListener::bind("127.0.0.1:0")?;
+    let addr = holder.local_addr()?.to_string();
+    let output = Command::new(ORDER_DESK).args(["--http", &addr]).stdin(Stdio::null()).output()?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    ensure!(output.status.code() == Some(1), "exit {:?}: {stderr}", output.status);
+    ensure!(output.stdout.is_empty());
+    ensure!(stderr.contains(&addr), "names the address: {stderr}");
+    ensure!(stderr.contains("choose another port"), "says what to do: {stderr}");
+    Ok(())
+}

@@ -264,7 +264,7 @@ impl App {
         options.check()?;
         let listener = tokio::net::TcpListener::bind(options.addr)
             .await
-            .map_err(|e| Error::Serve(format!("cannot bind {}: {e}", options.addr)))?;
+            .map_err(|e| Error::Serve(bind_failure(options.addr, &e)))?;
         let local_addr = listener.local_addr().map_err(|e| Error::Serve(e.to_string()))?;
         let cancel = CancellationToken::new();
         let config = StreamableHttpServerConfig::default()
@@ -418,4 +418,22 @@ async fn accept(
     connections.close();
     let _ = tokio::time::timeout(Duration::from_secs(10), connections.wait()).await;
     stopped.cancel();
+}
+
+/// Why `addr` could not be bound, and what to do about it.
+fn bind_failure(addr: std::net::SocketAddr, error: &std::io::Error) -> String {
+    use std::io::ErrorKind;
+    let advice = match error.kind() {
+        ErrorKind::AddrInUse => {
+            "another program is listening on that port: stop it, or choose another port (port 0 lets the system pick a free one)"
+        }
+        ErrorKind::PermissionDenied => {
+            "this process may not listen there (ports below 1024 need privileges): choose a port above 1024"
+        }
+        ErrorKind::AddrNotAvailable => {
+            "this machine has no such address: use 127.0.0.1 (or another address the machine owns)"
+        }
+        _ => "check the address and port",
+    };
+    format!("cannot bind {addr} ({error}); {advice}")
 }

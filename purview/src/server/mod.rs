@@ -191,7 +191,7 @@ impl App {
 fn describe_init_error(error: &rmcp::service::ServerInitializeError) -> String {
     use rmcp::service::ServerInitializeError as E;
     match error {
-        E::ExpectedInitializeRequest(_) => "the client did not start with `initialize`".into(),
+        E::ExpectedInitializeRequest(_) => "the client did not start with `initialize`, so it is not an MCP client: start this program from an MCP host or client (it speaks JSON-RPC on stdin and stdout)".into(),
         E::ConnectionClosed(_) => "the client closed the connection during the handshake".into(),
         E::UnexpectedInitializeResponse(_) => "the handshake produced an unexpected result".into(),
         E::InitializeFailed(e) => format!("the handshake failed ({})", e.code.0),
