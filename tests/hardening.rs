@@ -453,3 +453,61 @@ async fn order_desk_refuses_fractions_of_a_cent_and_control_characters() -> Resu
     ensure!(answer(&run, 7)?["result"]["isError"] == false, "whole cents are fine");
     Ok(())
 }
+
+#[tokio::test]
+async fn s12_a_resumed_stream_counts_against_the_per_session_limit() -> Result<()> {
+    let app = demo_app_on(ToolSurface::Both);
+    let server = app.serve_http(HttpOptions::default().max_streams_per_session(1)).await?;
+    let client = reqwest::Client::new();
+    let post = |session: Option<&str>, body: Value| {
+        let mut request = client
+            .post(server.url())
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body.to_string());
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        request.send()
+    };
+    let init = post(None, initialize(1)).await?;
+    let session =
+        init.headers().get("mcp-session-id").context("a session id")?.to_str()?.to_owned();
+    init.text().await?;
+    post(Some(&session), initialized()).await?.text().await?;
+    let get = |last_event_id: Option<&str>| {
+        let mut request = client
+            .get(server.url())
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", &session);
+        if let Some(id) = last_event_id {
+            request = request.header("last-event-id", id);
+        }
+        request.send()
+    };
+    let first = get(None).await?;
+    ensure!(first.status() == 200, "the first stream opens: {}", first.status());
+    let second = get(None).await?;
+    ensure!(second.status() != 200, "a second stream is refused");
+    // A refused resume is an empty stream that ends at once (rmcp answers
+    // 200 so that an EventSource does not retry forever); a granted one
+    // would stay open.
+    let resumed = get(Some("0")).await?;
+    let body = tokio::time::timeout(Duration::from_secs(2), resumed.text()).await;
+    ensure!(
+        matches!(&body, Ok(Ok(text)) if text.is_empty()),
+        "resuming does not get round the limit: {body:?}"
+    );
+    drop(first);
+    let mut reopened = false;
+    for _ in 0..50 {
+        if get(None).await?.status() == 200 {
+            reopened = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    ensure!(reopened, "closing the stream gives its slot back");
+    server.shutdown().await;
+    Ok(())
+}

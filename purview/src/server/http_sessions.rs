@@ -68,6 +68,18 @@ impl BoundedSessions {
     pub fn new(inner: LocalSessionManager, max_sessions: usize, max_streams: usize) -> Self {
         Self { inner, max_sessions, max_streams, streams: Mutex::default() }
     }
+
+    /// Takes one of the session's GET-stream slots, or refuses at the limit.
+    /// The caller gives it back (through [`Counted`]'s drop, or by hand when
+    /// the stream cannot be opened).
+    fn take_stream_slot(&self, id: &SessionId) -> Result<Arc<AtomicUsize>, BoundedError> {
+        let open = lock_unpoisoned(&self.streams).entry(id.clone()).or_default().clone();
+        if open.fetch_add(1, Ordering::AcqRel) >= self.max_streams {
+            open.fetch_sub(1, Ordering::AcqRel);
+            return Err(BoundedError::TooManyStreams(self.max_streams));
+        }
+        Ok(open)
+    }
 }
 
 /// A GET stream that gives its slot back when the client goes away.
@@ -94,10 +106,15 @@ impl SessionManager for BoundedSessions {
     type Transport = <LocalSessionManager as SessionManager>::Transport;
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), BoundedError> {
-        if self.inner.sessions.read().await.len() >= self.max_sessions {
+        let sessions = self.inner.sessions.read().await;
+        // Sessions that expired while idle never pass through
+        // `close_session`: forget their stream counts here.
+        lock_unpoisoned(&self.streams).retain(|id, _| sessions.contains_key(id));
+        if sessions.len() >= self.max_sessions {
             tracing::warn!(limit = self.max_sessions, "refusing a new session: at the limit");
             return Err(BoundedError::TooManySessions(self.max_sessions));
         }
+        drop(sessions);
         Ok(self.inner.create_session().await?)
     }
 
@@ -138,11 +155,7 @@ impl SessionManager for BoundedSessions {
         &self,
         id: &SessionId,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, BoundedError> {
-        let open = lock_unpoisoned(&self.streams).entry(id.clone()).or_default().clone();
-        if open.fetch_add(1, Ordering::AcqRel) >= self.max_streams {
-            open.fetch_sub(1, Ordering::AcqRel);
-            return Err(BoundedError::TooManyStreams(self.max_streams));
-        }
+        let open = self.take_stream_slot(id)?;
         match self.inner.create_standalone_stream(id).await {
             Ok(stream) => Ok(Counted { stream: Box::pin(stream), open }),
             Err(e) => {
@@ -156,11 +169,20 @@ impl SessionManager for BoundedSessions {
         self.inner.event_store()
     }
 
+    /// A resumed stream (`Last-Event-ID`) counts like a new one: otherwise a
+    /// client could hold any number of streams open by resuming.
     async fn resume(
         &self,
         id: &SessionId,
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, BoundedError> {
-        Ok(self.inner.resume(id, last_event_id).await?)
+        let open = self.take_stream_slot(id)?;
+        match self.inner.resume(id, last_event_id).await {
+            Ok(stream) => Ok(Counted { stream: Box::pin(stream), open }),
+            Err(e) => {
+                open.fetch_sub(1, Ordering::AcqRel);
+                Err(e.into())
+            }
+        }
     }
 }
