@@ -293,6 +293,7 @@ impl<'a> Walk<'a> {
                 },
             );
             let instructions = info.instructions.as_deref().unwrap_or("");
+            self.search_secrets(0, "the instructions", instructions);
             let mut lacking = Vec::new();
             if !instructions.contains(WINDOWS_URI) {
                 lacking.push("app://windows");

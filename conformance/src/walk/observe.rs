@@ -91,6 +91,8 @@ impl Walk<'_> {
                 return None;
             }
         };
+        let listed = serde_json::to_string(&tools).unwrap_or_default();
+        self.search_secrets(n, "tools/list", &listed);
         let tools = self.judge_tools(n, &windows, &tools);
         Some(Obs { windows, tools })
     }

@@ -131,9 +131,12 @@ impl Walk<'_> {
                 break;
             }
         }
-        let actions: Vec<String> = self.obs.tools.values().map(|t| t.action.clone()).collect();
+        // Only names the walk may call anyway: a server that wrongly routed
+        // an unknown window's tool must not be led into a destructive one.
+        let actions: Vec<String> =
+            self.obs.tools.values().filter(|t| self.allowed(t)).map(|t| t.action.clone()).collect();
         let action = if actions.is_empty() {
-            "close".to_owned()
+            "no_such_action".to_owned()
         } else {
             actions[self.rng.random_range(0..actions.len())].clone()
         };

@@ -1,0 +1,79 @@
+//! The explorer leaves destructive tools alone unless told otherwise, so
+//! pointing it at an app with real data deletes nothing.
+
+use std::sync::{
+    Arc,
+    atomic::{AtomicUsize, Ordering},
+};
+
+use purview::{ActionResult, ActionSpec, Actions, App, Args, BoxFuture, Context, View, Window};
+use purview_conformance::Explorer;
+
+/// A window with one harmless action and one that must never run.
+#[derive(Clone)]
+struct Records {
+    renames: usize,
+    deleted: Arc<AtomicUsize>,
+}
+
+impl Window for Records {
+    fn title(&self) -> String {
+        "Records".into()
+    }
+    fn project(&self, view: &mut View) {
+        view.summary(format!("Renamed {} times", self.renames));
+    }
+}
+
+impl Actions for Records {
+    fn actions() -> Vec<ActionSpec> {
+        vec![
+            ActionSpec::new("rename").description("Renames the records."),
+            ActionSpec::new("delete_everything").description("Deletes every record.").destructive(),
+        ]
+    }
+    fn call<'a>(
+        &'a mut self,
+        action: &'a str,
+        _: Args,
+        _: &'a mut Context,
+    ) -> BoxFuture<'a, ActionResult> {
+        Box::pin(async move {
+            match action {
+                "rename" => self.renames += 1,
+                _ => {
+                    self.deleted.fetch_add(1, Ordering::SeqCst);
+                }
+            }
+            Ok(purview::ActionOutput::message("done"))
+        })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn destructive_tools_are_left_alone_by_default() {
+    let deleted = Arc::new(AtomicUsize::new(0));
+    let app = {
+        let deleted = deleted.clone();
+        move || {
+            let app = App::builder().build();
+            app.open(Records { renames: 0, deleted: deleted.clone() }).expect("opens");
+            app
+        }
+    };
+    let report = Explorer::new().seed(3).steps(300).explore(app.clone()).await;
+    assert!(report.passed(), "{report}");
+    assert_eq!(deleted.load(Ordering::SeqCst), 0, "the destructive action ran:\n{report}");
+    assert!(
+        report.coverage.skipped_destructive.iter().any(|s| s.contains("delete_everything")),
+        "the report says what it left alone: {:?}",
+        report.coverage.skipped_destructive
+    );
+    assert!(report.coverage.tools.keys().any(|k| k.contains("rename")), "it did explore");
+
+    // Told otherwise, it does call it: the guard above is what kept it away.
+    let report = Explorer::new().seed(3).steps(300).allow_destructive(true).explore(app).await;
+    assert!(report.passed(), "{report}");
+    assert!(deleted.load(Ordering::SeqCst) > 0, "with allow_destructive it is called");
+    assert!(report.coverage.skipped_destructive.is_empty());
+}
