@@ -193,3 +193,58 @@ async fn s5_1_on_the_protocol_surface_a_frozen_host_cannot_reach_the_dialog() ->
     assert!(submitted.is_err(), "the frozen list has no w1__submit");
     host.agent.close().await
 }
+
+#[tokio::test]
+async fn s5_1_dispatcher_tool_definitions_are_byte_for_byte_the_same_after_the_story() -> Result<()>
+{
+    let host = FrozenHost::start("dispatcher").await?;
+    let before = serde_json::to_value(host.agent.tools().await?)?;
+    order_story(&host).await?;
+    let after = serde_json::to_value(host.agent.tools().await?)?;
+    ensure!(before == after, "tools/list changed:\nbefore {before}\nafter  {after}");
+    ensure!(before[0]["name"] == "app__read_windows" && before[1]["name"] == "app__act");
+    host.agent.close().await
+}
+
+#[tokio::test]
+async fn s5_1_read_windows_lists_actions_as_tools_list_shows_them_and_can_narrow() -> Result<()> {
+    let host = FrozenHost::start("both").await?;
+    ok(host.call("w1__edit_field", json!({"field": "recipient", "value": "Ada"})).await?)?;
+    let tools = host.agent.tools().await?;
+    let whole = host.look().await?;
+    let snapshot = host.agent.read_json().await?;
+    ensure!(whole["windows"] == snapshot["windows"], "the same windows as app://windows");
+    ensure!(whole["operableWindowIds"] == snapshot["operableWindowIds"]);
+    // Every listed action is the tool definition under its bare name.
+    let actions = whole["actions"].as_object().context("actions")?;
+    let mut compared = 0;
+    for (window, list) in actions {
+        for entry in list.as_array().context("a list")? {
+            let name = format!("{window}__{}", entry["name"].as_str().context("a name")?);
+            let tool = tools.iter().find(|t| t.name == name).context(name.clone())?;
+            let tool = serde_json::to_value(tool)?;
+            for key in ["title", "description", "inputSchema", "annotations"] {
+                ensure!(
+                    entry[key] == tool[key],
+                    "{name}: {key} differs:\n{}\n{}",
+                    entry[key],
+                    tool[key]
+                );
+            }
+            compared += 1;
+        }
+    }
+    let window_tools =
+        tools.iter().filter(|t| !t.name.starts_with("app__read") && t.name != "app__act");
+    ensure!(compared == window_tools.count(), "every listed window tool appears under actions");
+    // Narrowed to one window: its content and actions only, operability whole.
+    let only = host.call("app__read_windows", json!({"windows": ["w1"]})).await?;
+    let only = only.map_err(|e| anyhow::anyhow!("{e}"))?;
+    let ids: Vec<&Value> =
+        only["windows"].as_array().context("windows")?.iter().map(|w| &w["id"]).collect();
+    ensure!(ids == [&json!("w1")], "{ids:?}");
+    ensure!(only["operableWindowIds"] == whole["operableWindowIds"], "{only}");
+    let keys: Vec<&String> = only["actions"].as_object().context("actions")?.keys().collect();
+    ensure!(keys.iter().all(|k| *k == "w1" || *k == "app"), "{keys:?}");
+    host.agent.close().await
+}
