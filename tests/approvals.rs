@@ -142,6 +142,40 @@ async fn s7_1_a_change_while_the_person_decides_voids_the_approval() -> Result<(
 }
 
 #[tokio::test]
+async fn s7_1_a_window_closed_or_blocked_while_the_person_decides_voids_the_approval() -> Result<()>
+{
+    for (change, expected) in
+        [("close", ErrorCode::WindowNotFound), ("block", ErrorCode::BlockedByModal)]
+    {
+        let app = app_with_dialog(Duration::from_secs(5))?;
+        app.close("w2")?;
+        let editor = app.window::<Editor>("w1")?;
+        let (person, handle) = (app.clone(), editor.clone());
+        app.set_approver(move |_request: ApprovalRequest| {
+            let (person, handle) = (person.clone(), handle.clone());
+            async move {
+                match change {
+                    "close" => person.close("w1").expect("the person closes the editor"),
+                    _ => {
+                        handle.open_modal(Confirm { depth: 1 }).expect("a dialog opens");
+                    }
+                }
+                Approval::Approve
+            }
+        });
+        let voided = app
+            .call("w1__set_details", json!({"recipient": "Cy", "amount": 5}).as_object().cloned())
+            .await
+            .unwrap_err();
+        ensure!(voided.code == expected, "{change}: {voided:?}");
+        if change == "block" {
+            ensure!(editor.read(|e| e.recipient.clone())? == "Ada", "nothing applied");
+        }
+    }
+    Ok(())
+}
+
+#[tokio::test]
 async fn s5_6_the_app_approver_comes_first_and_app_act_asks_too() -> Result<()> {
     let app = app_with_dialog(Duration::from_secs(5))?;
     let queue = ApprovalQueue::new();
@@ -196,6 +230,56 @@ async fn s5_6_approval_over_http_by_elicitation() -> Result<()> {
     ensure!(!approved.is_error, "{approved:?}");
     ensure!(elicitation.messages().len() == 1 && submitted(&app)?);
     agent.close().await?;
+    server.shutdown().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn s5_6_every_approval_outcome_over_http() -> Result<()> {
+    let app = app_with_dialog(Duration::from_millis(1500))?;
+    let server = app.serve_http(HttpOptions::default()).await?;
+    let connect = |elicitation: Option<Elicitation>| {
+        Agent::over_with(StreamableHttpClientTransport::from_uri(server.url()), elicitation)
+    };
+    let elicitation = Elicitation::new(Elicit::Decline);
+    let mut agent = connect(Some(elicitation.clone())).await?;
+    agent.subscribe().await?;
+    let before = agent.read_json().await?;
+
+    // Declined: nothing changes, nothing is announced.
+    let declined = agent.call("w2__confirm", json!({})).await?;
+    ensure!(declined.structured["reason"] == "declined", "{declined:?}");
+    ensure!(agent.read_json().await? == before, "a declined call changed the state");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    ensure!(agent.drain().await.is_empty(), "a declined call notified");
+
+    // A client that cannot ask: no_approver.
+    let plain = connect(None).await?;
+    let refused = plain.call("w2__confirm", json!({})).await?;
+    ensure!(refused.structured["reason"] == "no_approver", "{refused:?}");
+
+    // No answer in time, while another session and the person carry on.
+    elicitation.set(Elicit::Hang);
+    let pending = tokio::spawn(async move {
+        let outcome = agent.call("w2__confirm", json!({})).await;
+        (agent, outcome)
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    ensure!(plain.read().await?.windows.len() == 2, "another session reads meanwhile");
+    ensure!(!plain.call("app__new_editor", json!({})).await?.is_error);
+    app.window::<Editor>("w1")?.update(|e| e.hidden_counter += 1)?;
+    ensure!(!pending.is_finished(), "the approval is still pending");
+    let (agent, timed_out) = pending.await?;
+    ensure!(timed_out?.structured["reason"] == "timeout");
+    ensure!(!submitted(&app)?, "nothing ran without a yes");
+
+    // Approved: it runs.
+    elicitation.set(Elicit::Approve(true));
+    let approved = agent.call("w2__confirm", json!({})).await?;
+    ensure!(!approved.is_error, "{approved:?}");
+    ensure!(submitted(&app)?, "the approved action ran");
+    agent.close().await?;
+    plain.close().await?;
     server.shutdown().await;
     Ok(())
 }
@@ -329,10 +413,15 @@ async fn s5_6_order_desk_asks_for_approval_over_stdio_when_told_to() -> Result<(
         agent.call("w1__submit", json!({})).await?;
         anyhow::Ok((agent, elicitation))
     };
-    let (agent, elicitation) = start(true).await?;
+    let (mut agent, elicitation) = start(true).await?;
+    agent.subscribe().await?;
+    let before = agent.read_json().await?;
+    agent.drain().await;
     let declined = agent.call("w3__confirm", json!({})).await?;
     ensure!(declined.structured["reason"] == "declined", "{declined:?}");
     ensure!(elicitation.messages()[0].contains("Confirm submission"));
+    ensure!(agent.read_json().await? == before, "a declined call changed the state");
+    ensure!(agent.drain().await.is_empty(), "a declined call notified");
     elicitation.set(Elicit::Approve(true));
     let confirmed = agent.call("w3__confirm", json!({})).await?;
     ensure!(!confirmed.is_error, "{confirmed:?}");
