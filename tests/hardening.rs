@@ -177,11 +177,17 @@ async fn a_client_string_cannot_forge_a_log_line() -> Result<()> {
     let frames = vec![
         line(&initialize(1)),
         line(&initialized()),
-        line(&call(2, "w1__nope\nFORGED: admin logged in", json!({}))),
+        line(&call(2, "w1__nope\nFORGED: admin logged in \u{1b}[31mred", json!({}))),
     ];
     let run = stdio(&[("RUST_LOG", "info")], frames, Duration::from_millis(200)).await?;
     ensure!(answer(&run, 2)?["result"]["isError"] == true);
+    // The rejection is logged, on one line, with the newline and the
+    // terminal escape written out rather than acted on.
+    let logged: Vec<&str> = run.stderr.lines().filter(|l| l.contains("call rejected")).collect();
+    ensure!(logged.len() == 1, "the rejection is logged once: {}", run.stderr);
+    ensure!(logged[0].contains(r"w1__nope\nFORGED"), "{}", logged[0]);
     ensure!(!run.stderr.lines().any(|l| l.starts_with("FORGED")), "{}", run.stderr);
+    ensure!(!run.stderr.contains('\u{1b}'), "a raw escape reached the log: {:?}", run.stderr);
     Ok(())
 }
 
