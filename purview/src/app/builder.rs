@@ -232,7 +232,10 @@ impl AppBuilder {
     }
 
     /// App-specific notes appended to the protocol instructions sent in
-    /// `initialize`.
+    /// `initialize`. Some hosts keep only the first 2 KB of the whole text
+    /// and Purview's own part takes most of it ([`instructions`](crate::instructions)
+    /// shows it for each surface), so keep the notes to a sentence or two;
+    /// a longer total is logged as a warning when the first client connects.
     pub fn instructions(mut self, notes: impl Into<String>) -> Self {
         self.config.instructions = Some(notes.into());
         self

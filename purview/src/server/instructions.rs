@@ -19,7 +19,7 @@ const SYNC: &str = "Keeping up: after a change notification or a failed call, re
 
 const SYNC_DISPATCHER: &str = "Keeping up: after a change you did not make or a failed call, call app__read_windows again before deciding. The person's edits win: on stale_state, read again and decide afresh.";
 
-const ERRORS: &str = "Errors carry isError and a code (stale_state, validation_failed, blocked_by_modal, window_not_found, action_not_available, action_timeout, action_failed) and say what to do next; validation_failed lists each wrong argument under fields. Results and errors carry next: what is operable now.";
+const ERRORS: &str = "Errors carry isError and a code (stale_state, validation_failed, blocked_by_modal, window_not_found, action_not_available, action_timeout, action_failed, approval_denied when a person said no, limit_reached) and say what to do next; validation_failed lists each wrong argument under fields. Results and errors carry next: what is operable now.";
 
 const BIG_DATA: &str = "Big data: blocks show an overview (a table's first rows and its total); the window's own action fetches the rest into its result.";
 

@@ -44,6 +44,10 @@ use crate::{
 const WINDOW_TOOLS_TTL_MS: u64 = 0;
 const DISPATCHER_TTL_MS: u64 = 60 * 60 * 1000;
 
+/// How much of the `initialize` instructions some hosts keep (Claude Code:
+/// the first 2 KB).
+const HOST_INSTRUCTIONS_BUDGET: usize = 2048;
+
 /// How many `subscriptions/listen` streams one connection may hold open.
 const MAX_LISTENS_PER_CONNECTION: usize = 8;
 
@@ -177,6 +181,16 @@ impl App {
             Some(notes) => format!("{guidance}\n\nAbout this application: {notes}"),
             None => guidance,
         };
+        if instructions.len() > HOST_INSTRUCTIONS_BUDGET {
+            static WARNED: std::sync::Once = std::sync::Once::new();
+            WARNED.call_once(|| {
+                tracing::warn!(
+                    bytes = instructions.len(),
+                    budget = HOST_INSTRUCTIONS_BUDGET,
+                    "the instructions are longer than some hosts keep (they cut the rest); shorten AppBuilder::instructions"
+                );
+            });
+        }
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(
                 self.name().to_owned(),
