@@ -95,6 +95,27 @@ async fn s5_6_a_client_that_cannot_ask_gets_no_approver() -> Result<()> {
 }
 
 #[tokio::test]
+async fn s5_6_the_apps_policy_decides_when_no_one_can_be_asked() -> Result<()> {
+    let app = demo_builder()
+        .require_approval::<Confirm>("confirm")
+        .when_no_one_can_approve(Approval::Approve)
+        .build();
+    let editor = app.open(Editor::default())?;
+    editor.update(|e| e.recipient = "Ada".into())?;
+    editor.open_modal(Confirm { depth: 1 })?;
+    // Whoever can be asked still is: a client that can ask says no.
+    let asking = Agent::eliciting(&app, Elicitation::new(Elicit::Decline)).await?;
+    let declined = asking.call("w2__confirm", json!({})).await?;
+    ensure!(declined.structured["reason"] == "declined", "{declined:?}");
+    // No one to ask: the policy lets it go ahead.
+    let plain = Agent::legacy(&app).await?;
+    let ran = plain.call("w2__confirm", json!({})).await?;
+    ensure!(!ran.is_error, "{ran:?}");
+    ensure!(submitted(&app)?, "the policy let it run");
+    Ok(())
+}
+
+#[tokio::test]
 async fn s5_6_no_answer_in_time_is_a_timeout_and_others_carry_on_meanwhile() -> Result<()> {
     let app = app_with_dialog(Duration::from_millis(1500))?;
     let hanging = Agent::eliciting(&app, Elicitation::new(Elicit::Hang)).await?;
@@ -281,6 +302,49 @@ async fn s5_6_every_approval_outcome_over_http() -> Result<()> {
     agent.close().await?;
     plain.close().await?;
     server.shutdown().await;
+    Ok(())
+}
+
+/// Approval declared with the macros rather than by the builder.
+#[purview::window(title = "Payments", summary = "{pending} payment(s) ready to send")]
+#[derive(Clone)]
+struct Payments {
+    #[block(field)]
+    pending: u32,
+}
+
+#[purview::actions]
+impl Payments {
+    /// Send every pending payment.
+    #[action(destructive, approval)]
+    fn send_all(&mut self, cx: &mut purview::Context) {
+        self.pending = 0;
+        cx.message("Sent");
+    }
+}
+
+#[tokio::test]
+async fn s5_6_an_action_marked_approval_by_the_macro_asks_first() -> Result<()> {
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let log = asked.clone();
+    let app = App::builder()
+        .approver(move |request: ApprovalRequest| {
+            log.lock().unwrap().push(request.action.clone());
+            async { Approval::Decline }
+        })
+        .build();
+    let payments = app.open(Payments { pending: 3 })?;
+    let tool = format!("{}__send_all", payments.id());
+    let listed = app.tools()?;
+    let definition = listed.iter().find(|t| t.name == tool).context("send_all is listed")?;
+    ensure!(definition.description.contains("approval"), "{}", definition.description);
+    let refused = app.call(&tool, None).await.unwrap_err();
+    ensure!(refused.code == ErrorCode::ApprovalDenied, "{refused:?}");
+    ensure!(payments.read(|p| p.pending)? == 3, "nothing was sent");
+    ensure!(*asked.lock().unwrap() == ["send_all"], "the approver was asked once");
+    // The person's own button does not ask.
+    app.perform(&tool, None).await.map_err(anyhow::Error::msg)?;
+    ensure!(payments.read(|p| p.pending)? == 0 && asked.lock().unwrap().len() == 1);
     Ok(())
 }
 

@@ -267,7 +267,15 @@ pub(super) async fn ask(
     session: Option<&dyn AgentSession>,
     request: ApprovalRequest,
     timeout: Duration,
+    no_one: Approval,
 ) -> Result<(), DenialReason> {
+    let nobody = || match no_one {
+        Approval::Approve => {
+            tracing::warn!(action = %request.action, "no one can approve; the app's policy lets it go ahead");
+            Ok(())
+        }
+        Approval::Decline => Err(DenialReason::NoApprover),
+    };
     let answer = if let Some(approver) = approver {
         match tokio::time::timeout(timeout, approver.ask(request)).await {
             Ok(approval) => Answer::Given(approval),
@@ -280,10 +288,10 @@ pub(super) async fn ask(
         );
         match session.elicit(message, timeout).await {
             Some(answer) => answer,
-            None => return Err(DenialReason::NoApprover),
+            None => return nobody(),
         }
     } else {
-        return Err(DenialReason::NoApprover);
+        return nobody();
     };
     match answer {
         Answer::Given(Approval::Approve) => Ok(()),

@@ -3,7 +3,7 @@
 use std::{any::TypeId, fmt, str::FromStr, sync::Arc, time::Duration};
 
 use super::{
-    App, Approver, Error, Shared, Touched,
+    App, Approval, Approver, Error, Shared, Touched,
     actor::{Actor, AsAppActions, Level},
     lock_unpoisoned,
     registry::State,
@@ -166,6 +166,8 @@ pub(crate) struct Config {
     pub surface: ToolSurface,
     pub limits: Limits,
     pub approval_timeout: Duration,
+    /// What a call that needs approval gets when no one can be asked.
+    pub no_approver: Approval,
 }
 
 /// Installs the app-level action set into a fresh state.
@@ -207,6 +209,7 @@ impl AppBuilder {
                 surface: ToolSurface::default(),
                 limits: Limits::default(),
                 approval_timeout: Duration::from_secs(120),
+                no_approver: Approval::Decline,
             },
             app_actions: None,
             approver: None,
@@ -291,6 +294,24 @@ impl AppBuilder {
     /// How long an approval may take before it counts as refused (2 minutes).
     pub fn approval_timeout(mut self, timeout: Duration) -> Self {
         self.config.approval_timeout = timeout;
+        self
+    }
+
+    /// The app's policy when an action needs approval and no one can be
+    /// asked (no [`approver`](AppBuilder::approver), and a client that
+    /// cannot ask its user): [`Approval::Decline`] by default, answered
+    /// with `approval_denied` (`no_approver`). [`Approval::Approve`] lets
+    /// such calls go ahead, with a warning in the log, for an app whose
+    /// agents run where no person could answer anyway. Whoever can be
+    /// asked is still asked first.
+    ///
+    /// ```
+    /// use purview::{App, Approval};
+    /// let app = App::builder().when_no_one_can_approve(Approval::Approve).build();
+    /// # drop(app);
+    /// ```
+    pub fn when_no_one_can_approve(mut self, policy: Approval) -> Self {
+        self.config.no_approver = policy;
         self
     }
 

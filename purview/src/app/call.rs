@@ -377,7 +377,7 @@ impl App {
         tracing::info!(action = %call.action, "asking a person to approve");
         let answer = tokio::select! {
             () = cancel.cancelled() => return Err(cancelled(&call.action)),
-            answer = approval::ask(approver, session, request, timeout) => answer,
+            answer = approval::ask(approver, session, request, timeout, self.shared.config.no_approver) => answer,
         };
         match answer {
             Ok(()) => {
