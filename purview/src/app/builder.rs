@@ -194,7 +194,7 @@ pub struct AppBuilder {
     /// For each required approval: the window type's name and its action
     /// list, checked by `try_build` so a misspelled name cannot leave an
     /// action unguarded.
-    approval_checks: Vec<(&'static str, String, fn() -> Vec<ActionSpec>)>,
+    approval_checks: Vec<ApprovalCheck>,
 }
 
 impl AppBuilder {
@@ -286,7 +286,11 @@ impl AppBuilder {
     /// ```
     pub fn require_approval<W: Actions>(mut self, action: impl Into<String>) -> Self {
         let action = action.into();
-        self.approval_checks.push((std::any::type_name::<W>(), action.clone(), W::actions));
+        self.approval_checks.push(ApprovalCheck {
+            type_name: std::any::type_name::<W>(),
+            action: action.clone(),
+            actions: W::actions,
+        });
         self.required_approvals.push((TypeId::of::<W>(), action));
         self
     }
@@ -372,9 +376,8 @@ impl AppBuilder {
     /// ```
     pub fn try_build(self) -> Result<App, Error> {
         let mut state = State::default();
-        for (type_name, action, actions) in &self.approval_checks {
-            check_required_approval(type_name, action, *actions)
-                .map_err(Error::InvalidDefinition)?;
+        for check in &self.approval_checks {
+            check.run().map_err(Error::InvalidDefinition)?;
         }
         state.required_approvals = self.required_approvals;
         if let Some(install) = self.app_actions {
@@ -389,22 +392,28 @@ impl AppBuilder {
     }
 }
 
-/// Checks that `require_approval::<W>(action)` names one of `W`'s actions.
-fn check_required_approval(
-    type_name: &str,
-    action: &str,
+/// A `require_approval::<W>(action)` to check when the app is built.
+struct ApprovalCheck {
+    type_name: &'static str,
+    action: String,
     actions: fn() -> Vec<ActionSpec>,
-) -> Result<(), String> {
-    let specs = std::panic::catch_unwind(actions)
-        .map_err(|_| format!("`{type_name}::actions()` panicked"))?;
-    if specs.iter().any(|s| s.name() == action) {
-        return Ok(());
+}
+
+impl ApprovalCheck {
+    /// Whether `action` is one of `W`'s actions.
+    fn run(&self) -> Result<(), String> {
+        let Self { type_name, action, actions } = self;
+        let specs = std::panic::catch_unwind(actions)
+            .map_err(|_| format!("`{type_name}::actions()` panicked"))?;
+        if specs.iter().any(|s| s.name() == action) {
+            return Ok(());
+        }
+        let known: Vec<String> = specs.iter().map(|s| format!("`{}`", s.name())).collect();
+        Err(format!(
+            "require_approval::<{type_name}>({action:?}): `{type_name}` has no action named {action:?} (its actions: {}); fix the name so the action is guarded",
+            if known.is_empty() { "none".to_owned() } else { known.join(", ") }
+        ))
     }
-    let known: Vec<String> = specs.iter().map(|s| format!("`{}`", s.name())).collect();
-    Err(format!(
-        "require_approval::<{type_name}>({action:?}): `{type_name}` has no action named {action:?} (its actions: {}); fix the name so the action is guarded",
-        if known.is_empty() { "none".to_owned() } else { known.join(", ") }
-    ))
 }
 
 /// The longest tool name this app can list: its app-level tools, Purview's
