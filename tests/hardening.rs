@@ -517,3 +517,24 @@ async fn s12_a_resumed_stream_counts_against_the_per_session_limit() -> Result<(
     server.shutdown().await;
     Ok(())
 }
+
+#[tokio::test]
+async fn s6_a_subscription_beyond_the_subscriber_limit_is_refused_clearly() -> Result<()> {
+    let app = purview_tests::demo_builder()
+        .limits(Limits::default().max_subscribers(1))
+        .coalesce(Duration::ZERO)
+        .build();
+    app.open(Editor::default())?;
+    let first = Agent::legacy(&app).await?;
+    first.subscribe().await?;
+    let second =
+        Agent::eliciting(&app, purview_tests::Elicitation::new(purview_tests::Elicit::Decline))
+            .await?;
+    let refused = second.subscribe().await.expect_err("beyond the limit");
+    let message = format!("{refused:#}");
+    ensure!(message.contains("app://windows"), "says reading still works: {message}");
+    ensure!(message.contains("notification subscribers"), "names the limit: {message}");
+    // Reading still works for the refused session.
+    ensure!(second.read().await?.windows.len() == 1);
+    Ok(())
+}

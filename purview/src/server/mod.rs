@@ -90,7 +90,9 @@ impl std::fmt::Debug for McpServer {
 impl McpServer {
     /// Registers this session for notifications once (legacy sessions: every
     /// session hears tools/list_changed; resources/updated after subscribe).
-    fn register(&self, peer: Peer<RoleServer>) {
+    /// Fails (with the reason) when the app already notifies as many
+    /// sessions as its limit allows.
+    fn register(&self, peer: Peer<RoleServer>) -> Result<(), String> {
         let mut legacy = lock_unpoisoned(&self.session.legacy);
         if legacy.is_none() {
             let session = LegacySession { peer, subscribed: self.session.subscribed.clone() };
@@ -99,9 +101,13 @@ impl McpServer {
                     tracing::info!(session = subscription.id(), "session initialized");
                     *legacy = Some(subscription);
                 }
-                Err(e) => tracing::warn!(error = %e, "a session will not receive notifications"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "a session will not receive notifications");
+                    return Err(e.to_string());
+                }
             }
         }
+        Ok(())
     }
 }
 
@@ -255,7 +261,9 @@ impl ServerHandler for McpServer {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        self.register(context.peer);
+        // The client is not waiting for an answer here; a refusal is logged
+        // and repeated when it subscribes.
+        let _ = self.register(context.peer);
     }
 
     async fn list_resources(
@@ -290,8 +298,15 @@ impl ServerHandler for McpServer {
         if request.uri != WINDOWS_URI {
             return Err(unknown_resource(&request.uri));
         }
+        self.register(context.peer).map_err(|reason| {
+            McpError::invalid_request(
+                format!(
+                    "Cannot subscribe: {reason}. Reading {WINDOWS_URI} still works; read it again before each decision."
+                ),
+                None,
+            )
+        })?;
         self.session.subscribed.store(true, Ordering::Release);
-        self.register(context.peer);
         Ok(())
     }
 
