@@ -3,6 +3,12 @@
 //! terminal, clean exits, and logging that keeps what agents send out of
 //! the logs.
 //!
+//! Its types are those of `clap` 4 ([`ServeArgs`] is a `clap::Args`,
+//! [`ToolSurface`](crate::ToolSurface) a `clap::ValueEnum`) and
+//! `tracing-subscriber` 0.3 ([`wire_guard`] is one of its filters), so an
+//! app flattens them into its own parser and layers them into its own
+//! subscriber; depend on the same major versions.
+//!
 //! ```no_run
 //! use clap::Parser;
 //! use purview::cli::ServeArgs;
