@@ -221,7 +221,7 @@ impl Check {
                 "operableWindowIds is exactly what the modal chains and app-level modals leave operable"
             }
             Self::ToolsOnlyOperable => {
-                "tools/list offers only operable windows' operations, and each one offered can be called"
+                "tools/list offers only operable windows' operations, and each one offered can be called (and, beside Purview's app__read_windows, exactly the actions it offers)"
             }
             Self::ToolsListChanged => {
                 "every change of tools/list is announced with tools/list_changed, after the change"

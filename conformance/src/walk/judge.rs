@@ -140,6 +140,49 @@ impl Walk<'_> {
         }
     }
 
+    /// Where Purview's app__read_windows sits beside the per-window tools,
+    /// the actions it offers are exactly the window tools listed: so an
+    /// available action missing from tools/list is caught too, which the
+    /// snapshot alone (it names no actions) cannot show.
+    fn judge_read_windows_actions(&mut self, n: usize, result: &Value, after: &Obs) {
+        let listed: std::collections::BTreeSet<&str> = after
+            .tools
+            .keys()
+            .map(String::as_str)
+            .filter(|t| *t != PURVIEW_READ && *t != PURVIEW_ACT)
+            .collect();
+        let Some(actions) = result.get("actions").and_then(Value::as_object) else { return };
+        if listed.is_empty() {
+            return; // only the two tools are listed: nothing to compare
+        }
+        let offered: std::collections::BTreeSet<String> = actions
+            .iter()
+            .flat_map(|(window, list)| {
+                list.as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|a| a.get("name").and_then(Value::as_str))
+                    .map(move |name| format!("{window}__{name}"))
+            })
+            .collect();
+        let missing: Vec<&String> =
+            offered.iter().filter(|o| !listed.contains(o.as_str())).collect();
+        let extra: Vec<&&str> = listed.iter().filter(|l| !offered.contains(**l)).collect();
+        self.tally.judge(
+            Check::ToolsOnlyOperable,
+            n,
+            if missing.is_empty() && extra.is_empty() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{PURVIEW_READ} offers actions tools/list lacks ({}) or tools/list has tools it does not offer ({})",
+                    clip(&format!("{missing:?}")),
+                    clip(&format!("{extra:?}"))
+                ))
+            },
+        );
+    }
+
     pub(super) fn judge_error(
         &mut self,
         n: usize,
@@ -409,6 +452,10 @@ impl Walk<'_> {
             None => Ok(()),
         };
         self.tally.judge(Check::StructuredResults, n, schema_check);
+        // (Unless the call narrowed the read to some windows.)
+        if tool == PURVIEW_READ && !p.call.arguments.contains_key("windows") {
+            self.judge_read_windows_actions(n, result, after);
+        }
         // Purview's app__read_windows answers with the snapshot itself.
         let message_expected = tool != PURVIEW_READ;
         self.tally.judge(

@@ -24,7 +24,7 @@ use serde_json::{Map, Value, json};
 const URI: &str = "app://windows";
 
 /// Each defect, and the check that must catch it.
-pub const DEFECTS: [(&str, &str); 7] = [
+pub const DEFECTS: [(&str, &str); 8] = [
     ("list-blocked", "tools-only-operable"),
     ("version-noop", "versions"),
     ("leak-secret", "masking"),
@@ -32,6 +32,7 @@ pub const DEFECTS: [(&str, &str); 7] = [
     ("jsonrpc-error", "structured-results"),
     ("reuse-id", "ids"),
     ("notify-early", "notify-after-effect"),
+    ("unlisted-action", "tools-only-operable"),
 ];
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -131,9 +132,31 @@ impl State {
             .iter()
             .filter(|w| defect == "list-blocked" || operable.contains(&w.id))
             .flat_map(|w| Self::actions(w.kind).iter().map(move |a| format!("{}__{a}", w.id)))
+            // The unlisted-action defect: an available action missing from
+            // tools/list (app__read_windows still offers it).
+            .filter(|name| defect != "unlisted-action" || !name.ends_with("__set_code"))
             .collect();
         names.push("app__reset".into());
+        names.push("app__read_windows".into());
         names
+    }
+
+    /// Purview's app__read_windows extension: the snapshot plus, for each
+    /// operable window (and "app"), its available actions.
+    fn read_windows(&self, defect: &str) -> Value {
+        let mut result = self.snapshot(defect);
+        let mut actions: Map<String, Value> = self
+            .windows
+            .iter()
+            .filter(|w| self.operable().contains(&w.id))
+            .map(|w| {
+                let list = Self::actions(w.kind).iter().map(|a| json!({"name": a})).collect();
+                (w.id.clone(), Value::Array(list))
+            })
+            .collect();
+        actions.insert("app".into(), json!([{"name": "reset"}]));
+        result["actions"] = Value::Object(actions);
+        result
     }
 
     fn snapshot(&self, _defect: &str) -> Value {
@@ -351,6 +374,10 @@ impl ServerHandler for Mutant {
             let state = self.state.lock().unwrap();
             (state.snapshot(defect), state.tool_names(defect))
         };
+        if request.name == "app__read_windows" {
+            let result = self.state.lock().unwrap().read_windows(defect);
+            return Ok(CallToolResult::structured(result).into());
+        }
         let subscribed = self.subscribed.load(std::sync::atomic::Ordering::Acquire);
         if defect == "notify-early" && subscribed {
             let mut trial = self.state.lock().unwrap().clone();
