@@ -124,3 +124,34 @@ fn a_port_in_use_exits_1_saying_what_to_do() -> Result<()> {
     ensure!(stderr.contains("choose another port"), "says what to do: {stderr}");
     Ok(())
 }
+
+#[test]
+fn s3_ctrl_d_at_the_terminal_exits_0() -> Result<()> {
+    let pty = openpty(None, None)?;
+    let mut child = Command::new(ORDER_DESK)
+        .stdin(Stdio::from(pty.slave))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let stderr = read_until(child.stderr.take().context("stderr")?, Duration::from_secs(10));
+    let hint = collect(&stderr, Duration::from_millis(1000));
+    ensure!(hint.contains("Ctrl-D quits"), "hint: {hint:?}");
+    // Ctrl-D at the start of a line: the terminal ends the input.
+    let mut terminal = std::fs::File::from(pty.master);
+    terminal.write_all(&[0x04])?;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if Instant::now() > deadline {
+            child.kill()?;
+            anyhow::bail!("still running 10 s after Ctrl-D");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let farewell = collect(&stderr, Duration::from_millis(300));
+    ensure!(status.code() == Some(0), "exit {status:?}: {farewell}");
+    ensure!(!farewell.contains("failed"), "{farewell}");
+    Ok(())
+}
