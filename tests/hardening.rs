@@ -538,3 +538,81 @@ async fn s6_a_subscription_beyond_the_subscriber_limit_is_refused_clearly() -> R
     ensure!(second.read().await?.windows.len() == 1);
     Ok(())
 }
+
+/// A window whose `hold` action keeps the operation lock until released.
+#[derive(Clone)]
+struct Holder {
+    release: std::sync::Arc<tokio::sync::Notify>,
+    entered: std::sync::Arc<tokio::sync::Notify>,
+}
+
+impl purview::Window for Holder {
+    fn title(&self) -> String {
+        "Holder".into()
+    }
+    fn project(&self, view: &mut purview::View) {
+        view.summary("Holds the operation lock on request");
+    }
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Named {
+    /// Any name.
+    #[allow(dead_code)]
+    name: String,
+}
+
+impl purview::Actions for Holder {
+    fn actions() -> Vec<purview::ActionSpec> {
+        vec![
+            purview::ActionSpec::new("hold").timeout(Duration::from_secs(60)),
+            purview::ActionSpec::new("rename").input::<Named>(),
+        ]
+    }
+    fn call<'a>(
+        &'a mut self,
+        action: &'a str,
+        _: purview::Args,
+        _: &'a mut purview::Context,
+    ) -> purview::BoxFuture<'a, purview::ActionResult> {
+        Box::pin(async move {
+            if action == "hold" {
+                self.entered.notify_one();
+                self.release.notified().await;
+            }
+            Ok(purview::ActionOutput::message("done"))
+        })
+    }
+}
+
+#[tokio::test]
+async fn bad_arguments_are_refused_while_another_call_holds_the_operation_lock() -> Result<()> {
+    let app = purview::App::builder().build();
+    let (release, entered) = (Default::default(), std::sync::Arc::new(tokio::sync::Notify::new()));
+    let holder = Holder { release, entered: entered.clone() };
+    let window = app.open(holder.clone())?;
+    let hold = {
+        let (app, tool) = (app.clone(), format!("{}__hold", window.id()));
+        tokio::spawn(async move { app.call(&tool, None).await })
+    };
+    entered.notified().await; // the handler runs: the lock is held
+    // A call with a wrong argument needs no lock to be refused: it answers
+    // now, while the handler above still waits. (Were validation under the
+    // lock, this would wait for a release that comes only after it.)
+    let big = "x".repeat(200_000);
+    let refused = tokio::time::timeout(
+        Duration::from_secs(10),
+        app.call(
+            &format!("{}__rename", window.id()),
+            json!({"name": 5, "extra": big}).as_object().cloned(),
+        ),
+    )
+    .await
+    .context("validation waited for the operation lock")?
+    .unwrap_err();
+    ensure!(refused.code == purview::model::ErrorCode::ValidationFailed, "{refused:?}");
+    ensure!(!hold.is_finished(), "the holder still holds the lock");
+    holder.release.notify_one();
+    hold.await?.map_err(|e| anyhow::anyhow!("{e:?}"))?;
+    Ok(())
+}
