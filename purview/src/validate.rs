@@ -335,6 +335,39 @@ mod tests {
     }
 
     #[test]
+    fn s7_3_each_json_schema_keyword_names_its_argument() {
+        let schema = json!({"type": "object", "properties": {
+            "few": {"type": "array", "maxItems": 1},
+            "distinct": {"type": "array", "uniqueItems": true},
+            "above": {"type": "number", "exclusiveMinimum": 0},
+            "below": {"type": "number", "exclusiveMaximum": 10},
+            "step": {"type": "integer", "multipleOf": 5},
+            "short": {"type": "string", "maxLength": 3},
+            "choice": {"enum": ["a", "b"]},
+            "fixed": {"const": 1},
+            "nested": {"type": "object", "properties": {"x": {"type": "integer"}},
+                       "additionalProperties": false}
+        }});
+        let schema = schema.as_object().unwrap();
+        let params: Vec<String> =
+            schema["properties"].as_object().unwrap().keys().cloned().collect();
+        let check = ArgumentCheck::compile(schema).unwrap();
+        let valid = json!({"few": [1], "distinct": [1, 2], "above": 1, "below": 9, "step": 10,
+                           "short": "abc", "choice": "a", "fixed": 1, "nested": {"x": 1}});
+        assert!(check.check(&params, valid.as_object().unwrap(), &Limits::default()).is_empty());
+        let wrong = json!({"few": [1, 2], "distinct": [1, 1], "above": 0, "below": 10, "step": 7,
+                           "short": "abcd", "choice": "c", "fixed": 2, "nested": {"x": 1, "y": 2}});
+        let errors = check.check(&params, wrong.as_object().unwrap(), &Limits::default());
+        assert_eq!(
+            fields(&errors),
+            ["above", "below", "choice", "distinct", "few", "fixed", "nested", "short", "step"],
+            "{errors:?}"
+        );
+        let text = format!("{errors:?}");
+        assert!(!text.contains("abcd") && !text.contains("\"c\""), "no value quoted: {text}");
+    }
+
+    #[test]
     fn s7_3_missing_required_and_optional_null() {
         let errors = check(json!({"ratio": null}));
         assert_eq!(fields(&errors), ["count", "name", "pin", "tags"]);
