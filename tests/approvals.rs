@@ -88,6 +88,11 @@ async fn s5_6_a_client_that_cannot_ask_gets_no_approver() -> Result<()> {
     ensure!(refused.code() == Some("approval_denied"), "{refused:?}");
     ensure!(refused.structured["reason"] == "no_approver", "{refused:?}");
     ensure!(!submitted(&app)?);
+    // Nor can a 2026-07-28 session be asked (the server sends it no requests).
+    let modern = Agent::modern(&app).await?;
+    let refused = modern.call("w2__confirm", json!({})).await?;
+    ensure!(refused.structured["reason"] == "no_approver", "{refused:?}");
+    ensure!(!submitted(&app)?);
     // The person's own button never asks.
     app.perform("w2__confirm", None).await.map_err(anyhow::Error::msg)?;
     ensure!(submitted(&app)?, "App::perform ran without asking");
@@ -107,6 +112,11 @@ async fn s5_6_the_apps_policy_decides_when_no_one_can_be_asked() -> Result<()> {
     let asking = Agent::eliciting(&app, Elicitation::new(Elicit::Decline)).await?;
     let declined = asking.call("w2__confirm", json!({})).await?;
     ensure!(declined.structured["reason"] == "declined", "{declined:?}");
+    // A client that was asked but failed to answer is no "no one": a no.
+    let failing = Agent::eliciting(&app, Elicitation::new(Elicit::Fail)).await?;
+    let failed = failing.call("w2__confirm", json!({})).await?;
+    ensure!(failed.structured["reason"] == "declined", "{failed:?}");
+    ensure!(!submitted(&app)?, "an ask that failed did not let it through");
     // No one to ask: the policy lets it go ahead.
     let plain = Agent::legacy(&app).await?;
     let ran = plain.call("w2__confirm", json!({})).await?;

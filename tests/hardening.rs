@@ -599,7 +599,9 @@ async fn bad_arguments_are_refused_while_another_call_holds_the_operation_lock()
     // A call with a wrong argument needs no lock to be refused: it answers
     // now, while the handler above still waits. (Were validation under the
     // lock, this would wait for a release that comes only after it.)
-    let big = "x".repeat(200_000);
+    // Large, but under the 64 KiB string limit, so the full schema check
+    // (not the size check before it) is what refuses the call.
+    let big = "x".repeat(60_000);
     let refused = tokio::time::timeout(
         Duration::from_secs(10),
         app.call(
@@ -611,6 +613,11 @@ async fn bad_arguments_are_refused_while_another_call_holds_the_operation_lock()
     .context("validation waited for the operation lock")?
     .unwrap_err();
     ensure!(refused.code == purview::model::ErrorCode::ValidationFailed, "{refused:?}");
+    let fields: Vec<&str> = refused.fields.iter().flatten().map(|f| f.field.as_str()).collect();
+    ensure!(
+        fields.contains(&"name") && fields.contains(&"extra"),
+        "the schema's verdict: {fields:?}"
+    );
     ensure!(!hold.is_finished(), "the holder still holds the lock");
     holder.release.notify_one();
     hold.await?.map_err(|e| anyhow::anyhow!("{e:?}"))?;

@@ -83,6 +83,7 @@ mod app;
 mod args;
 #[cfg(feature = "cli")]
 pub mod cli;
+mod instructions;
 pub mod model;
 pub mod projection;
 mod redact;
@@ -102,6 +103,7 @@ pub use app::{
     Context, Error, Limits, PendingApproval, ToolOutcome, ToolSurface, WindowHandle, WindowInfo,
 };
 pub use args::Args;
+pub use instructions::instructions;
 pub use model::{ToolError, WINDOWS_URI};
 pub use projection::{
     Cells, ListSource, Media, MediaSource, NoticeText, Row, Sensitive, TableSource,
@@ -121,7 +123,7 @@ pub use serde;
 /// Re-exported because Purview's API carries JSON values ([`Cells`],
 /// [`model::Block`]).
 pub use serde_json;
-pub use server::{HttpOptions, HttpServer, McpServer, instructions};
+pub use server::{HttpOptions, HttpServer, McpServer};
 /// How a caller cancels [`App::call_cancellable`].
 pub use tokio_util::sync::CancellationToken;
 pub use view::View;

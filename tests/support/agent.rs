@@ -41,6 +41,8 @@ pub enum Elicit {
     Decline,
     /// The user never answers.
     Hang,
+    /// The client answers the request with a JSON-RPC error.
+    Fail,
 }
 
 /// A client's elicitation behaviour, changeable while it runs, and the
@@ -101,6 +103,9 @@ impl ClientHandler for Recorder {
                 .with_content(serde_json::json!({ "approve": approve }))),
             Elicit::Decline => Ok(ElicitResult::new(ElicitationAction::Decline)),
             Elicit::Hang => std::future::pending().await,
+            Elicit::Fail => {
+                Err(rmcp::ErrorData::internal_error("the form could not be shown", None))
+            }
         }
     }
 

@@ -238,7 +238,7 @@ impl AppBuilder {
     /// `initialize`. Some hosts keep only the first 2 KB of the whole text
     /// and Purview's own part takes most of it ([`instructions`](crate::instructions)
     /// shows it for each surface), so keep the notes to a sentence or two;
-    /// a longer total is logged as a warning when the first client connects.
+    /// a longer total is logged as a warning when the app is built.
     pub fn instructions(mut self, notes: impl Into<String>) -> Self {
         self.config.instructions = Some(notes.into());
         self
@@ -382,6 +382,18 @@ impl AppBuilder {
         state.required_approvals = self.required_approvals;
         if let Some(install) = self.app_actions {
             install(&mut state).map_err(Error::InvalidDefinition)?;
+        }
+        let text = crate::instructions::with_notes(
+            self.config.surface,
+            self.config.instructions.as_deref(),
+        );
+        if text.len() > crate::instructions::HOST_BUDGET {
+            tracing::warn!(
+                app = %self.config.name,
+                bytes = text.len(),
+                budget = crate::instructions::HOST_BUDGET,
+                "the instructions are longer than some hosts keep (they cut the rest); shorten AppBuilder::instructions"
+            );
         }
         let longest = longest_tool_name(&state, self.config.surface);
         naming::check_server_name(&self.config.name, longest).map_err(Error::InvalidDefinition)?;

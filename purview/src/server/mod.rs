@@ -6,7 +6,6 @@
 pub(crate) mod guard;
 mod http;
 mod http_sessions;
-mod instructions;
 pub(crate) mod lines;
 mod sessions;
 
@@ -28,7 +27,6 @@ use rmcp::{
 };
 
 pub use http::{HttpOptions, HttpServer};
-pub use instructions::instructions;
 
 use self::sessions::{LegacySession, ListenStream};
 use crate::{
@@ -43,10 +41,6 @@ use crate::{
 /// changes while the app runs.
 const WINDOW_TOOLS_TTL_MS: u64 = 0;
 const DISPATCHER_TTL_MS: u64 = 60 * 60 * 1000;
-
-/// How much of the `initialize` instructions some hosts keep (Claude Code:
-/// the first 2 KB).
-const HOST_INSTRUCTIONS_BUDGET: usize = 2048;
 
 /// How many `subscriptions/listen` streams one connection may hold open.
 const MAX_LISTENS_PER_CONNECTION: usize = 8;
@@ -182,21 +176,7 @@ impl App {
             .enable_resources()
             .enable_resources_subscribe()
             .build();
-        let guidance = instructions(self.tool_surface());
-        let instructions = match self.notes() {
-            Some(notes) => format!("{guidance}\n\nAbout this application: {notes}"),
-            None => guidance,
-        };
-        if instructions.len() > HOST_INSTRUCTIONS_BUDGET {
-            static WARNED: std::sync::Once = std::sync::Once::new();
-            WARNED.call_once(|| {
-                tracing::warn!(
-                    bytes = instructions.len(),
-                    budget = HOST_INSTRUCTIONS_BUDGET,
-                    "the instructions are longer than some hosts keep (they cut the rest); shorten AppBuilder::instructions"
-                );
-            });
-        }
+        let instructions = crate::instructions::with_notes(self.tool_surface(), self.notes());
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(
                 self.name().to_owned(),
@@ -211,7 +191,7 @@ impl App {
 fn describe_init_error(error: &rmcp::service::ServerInitializeError) -> String {
     use rmcp::service::ServerInitializeError as E;
     match error {
-        E::ExpectedInitializeRequest(_) => "the client did not start with `initialize`, so it is not an MCP client: start this program from an MCP host or client (it speaks JSON-RPC on stdin and stdout)".into(),
+        E::ExpectedInitializeRequest(_) => "the client did not start with `initialize`, so it is not an MCP client: connect an MCP host or client instead".into(),
         E::ConnectionClosed(_) => "the client closed the connection during the handshake".into(),
         E::UnexpectedInitializeResponse(_) => "the handshake produced an unexpected result".into(),
         E::InitializeFailed(e) => format!("the handshake failed ({})", e.code.0),

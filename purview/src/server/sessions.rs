@@ -123,12 +123,17 @@ impl AgentSession for PeerSession {
                 Err(ElicitationError::Service(ServiceError::Timeout { .. })) => {
                     Some(Answer::TimedOut)
                 }
-                Err(ElicitationError::ParseError { .. } | ElicitationError::NoContent) => {
-                    Some(Answer::Given(Approval::Decline))
+                // The client cannot be asked after all: only then may the
+                // app's policy for "no one to ask" decide.
+                Err(ElicitationError::CapabilityNotSupported) => None,
+                Err(ElicitationError::Service(ServiceError::McpError(e)))
+                    if e.code == rmcp::model::ErrorCode::METHOD_NOT_FOUND =>
+                {
+                    None
                 }
-                // The client cannot be asked after all (a protocol version
-                // without server requests, a closed transport).
-                Err(_) => None,
+                // The client was asked and failed, cancelled or went away:
+                // someone may have seen the question, so it is a no.
+                Err(_) => Some(Answer::Given(Approval::Decline)),
             }
         })
     }

@@ -19,7 +19,7 @@ const SYNC: &str = "Keeping up: after a change notification or a failed call, re
 
 const SYNC_DISPATCHER: &str = "Keeping up: after a change you did not make or a failed call, call app__read_windows again before deciding. The person's edits win: on stale_state, read again and decide afresh.";
 
-const ERRORS: &str = "Errors carry isError and a code (stale_state, validation_failed, blocked_by_modal, window_not_found, action_not_available, action_timeout, action_failed, approval_denied when a person said no, limit_reached) and say what to do next; validation_failed lists each wrong argument under fields. Results and errors carry next: what is operable now.";
+const ERRORS: &str = "Errors carry isError and a code (stale_state, validation_failed, blocked_by_modal, window_not_found, action_not_available, action_timeout, action_failed, approval_denied with a reason, limit_reached) and say what to do next; validation_failed lists each wrong argument under fields. Results and errors carry next: what is operable now.";
 
 const BIG_DATA: &str = "Big data: blocks show an overview (a table's first rows and its total); the window's own action fetches the rest into its result.";
 
@@ -42,4 +42,18 @@ pub fn instructions(surface: ToolSurface) -> String {
         ToolSurface::Dispatcher => &[LEAD, DISPATCHER_ONLY, SYNC_DISPATCHER, ERRORS, BIG_DATA],
     };
     parts.join("\n\n")
+}
+
+/// How much of the instructions some hosts keep (Claude Code: the first
+/// 2 KB).
+pub(crate) const HOST_BUDGET: usize = 2048;
+
+/// The whole text sent in `initialize`: the guidance for `surface`, then the
+/// app's own notes.
+pub(crate) fn with_notes(surface: ToolSurface, notes: Option<&str>) -> String {
+    let guidance = instructions(surface);
+    match notes {
+        Some(notes) => format!("{guidance}\n\nAbout this application: {notes}"),
+        None => guidance,
+    }
 }
