@@ -40,13 +40,14 @@ fuzz_target!(|data: &[u8]| {
         let host = String::from_utf8_lossy(&hosts[0].1).to_ascii_lowercase();
         let allowed = ["localhost", "127.0.0.1", "[::1]"];
         assert!(allowed.iter().any(|a| host == *a || host.starts_with(&format!("{a}:"))), "{host:?}");
-        // Origin: absent, or exactly one `http://localhost[:port]` or
-        // `http://127.0.0.1[:port]` (the hook's allowed origins), nothing more.
+        // Origin: absent, or exactly one `http://localhost[:port]`,
+        // `http://127.0.0.1[:port]` or `http://[::1][:port]` (the defaults),
+        // nothing more.
         let origins = named("origin");
         assert!(origins.len() <= 1, "passed with {} Origin headers", origins.len());
         if let Some((_, origin)) = origins.first() {
             let origin = String::from_utf8_lossy(origin).to_ascii_lowercase();
-            let rest = ["http://localhost", "http://127.0.0.1"]
+            let rest = ["http://localhost", "http://127.0.0.1", "http://[::1]"]
                 .iter()
                 .find_map(|base| origin.strip_prefix(base))
                 .unwrap_or_else(|| panic!("{origin:?} passed as an allowed Origin"));

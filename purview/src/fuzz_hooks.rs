@@ -37,7 +37,11 @@ pub fn check_headers(pairs: &[(Vec<u8>, Vec<u8>)], token: &str) -> Result<(), u1
     }
     let guard = Guard {
         hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
-        origins: vec!["http://localhost:*".into(), "http://127.0.0.1:*".into()],
+        origins: vec![
+            "http://localhost:*".into(),
+            "http://127.0.0.1:*".into(),
+            "http://[::1]:*".into(),
+        ],
         authorization: Some(format!("Bearer {token}")),
     };
     guard.check(&headers).map_err(|(status, _)| status.as_u16())

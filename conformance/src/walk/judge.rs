@@ -152,8 +152,10 @@ impl Walk<'_> {
             .filter(|t| *t != PURVIEW_READ && *t != PURVIEW_ACT)
             .collect();
         let Some(actions) = result.get("actions").and_then(Value::as_object) else { return };
-        if listed.is_empty() {
-            return; // only the two tools are listed: nothing to compare
+        let window_tools_seen =
+            self.ever_listed.keys().any(|t| t != PURVIEW_READ && t != PURVIEW_ACT);
+        if listed.is_empty() && !window_tools_seen {
+            return; // the dispatcher surface: only the two tools, ever
         }
         let offered: std::collections::BTreeSet<String> = actions
             .iter()

@@ -42,7 +42,10 @@ impl std::fmt::Display for BoundedError {
                 "the server already has {limit} sessions, its limit; end one (HTTP DELETE) or wait for idle ones to expire"
             ),
             Self::TooManyStreams(limit) => {
-                write!(f, "this session already has {limit} open GET streams, its limit")
+                write!(
+                    f,
+                    "this session already has {limit} open GET streams, its limit; close one before opening or resuming another"
+                )
             }
             Self::Inner(e) => e.fmt(f),
         }
