@@ -50,8 +50,35 @@ impl Actions for Records {
     }
 }
 
+/// What the app logs (it logs every refused call with the tool name).
+#[derive(Clone, Default)]
+struct Log(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Log {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Log {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn destructive_tools_are_left_alone_by_default() {
+    let log = Log::default();
+    let writer = log.clone();
+    tracing_subscriber::fmt()
+        .with_env_filter("purview=info")
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .init();
     let deleted = Arc::new(AtomicUsize::new(0));
     let app = {
         let deleted = deleted.clone();
@@ -70,6 +97,10 @@ async fn destructive_tools_are_left_alone_by_default() {
         report.coverage.skipped_destructive
     );
     assert!(report.coverage.tools.keys().any(|k| k.contains("rename")), "it did explore");
+    // Not even under a name no window has (the unknown-window probe).
+    let asked = log.text();
+    assert!(asked.contains("call rejected"), "the log shows refused calls: {asked}");
+    assert!(!asked.contains("delete_everything"), "a destructive name was sent:\n{asked}");
 
     // Told otherwise, it does call it: the guard above is what kept it away.
     let report = Explorer::new().seed(3).steps(300).allow_destructive(true).explore(app).await;
