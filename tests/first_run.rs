@@ -155,3 +155,28 @@ fn s3_ctrl_d_at_the_terminal_exits_0() -> Result<()> {
     ensure!(!farewell.contains("failed"), "{farewell}");
     Ok(())
 }
+
+#[test]
+fn jsonrpc_requests_piped_in_are_answered_even_when_input_ends_at_once() -> Result<()> {
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"pipe","version":"0"}}}"#;
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    // `printf ... | order_desk`: the input is over before the server has
+    // answered anything; it answers all the same, every time.
+    for round in 0..10 {
+        let mut child = Command::new(ORDER_DESK)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()?;
+        let mut stdin = child.stdin.take().context("stdin")?;
+        writeln!(stdin, "{init}\n{initialized}\n{list}")?;
+        drop(stdin);
+        let output = child.wait_with_output()?;
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        ensure!(output.status.code() == Some(0), "round {round}: {:?}", output.status);
+        ensure!(stdout.contains(r#""id":1"#), "round {round}: no answer to initialize: {stdout}");
+        ensure!(stdout.contains(r#""id":2"#), "round {round}: no answer to tools/list: {stdout}");
+    }
+    Ok(())
+}

@@ -12,7 +12,14 @@
 //! - replies queue up to [`OUTBOUND_FRAMES`]; a client that stops reading
 //!   for [`STALL_LIMIT`] is disconnected rather than buffered for forever.
 
-use std::{borrow::Cow, time::Duration};
+use std::{
+    borrow::Cow,
+    sync::{
+        Arc,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::Duration,
+};
 
 use rmcp::{
     RoleServer,
@@ -36,6 +43,9 @@ pub(crate) const OUTBOUND_FRAMES: usize = 256;
 /// How long a full outgoing queue may stay full before the client is
 /// disconnected.
 pub(crate) const STALL_LIMIT: Duration = Duration::from_secs(10);
+/// How long requests already received may still be answered after the
+/// client closed its input (a handler's default timeout, and a little).
+const DRAIN_LIMIT: Duration = Duration::from_secs(35);
 
 /// MCP methods rmcp decodes into typed requests: one that arrives as a
 /// custom request had params rmcp could not use.
@@ -146,22 +156,26 @@ pub(crate) fn decode(line: &[u8], seen_request: bool) -> Frame {
     Frame::Message(Box::new(message))
 }
 
-/// A line-framed transport over a reader and a writer; its tasks end when
-/// it is dropped.
+/// A line-framed transport over a reader and a writer. When it is dropped
+/// the reader stops at once and the writer finishes writing what is already
+/// queued (each write bounded by the stall limit), then ends.
 pub(crate) struct LineTransport {
     incoming: mpsc::Receiver<ClientJsonRpcMessage>,
     outgoing: mpsc::Sender<Vec<u8>>,
     closed: CancellationToken,
     stall_limit: Duration,
+    /// Requests received and not yet answered.
+    pending: Arc<AtomicUsize>,
     reader: JoinHandle<()>,
-    writer: JoinHandle<()>,
+    /// Cancelled when the writer has ended.
+    flushed: CancellationToken,
 }
 
 impl Drop for LineTransport {
     fn drop(&mut self) {
-        self.closed.cancel();
+        // Not the writer: answers already queued still go out, and it ends
+        // by itself once every sender is gone.
         self.reader.abort();
-        self.writer.abort();
     }
 }
 
@@ -183,15 +197,22 @@ impl LineTransport {
         let closed = CancellationToken::new();
         let (outgoing, frames) = mpsc::channel(OUTBOUND_FRAMES);
         let (messages, incoming) = mpsc::channel(64);
-        let writer = tokio::spawn(write_frames(writer, frames, closed.clone()));
+        let pending = Arc::new(AtomicUsize::new(0));
+        let flushed = CancellationToken::new();
+        tokio::spawn(write_frames(writer, frames, closed.clone(), stall_limit, flushed.clone()));
         let reader = tokio::spawn(read_frames(
             reader,
-            messages,
-            outgoing.clone(),
+            Inbound { messages, replies: outgoing.clone(), pending: pending.clone() },
             closed.clone(),
             stall_limit,
         ));
-        Self { incoming, outgoing, closed, stall_limit, reader, writer }
+        Self { incoming, outgoing, closed, stall_limit, pending, reader, flushed }
+    }
+
+    /// Cancelled once everything queued for the client has been written (or
+    /// the client stopped reading): wait for it before the process exits.
+    pub fn flushed(&self) -> CancellationToken {
+        self.flushed.clone()
     }
 }
 
@@ -199,28 +220,51 @@ async fn write_frames<W: AsyncWrite + Unpin>(
     mut writer: W,
     mut frames: mpsc::Receiver<Vec<u8>>,
     closed: CancellationToken,
+    stall_limit: Duration,
+    flushed: CancellationToken,
 ) {
+    let _flushed = flushed.drop_guard();
     while let Some(mut frame) = frames.recv().await {
         frame.push(b'\n');
         let written = async {
             writer.write_all(&frame).await?;
             writer.flush().await
         };
-        if written.await.is_err() {
-            tracing::info!("the client's side of the connection is closed");
-            closed.cancel();
-            return;
+        match tokio::time::timeout(stall_limit, written).await {
+            Ok(Ok(())) => {}
+            Ok(Err(_)) => {
+                tracing::info!("the client's side of the connection is closed");
+                closed.cancel();
+                return;
+            }
+            Err(_) => {
+                tracing::warn!(
+                    "the client has not read its replies for {stall_limit:?}; disconnecting it"
+                );
+                closed.cancel();
+                return;
+            }
         }
     }
 }
 
+/// Where the reader puts what it reads.
+struct Inbound {
+    /// Messages for the MCP service.
+    messages: mpsc::Sender<ClientJsonRpcMessage>,
+    /// Answers the reader gives itself (to frames that are not messages).
+    replies: mpsc::Sender<Vec<u8>>,
+    /// Requests passed on and not yet answered.
+    pending: Arc<AtomicUsize>,
+}
+
 async fn read_frames<R: AsyncRead + Unpin>(
     mut reader: R,
-    messages: mpsc::Sender<ClientJsonRpcMessage>,
-    replies: mpsc::Sender<Vec<u8>>,
+    inbound: Inbound,
     closed: CancellationToken,
     stall_limit: Duration,
 ) {
+    let Inbound { messages, replies, pending } = inbound;
     let mut chunk = vec![0u8; 64 * 1024];
     let mut line: Vec<u8> = Vec::new();
     let mut oversized = false;
@@ -264,7 +308,10 @@ async fn read_frames<R: AsyncRead + Unpin>(
             line.clear();
             match frame {
                 Frame::Message(message) => {
-                    seen_request |= matches!(*message, JsonRpcMessage::Request(_));
+                    if matches!(*message, JsonRpcMessage::Request(_)) {
+                        seen_request = true;
+                        pending.fetch_add(1, Ordering::AcqRel);
+                    }
                     if messages.send(*message).await.is_err() {
                         return;
                     }
@@ -281,6 +328,19 @@ async fn read_frames<R: AsyncRead + Unpin>(
             }
         }
     }
+    // The client closed its input: what it already asked is still
+    // answered before the session ends (`echo request | server` gets its
+    // reply), within a bound.
+    let answered = async {
+        while pending.load(Ordering::Acquire) > 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    tokio::select! {
+        () = closed.cancelled() => {}
+        _ = tokio::time::timeout(DRAIN_LIMIT, answered) => {}
+    }
+    drop(messages);
 }
 
 impl Transport<RoleServer> for LineTransport {
@@ -297,6 +357,11 @@ impl Transport<RoleServer> for LineTransport {
         let outgoing = self.outgoing.clone();
         let closed = self.closed.clone();
         let stall_limit = self.stall_limit;
+        if matches!(item, JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_)) {
+            let _ = self
+                .pending
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
+        }
         async move {
             let bytes = serde_json::to_vec(&item).map_err(|_| Closed)?;
             if outgoing.send_timeout(bytes, stall_limit).await.is_err() {

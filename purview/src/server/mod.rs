@@ -155,18 +155,22 @@ impl App {
         W: tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
         let transport = lines::LineTransport::new(reader, writer);
-        let running = match self.mcp_server().serve(transport).await {
-            Ok(running) => running,
+        let flushed = transport.flushed();
+        let outcome = match self.mcp_server().serve(transport).await {
+            Ok(running) => match running.waiting().await {
+                Ok(_) => Ok(()),
+                Err(e) => Err(Error::Serve(format!("the session task failed: {e}"))),
+            },
             Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
                 tracing::info!("the client closed the connection before initializing");
-                return Ok(());
+                Ok(())
             }
-            Err(e) => return Err(Error::Serve(describe_init_error(&e))),
+            Err(e) => Err(Error::Serve(describe_init_error(&e))),
         };
-        match running.waiting().await {
-            Ok(_) => Ok(()),
-            Err(e) => Err(Error::Serve(format!("the session task failed: {e}"))),
-        }
+        // Answers already queued go out before the caller (often `main`)
+        // returns and the runtime stops.
+        let _ = tokio::time::timeout(lines::STALL_LIMIT, flushed.cancelled()).await;
+        outcome
     }
 
     fn server_config(&self) -> ServerConfig {
