@@ -46,14 +46,21 @@ fn collect(rx: &std::sync::mpsc::Receiver<String>, wait: Duration) -> String {
     text
 }
 
-#[test]
-fn s3_at_a_terminal_a_hint_goes_to_stderr_and_stdout_waits_for_a_client() -> Result<()> {
+/// order_desk with a pseudo-terminal as its stdin (and pipes for its
+/// output), as a person starts it at a shell; the terminal's other end.
+fn at_a_terminal() -> Result<(std::process::Child, std::os::fd::OwnedFd)> {
     let pty = openpty(None, None)?;
-    let mut child = Command::new(ORDER_DESK)
+    let child = Command::new(ORDER_DESK)
         .stdin(Stdio::from(pty.slave))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()?;
+    Ok((child, pty.master))
+}
+
+#[test]
+fn s3_at_a_terminal_a_hint_goes_to_stderr_and_stdout_waits_for_a_client() -> Result<()> {
+    let (mut child, master) = at_a_terminal()?;
     let stdout = read_until(child.stdout.take().context("stdout")?, Duration::from_secs(10));
     let stderr = read_until(child.stderr.take().context("stderr")?, Duration::from_secs(10));
     let hint = collect(&stderr, Duration::from_millis(1500));
@@ -62,7 +69,7 @@ fn s3_at_a_terminal_a_hint_goes_to_stderr_and_stdout_waits_for_a_client() -> Res
     let silent = collect(&stdout, Duration::from_millis(300));
     ensure!(silent.is_empty(), "stdout before any client spoke: {silent:?}");
     // A client speaks through the terminal: the answer goes to stdout.
-    let mut terminal = std::fs::File::from(pty.master);
+    let mut terminal = std::fs::File::from(master);
     let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"tty","version":"0"}}}"#;
     writeln!(terminal, "{init}")?;
     let answer = collect(&stdout, Duration::from_millis(1500));
@@ -127,17 +134,12 @@ fn a_port_in_use_exits_1_saying_what_to_do() -> Result<()> {
 
 #[test]
 fn s3_ctrl_d_at_the_terminal_exits_0() -> Result<()> {
-    let pty = openpty(None, None)?;
-    let mut child = Command::new(ORDER_DESK)
-        .stdin(Stdio::from(pty.slave))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()?;
+    let (mut child, master) = at_a_terminal()?;
     let stderr = read_until(child.stderr.take().context("stderr")?, Duration::from_secs(10));
     let hint = collect(&stderr, Duration::from_millis(1000));
     ensure!(hint.contains("Ctrl-D quits"), "hint: {hint:?}");
     // Ctrl-D at the start of a line: the terminal ends the input.
-    let mut terminal = std::fs::File::from(pty.master);
+    let mut terminal = std::fs::File::from(master);
     terminal.write_all(&[0x04])?;
     let deadline = Instant::now() + Duration::from_secs(10);
     let status = loop {
