@@ -120,7 +120,7 @@ fn the_command_line_explains_every_option() -> Result<()> {
 }
 
 #[test]
-fn a_port_in_use_exits_1_saying_what_to_do() -> Result<()> {
+fn s3_a_port_in_use_exits_1_saying_what_to_do() -> Result<()> {
     let holder = std::net::TcpListener::bind("127.0.0.1:0")?;
     let addr = holder.local_addr()?.to_string();
     let output = Command::new(ORDER_DESK).args(["--http", &addr]).stdin(Stdio::null()).output()?;

@@ -586,7 +586,8 @@ impl purview::Actions for Holder {
 }
 
 #[tokio::test]
-async fn bad_arguments_are_refused_while_another_call_holds_the_operation_lock() -> Result<()> {
+async fn s7_3_bad_arguments_are_refused_while_another_call_holds_the_operation_lock() -> Result<()>
+{
     let app = purview::App::builder().build();
     let (release, entered) = (Default::default(), std::sync::Arc::new(tokio::sync::Notify::new()));
     let holder = Holder { release, entered: entered.clone() };

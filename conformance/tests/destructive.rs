@@ -71,7 +71,7 @@ impl Log {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn destructive_tools_are_left_alone_by_default() {
+async fn s5_6_destructive_tools_are_left_alone_by_default() {
     let log = Log::default();
     let writer = log.clone();
     tracing_subscriber::fmt()
