@@ -1,0 +1,328 @@
+//! What every Purview app's GUI needs around the windows' contents: one
+//! egui window (or OS viewport) per open Purview window, modals above their
+//! owners, blocked windows disabled and naming their blocker, where the
+//! agent works, its focus requests, approval prompts, the last error, the
+//! app-level actions, and a repaint whenever anything changes.
+
+use egui::{
+    Color32, Id, LayerId, Order, RichText, Stroke, Ui, ViewportBuilder, ViewportClass,
+    ViewportCommand, ViewportId,
+};
+use purview::{
+    AgentActivity, Approval, ApprovalQueue, PendingApproval, model::WindowState, serde_json,
+};
+
+use crate::{
+    Desk, Override,
+    bar::action_bar,
+    calls::{Core, Scope, WindowUi, WindowView, lock},
+    schema::ActionDef,
+};
+
+/// Where the agent is: the colour of its cue.
+pub(crate) const AGENT: Color32 = Color32::from_rgb(0x2f, 0x80, 0xed);
+
+/// Everything one frame draws, read in one consistent snapshot.
+pub(crate) struct Scene {
+    pub windows: Vec<WindowView>,
+    /// The app's own actions; `None` while an app-level modal withholds them.
+    pub app_actions: Option<Vec<ActionDef>>,
+}
+
+impl Scene {
+    /// `app__read_windows` as agents get it: the snapshot and each operable
+    /// window's actions with their schemas and annotations.
+    pub(crate) fn read(app: &purview::App) -> Result<Self, String> {
+        let mut value = app.read_windows(None).map_err(|e| e.to_string())?;
+        let operable: Vec<String> =
+            serde_json::from_value(value["operableWindowIds"].take()).unwrap_or_default();
+        let states: Vec<WindowState> =
+            serde_json::from_value(value["windows"].take()).map_err(|e| e.to_string())?;
+        let actions_of = |key: &str| -> Option<Vec<ActionDef>> {
+            let list = value.get("actions")?.get(key)?.as_array()?;
+            Some(list.iter().filter_map(ActionDef::from_value).collect())
+        };
+        let windows = states
+            .into_iter()
+            .map(|state| WindowView {
+                operable: operable.contains(&state.id),
+                actions: actions_of(&state.id).unwrap_or_default(),
+                state,
+            })
+            .collect();
+        Ok(Self { windows, app_actions: actions_of(purview::naming::APP) })
+    }
+}
+
+/// The egui id of a Purview window's embedded egui window.
+pub(crate) fn window_id(window: &str) -> Id {
+    Id::unique(("purview-window", window))
+}
+
+/// The viewport of a Purview window drawn as its own OS window.
+pub(crate) fn viewport_id(window: &str) -> ViewportId {
+    ViewportId::from_hash_of(("purview-window", window))
+}
+
+/// The window whose modal chain blocks `id`: the operable tail of the chain
+/// of modals above it, or of the app-level modal's chain.
+pub(crate) fn blocker<'a>(windows: &'a [WindowView], id: &str) -> Option<&'a WindowView> {
+    let tail = |start: &str| {
+        let mut current = start.to_owned();
+        // Each step moves to a different window, so the list's length bounds it.
+        for _ in 0..=windows.len() {
+            let above = windows
+                .iter()
+                .find(|w| w.state.modal && w.state.owner_id.as_deref() == Some(current.as_str()))?;
+            if above.operable {
+                return Some(above);
+            }
+            current = above.state.id.clone();
+        }
+        None
+    };
+    tail(id).or_else(|| {
+        let app_modal = windows.iter().find(|w| w.state.modal && w.state.owner_id.is_none())?;
+        if app_modal.operable { Some(app_modal) } else { tail(&app_modal.state.id) }
+    })
+}
+
+impl Desk {
+    /// The main panel: heading, note, the list of windows, app-level
+    /// approval prompts, the app's actions and their last error.
+    pub(crate) fn main_panel(
+        &mut self,
+        ui: &mut Ui,
+        scene: &Scene,
+        activity: Option<&AgentActivity>,
+        pending: &[PendingApproval],
+    ) {
+        egui::Frame::central_panel(ui.style()).show(ui, |ui| {
+            ui.set_min_size(ui.available_size());
+            if let Some(heading) = &self.heading {
+                ui.heading(heading);
+            }
+            if let Some(note) = &self.note {
+                ui.label(note);
+            }
+            for request in pending.iter().filter(|p| {
+                p.request
+                    .window_id
+                    .as_ref()
+                    .is_none_or(|w| !scene.windows.iter().any(|v| &v.state.id == w))
+            }) {
+                approval_prompt(ui, self.approvals.as_ref(), request);
+            }
+            if self.list_windows {
+                ui.separator();
+                for view in &scene.windows {
+                    let mut line = format!("{} — {}", view.state.id, view.state.title);
+                    if !view.operable {
+                        line.push_str("  (blocked)");
+                    }
+                    if activity.and_then(|a| a.window.as_deref()) == Some(view.state.id.as_str()) {
+                        ui.label(RichText::new(format!("{line}  · agent here")).color(AGENT));
+                    } else {
+                        ui.label(line);
+                    }
+                }
+            }
+            let scope: Scope = None;
+            if let Some(actions) = &scene.app_actions {
+                self.last_actions.insert(scope.clone(), actions.clone());
+            }
+            let actions = self.last_actions.get(&scope).cloned().unwrap_or_default();
+            if !actions.is_empty() {
+                ui.separator();
+                let ctx = ui.ctx().clone();
+                ui.add_enabled_ui(scene.app_actions.is_some(), |ui| {
+                    let actions: Vec<&ActionDef> = actions.iter().collect();
+                    action_bar(ui, &mut self.core, &ctx, &scope, &actions);
+                });
+            }
+            last_error(ui, &self.core, &scope);
+        });
+    }
+
+    /// One Purview window, as an egui window or its own viewport.
+    pub(crate) fn window(
+        &mut self,
+        ctx: &egui::Context,
+        scene: &Scene,
+        view: &WindowView,
+        activity: Option<&AgentActivity>,
+        asking: &[&PendingApproval],
+    ) {
+        let id = view.state.id.clone();
+        let fresh = !self.positions.contains_key(&id);
+        // The first two windows beside the main panel, later ones (dialogs,
+        // more windows) cascading below them; each keeps its first place.
+        let slot = self.placed;
+        let position = *self.positions.entry(id.clone()).or_insert_with(|| match slot {
+            0 => [440.0, 20.0],
+            1 => [870.0, 20.0],
+            n => [440.0 + 40.0 * (n - 2) as f32, 370.0 + 30.0 * (n - 2) as f32],
+        });
+        if fresh {
+            self.placed += 1;
+        }
+        let agent_here =
+            activity.and_then(|a| a.window.as_deref()) == Some(id.as_str()) || !asking.is_empty();
+        let Self { core, overrides, approvals, embedded, .. } = self;
+        let approvals = approvals.as_ref();
+        let mut contents = |ui: &mut Ui| {
+            window_contents(ui, core, overrides, approvals, scene, view, agent_here, asking);
+        };
+        if *embedded {
+            let mut frame = egui::Frame::window(&ctx.global_style());
+            if agent_here {
+                frame = frame.stroke(Stroke::new(3.0, AGENT));
+            }
+            egui::Window::new(view.state.title.as_str())
+                .id(window_id(&id))
+                .default_pos(position)
+                .default_width(400.0)
+                .collapsible(false)
+                .vscroll(true)
+                .frame(frame)
+                .show(ctx, |ui| contents(ui));
+            if fresh {
+                // A new window (a dialog above all) opens in front.
+                ctx.move_to_top(LayerId::new(Order::Middle, window_id(&id)));
+            }
+            return;
+        }
+        let builder = ViewportBuilder::default()
+            .with_title(&view.state.title)
+            .with_inner_size([420.0, 330.0])
+            .with_position(position);
+        let close = ctx.show_viewport_immediate(viewport_id(&id), builder, |ui, class| {
+            let closing = class != ViewportClass::EmbeddedWindow
+                && ui.ctx().input(|i| i.viewport().close_requested());
+            let mut frame = egui::Frame::central_panel(ui.style());
+            if agent_here {
+                frame = frame.stroke(Stroke::new(3.0, AGENT));
+            }
+            frame.show(ui, |ui| {
+                ui.set_min_size(ui.available_size());
+                egui::ScrollArea::vertical()
+                    .id_salt(("purview-scroll", id.as_str()))
+                    .show(ui, |ui| contents(ui));
+            });
+            closing
+        });
+        if fresh {
+            ctx.send_viewport_cmd_to(viewport_id(&id), ViewportCommand::Focus);
+        }
+        if close {
+            self.close_requested(ctx, view);
+        }
+    }
+
+    /// The person closed a window's OS window. It closes the way its own
+    /// buttons would close it (its `close` or `cancel` action), so its logic
+    /// runs; a window without one, or a blocked one, stays open.
+    fn close_requested(&mut self, ctx: &egui::Context, view: &WindowView) {
+        let closer = view
+            .operable
+            .then(|| view.actions.iter().find(|a| a.name == "close" || a.name == "cancel"))
+            .flatten()
+            .filter(|a| a.params.iter().all(|p| !p.required));
+        match closer {
+            Some(action) => {
+                let scope = Some(view.state.id.clone());
+                let arguments = purview::JsonObject::new();
+                self.core.perform(ctx, scope, &action.name, arguments, drop);
+            }
+            None => {
+                ctx.send_viewport_cmd_to(viewport_id(&view.state.id), ViewportCommand::CancelClose)
+            }
+        }
+    }
+
+    /// An agent's focus-style action raises the window, even if other calls
+    /// followed it before this frame.
+    pub(crate) fn follow_focus(&mut self, ctx: &egui::Context, activity: Option<&AgentActivity>) {
+        let Some((window, serial)) = activity.and_then(|a| a.focus_request.clone()) else { return };
+        if serial <= self.focused_serial {
+            return;
+        }
+        self.focused_serial = serial;
+        if self.embedded {
+            ctx.move_to_top(LayerId::new(Order::Middle, window_id(&window)));
+        } else {
+            ctx.send_viewport_cmd_to(viewport_id(&window), ViewportCommand::Focus);
+        }
+    }
+}
+
+/// A window's inside: the agent's cue, its approval prompts, its blocker,
+/// then its contents (the app's own drawing or the default), disabled while
+/// blocked, and its last error.
+#[allow(clippy::too_many_arguments)]
+fn window_contents(
+    ui: &mut Ui,
+    core: &mut Core,
+    overrides: &mut [Override],
+    approvals: Option<&ApprovalQueue>,
+    scene: &Scene,
+    view: &WindowView,
+    agent_here: bool,
+    asking: &[&PendingApproval],
+) {
+    if !asking.is_empty() {
+        ui.label(RichText::new("Agent is waiting for your approval").color(AGENT).strong());
+        for request in asking {
+            approval_prompt(ui, approvals, request);
+        }
+    } else if agent_here {
+        ui.label(RichText::new("Agent is working here").color(AGENT).strong());
+    }
+    if !view.operable {
+        let blocker =
+            blocker(&scene.windows, &view.state.id).map_or("a dialog", |w| w.state.title.as_str());
+        ui.label(RichText::new(format!("Blocked by {blocker}")).italics());
+    }
+    let ctx = ui.ctx().clone();
+    ui.add_enabled_ui(view.operable, |ui| {
+        let mut cx = WindowUi { core, view, ctx };
+        let app = cx.core.app.clone();
+        let drawn = overrides.iter_mut().any(|draw| draw(ui, &app, &view.state.id, &mut cx));
+        if !drawn {
+            cx.blocks(ui);
+            ui.add_space(4.0);
+            cx.action_bar(ui);
+        }
+    });
+    last_error(ui, core, &Some(view.state.id.clone()));
+}
+
+/// The last failure in `scope`, if the latest call there did not succeed.
+fn last_error(ui: &mut Ui, core: &Core, scope: &Scope) {
+    if let Some(failure) = lock(&core.outcomes).failures.get(scope) {
+        ui.colored_label(ui.visuals().error_fg_color, &failure.error.message);
+    }
+}
+
+/// One approval request: what the agent asks, and the person's answer.
+fn approval_prompt(ui: &mut Ui, approvals: Option<&ApprovalQueue>, pending: &PendingApproval) {
+    egui::Frame::group(ui.style()).stroke(Stroke::new(2.0, AGENT)).show(ui, |ui| {
+        ui.label(RichText::new(pending.request.describe()).strong());
+        ui.push_id(("purview-approval", pending.id), |ui| {
+            ui.horizontal(|ui| {
+                let Some(queue) = approvals else { return };
+                if ui.button("Approve").clicked() {
+                    queue.answer(pending.id, Approval::Approve);
+                }
+                if ui.button("Decline").clicked() {
+                    queue.answer(pending.id, Approval::Decline);
+                }
+            });
+        });
+    });
+}
+
+/// The pending requests for one window.
+pub(crate) fn asking<'a>(pending: &'a [PendingApproval], window: &str) -> Vec<&'a PendingApproval> {
+    pending.iter().filter(|p| p.request.window_id.as_deref() == Some(window)).collect()
+}
