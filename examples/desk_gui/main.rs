@@ -68,7 +68,9 @@ fn main() -> ExitCode {
     };
     let endpoint = server.url();
     eprintln!("desk_gui: MCP endpoint {endpoint}");
-    let handle = runtime.handle().clone();
+    // The person's clicks run on this runtime.
+    let entered = runtime.enter();
+    let mut desk = gui::desk(app, &endpoint);
     let options = eframe::NativeOptions {
         viewport: eframe::egui::ViewportBuilder::default()
             .with_title("Order Desk")
@@ -76,11 +78,8 @@ fn main() -> ExitCode {
             .with_position([20.0, 20.0]),
         ..Default::default()
     };
-    let run = eframe::run_native(
-        "Order Desk",
-        options,
-        Box::new(move |_| Ok(Box::new(gui::DeskGui::new(app, handle, endpoint)))),
-    );
+    let run = eframe::run_ui_native("Order Desk", options, move |ui, _| desk.show(ui));
+    drop(entered);
     runtime.block_on(server.shutdown());
     match run {
         Ok(()) => ExitCode::SUCCESS,
@@ -88,11 +87,5 @@ fn main() -> ExitCode {
             eprintln!("desk_gui: {e}");
             ExitCode::FAILURE
         }
-    }
-}
-
-impl eframe::App for gui::DeskGui {
-    fn ui(&mut self, ui: &mut eframe::egui::Ui, _frame: &mut eframe::Frame) {
-        gui::DeskGui::ui(self, ui);
     }
 }

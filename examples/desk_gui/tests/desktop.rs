@@ -14,31 +14,27 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 use egui_kittest::{Harness, kittest::Queryable};
 use purview::App;
+use purview_egui::Desk;
 use purview_tests::{Agent, Note};
 use serde_json::{Value, json};
 
-fn person(app: &App) -> Harness<'static, gui::DeskGui> {
-    let mut desk = gui::DeskGui::new(
-        app.clone(),
-        tokio::runtime::Handle::current(),
-        "http://127.0.0.1:0/mcp".into(),
-    );
-    desk.embedded = true;
+fn person(app: &App) -> Harness<'static, Desk> {
+    let desk = gui::desk(app.clone(), "http://127.0.0.1:0/mcp").embedded(true);
     Harness::builder()
         .with_size([1400.0, 1000.0])
-        .build_ui_state(|ui, desk: &mut gui::DeskGui| desk.ui(ui), desk)
+        .build_ui_state(|ui, desk: &mut Desk| desk.show(ui), desk)
 }
 
 /// Draws frames until egui is idle. Agent calls landing meanwhile ask for
 /// more repaints (that is the point of `App::on_change`), so running out of
 /// steps is not an error here.
-fn draw(harness: &mut Harness<'static, gui::DeskGui>) {
+fn draw(harness: &mut Harness<'static, Desk>) {
     let _ = harness.try_run();
 }
 
 /// Lets a button press (run on the runtime) land, then redraws.
 async fn settle(
-    harness: &mut Harness<'static, gui::DeskGui>,
+    harness: &mut Harness<'static, Desk>,
     until: impl Fn(&App) -> bool,
     app: &App,
 ) -> Result<()> {
@@ -168,7 +164,7 @@ async fn s5_3_focus_marks_the_window_and_asks_the_gui_to_raise_it() -> Result<()
 }
 
 /// Draws until a control labelled `label` is on screen.
-async fn until_shown(harness: &mut Harness<'static, gui::DeskGui>, label: &str) -> Result<()> {
+async fn until_shown(harness: &mut Harness<'static, Desk>, label: &str) -> Result<()> {
     for _ in 0..200 {
         draw(harness);
         if harness.query_by_label(label).is_some() {
@@ -180,7 +176,7 @@ async fn until_shown(harness: &mut Harness<'static, gui::DeskGui>, label: &str) 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn s5_6_the_person_approves_or_denies_the_agents_confirm_on_screen() -> Result<()> {
+async fn s5_6_the_person_approves_or_declines_the_agents_confirm_on_screen() -> Result<()> {
     let builder = App::builder().require_approval::<windows::ConfirmSubmission>("confirm");
     let app = windows::order_desk(builder);
     let agent = std::sync::Arc::new(Agent::legacy(&app).await?);
@@ -189,7 +185,7 @@ async fn s5_6_the_person_approves_or_denies_the_agents_confirm_on_screen() -> Re
     agent.call("w1__edit_field", json!({"field": "recipient", "value": "Ada"})).await?;
     assert!(!agent.call("w1__submit", json!({})).await?.is_error);
 
-    for (button, approved) in [("Deny", false), ("Approve", true)] {
+    for (button, approved) in [("Decline", false), ("Approve", true)] {
         let asking = agent.clone();
         let call = tokio::spawn(async move { asking.call("w3__confirm", json!({})).await });
         until_shown(&mut harness, button).await?;
