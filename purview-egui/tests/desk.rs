@@ -368,3 +368,17 @@ async fn an_agents_call_changes_what_is_drawn_without_input() {
     assert!(harness.query_by_label("Ada").is_none());
     assert!(harness.query_by_label("Agent is working here").is_some());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_modal_dialog_is_its_own_confirmation_so_its_destructive_action_runs_at_once() {
+    let app = showcase_app(App::builder());
+    let mut harness = person(&app);
+    app.call("w1__delete", None).await.expect("the agent opens the dialog");
+    until_label(&mut harness, "Blocked by Confirm deletion").await;
+    harness.get_by_label("Confirm").click_accesskit();
+    until(&mut harness, "the dialog closed", |h| h.query_by_label_contains("Blocked by").is_none())
+        .await;
+    assert!(harness.query_by_label("Yes, confirm").is_none());
+    let rows = app.window::<Showcase>("w1").unwrap().read(|s| s.rows.len()).unwrap();
+    assert_eq!(rows, 0, "the person's Confirm ran");
+}
