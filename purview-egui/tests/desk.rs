@@ -99,6 +99,16 @@ impl Showcase {
         self.amount = amount;
     }
 
+    /// Set the payment password; it is never shown back.
+    #[action(idempotent)]
+    fn set_password(
+        &mut self,
+        /// The new password.
+        password: Secret<String>,
+    ) {
+        self.password = password;
+    }
+
     /// Delete everything, after a confirmation dialog.
     #[action(destructive)]
     fn delete(&mut self, cx: &mut Context) -> Result<(), purview::Error> {
@@ -381,4 +391,51 @@ async fn a_modal_dialog_is_its_own_confirmation_so_its_destructive_action_runs_a
     assert!(harness.query_by_label("Yes, confirm").is_none());
     let rows = app.window::<Showcase>("w1").unwrap().read(|s| s.rows.len()).unwrap();
     assert_eq!(rows, 0, "the person's Confirm ran");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_secret_argument_is_typed_into_a_password_field_and_never_shown() {
+    let app = showcase_app(App::builder());
+    let mut harness = person(&app);
+    harness.get_by_label("Set password…").click_accesskit();
+    draw(&mut harness);
+    let typed = "typed-secret-42";
+    harness.get_by_label("Password *").focus();
+    draw(&mut harness);
+    harness.get_by_label("Password *").type_text(typed);
+    draw(&mut harness);
+    assert!(!every_text(&harness).iter().any(|t| t.contains(typed)), "typed secret on screen");
+    harness.get_by_label("Set password").click_accesskit();
+    until(&mut harness, "the form closed", |h| h.query_by_label("Set password").is_none()).await;
+    let stored = app.window::<Showcase>("w1").unwrap().read(|s| s.password.expose().clone());
+    assert_eq!(stored.unwrap(), typed);
+    assert!(!every_text(&harness).iter().any(|t| t.contains(typed)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_window_type_drawn_by_the_app_keeps_the_chrome_and_the_rest_stays_default() {
+    let app = showcase_app(App::builder());
+    let desk = Desk::new(app.clone()).embedded(true).draw::<ConfirmDeletion>(|ui, dialog, cx| {
+        ui.label(format!("Custom dialog {}", dialog.id()));
+        if ui.button("Fail on purpose").clicked() {
+            let app = cx.app().clone();
+            cx.spawn(async move { app.perform("w9__nothing", None).await });
+        }
+        cx.action_bar(ui);
+    });
+    let mut harness = Harness::builder()
+        .with_size([1400.0, 1000.0])
+        .build_ui_state(|ui, desk: &mut Desk| desk.show(ui), desk);
+    draw(&mut harness);
+    app.call("w1__delete", None).await.expect("the agent opens the dialog");
+    until_label(&mut harness, "Custom dialog w2").await;
+    // The showcase keeps its default drawing; the dialog its chrome.
+    assert!(harness.query_by_label("Ada").is_some());
+    assert!(harness.query_by_label("Blocked by Confirm deletion").is_some());
+    assert!(harness.query_by_label("Cancel").is_some(), "the default bar inside the override");
+    harness.get_by_label("Fail on purpose").click_accesskit();
+    until_label(&mut harness, "w9").await;
+    harness.get_by_label("Cancel").click_accesskit();
+    until(&mut harness, "the dialog closed", |h| h.query_by_label("Custom dialog w2").is_none())
+        .await;
 }
