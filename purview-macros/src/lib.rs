@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 mod actions;
+mod kind;
 mod row;
 mod util;
 mod window;
@@ -90,6 +91,15 @@ pub fn window(args: TokenStream, item: TokenStream) -> TokenStream {
 /// Methods may be `async`. They take `&mut self` (or `&self`): calls run on a
 /// working copy and apply only if they succeed.
 ///
+/// **Typed calls for the person's side.** Beside `impl Actions`, a
+/// non-generic `impl Clicker` gets a `ClickerCalls` struct with one method
+/// per action, named after the method and taking its arguments as Rust
+/// values. `handle.act()` (`purview::WindowHandle::act`; `App::act` for
+/// app-level actions) gives one; each method returns a `purview::Call` that
+/// runs the action on the person's path when awaited — a renamed action or
+/// a wrong argument is then a compile error in the GUI code, not a failed
+/// call at run time.
+///
 /// ```
 /// use purview::{Context, ToolError, actions, window};
 ///
@@ -127,6 +137,14 @@ pub fn window(args: TokenStream, item: TokenStream) -> TokenStream {
 /// let names: Vec<String> = Clicker::actions().iter().map(|a| a.name().to_owned()).collect();
 /// assert_eq!(names, ["click", "reset"]);
 /// assert!(!Clicker::default().is_available("reset"));
+///
+/// // The person clicks three times, through the same path as an agent's call.
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let app = purview::App::builder().build();
+/// let clicker = app.open(Clicker::default()).unwrap();
+/// let done = clicker.act().click(3).await.unwrap();
+/// assert_eq!(done.value, 3);
+/// # });
 /// ```
 #[proc_macro_attribute]
 pub fn actions(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -169,4 +187,46 @@ pub fn action(_args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_derive(Row, attributes(row))]
 pub fn derive_row(item: TokenStream) -> TokenStream {
     row::expand(item.into()).into()
+}
+
+/// Derives `purview::WindowKind` for an enum with one variant per window
+/// type, each holding a `purview::WindowHandle` of that type, so GUI code
+/// can `match` on what an open window is (`App::window_kind`) instead of
+/// trying each type in turn. `#[window_kind(crate = path)]` names the
+/// runtime crate when it is not `::purview`.
+///
+/// ```
+/// use purview::prelude::*;
+///
+/// #[window(summary = "Editing")]
+/// #[derive(Clone, Default)]
+/// struct Editor;
+/// #[actions] impl Editor {}
+///
+/// #[window(summary = "Confirm?")]
+/// #[derive(Clone, Default)]
+/// struct Confirm;
+/// #[actions] impl Confirm {}
+///
+/// #[derive(purview::WindowKind)]
+/// enum Open {
+///     Editor(WindowHandle<Editor>),
+///     Confirm(WindowHandle<Confirm>),
+/// }
+///
+/// let app = App::builder().build();
+/// let editor = app.open(Editor).unwrap();
+/// let confirm = editor.open_modal(Confirm).unwrap();
+/// for info in app.window_list().unwrap() {
+///     let title = match app.window_kind::<Open>(&info.id) {
+///         Some(Open::Editor(_)) => "the editor",
+///         Some(Open::Confirm(_)) => "its dialog",
+///         None => "something else",
+///     };
+///     assert!(info.id != confirm.id() || title == "its dialog");
+/// }
+/// ```
+#[proc_macro_derive(WindowKind, attributes(window_kind))]
+pub fn derive_window_kind(item: TokenStream) -> TokenStream {
+    kind::expand(item.into()).into()
 }

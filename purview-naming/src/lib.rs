@@ -244,6 +244,24 @@ fn lower_unless_acronym(word: &str) -> String {
     }
 }
 
+/// Separates a window id (or [`APP`]) from an action name in a tool name.
+pub const SEPARATOR: &str = "__";
+
+/// The tool name of `action` on window `window` (or on [`APP`]):
+/// `{windowId}__{action}`.
+///
+/// ```
+/// assert_eq!(purview_naming::tool_name("w1", "submit"), "w1__submit");
+/// assert_eq!(purview_naming::tool_name(purview_naming::APP, "lock"), "app__lock");
+/// ```
+pub fn tool_name(window: &str, action: &str) -> String {
+    let mut name = String::with_capacity(window.len() + SEPARATOR.len() + action.len());
+    name.push_str(window);
+    name.push_str(SEPARATOR);
+    name.push_str(action);
+    name
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

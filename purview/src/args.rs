@@ -5,7 +5,7 @@
 //! rejected unknown names (§7.3): what is left here is turning JSON into Rust
 //! values and collecting the errors of the handler's own checks.
 
-use std::sync::Arc;
+use std::{any::Any, sync::Arc};
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -33,6 +33,9 @@ pub struct Args {
     map: JsonObject,
     params: Arc<[String]>,
     errors: Vec<FieldError>,
+    /// The decoded arguments of a typed call (see [`Call`](crate::Call)):
+    /// the compiler already checked them, so there is no JSON to decode.
+    typed: Option<Box<dyn Any + Send>>,
 }
 
 /// Shows only the argument names: values may be secrets.
@@ -47,7 +50,28 @@ impl std::fmt::Debug for Args {
 
 impl Args {
     pub(crate) fn new(map: JsonObject, params: Arc<[String]>) -> Self {
-        Self { map, params, errors: Vec::new() }
+        Self { map, params, errors: Vec::new(), typed: None }
+    }
+
+    pub(crate) fn with_typed(mut self, typed: Option<Box<dyn Any + Send>>) -> Self {
+        self.typed = typed;
+        self
+    }
+
+    /// What generated dispatch code decodes with: the typed call's own
+    /// arguments when there are some, else [`Args::parse`]. Not public API.
+    #[doc(hidden)]
+    pub fn __parse_or_take<T: DeserializeOwned + Send + 'static>(mut self) -> Result<T, ToolError> {
+        match self.typed.take() {
+            None => self.parse(),
+            Some(typed) => typed.downcast::<T>().map(|t| *t).map_err(|_| {
+                tracing::error!(expected = std::any::type_name::<T>(), "a typed call carried arguments of another action");
+                ToolError::new(
+                    crate::model::ErrorCode::ActionFailed,
+                    "The call's arguments were made for another action; nothing was changed. This is a defect in the application.",
+                )
+            }),
+        }
     }
 
     /// Arguments from a JSON object, for tests and hand-written dispatch.

@@ -99,8 +99,9 @@ pub use purview_naming as naming;
 
 pub use action::{ActionOutput, ActionSpec, JsonObject, schema_for, unknown_action};
 pub use app::{
-    AgentActivity, App, AppBuilder, Approval, ApprovalQueue, ApprovalRequest, Approver, Change,
-    Context, Error, Limits, PendingApproval, ToolOutcome, ToolSurface, WindowHandle, WindowInfo,
+    AgentActivity, App, AppBuilder, Approval, ApprovalQueue, ApprovalRequest, Approver, Call,
+    Change, Context, Error, Limits, PendingApproval, Performed, ToolOutcome, ToolSurface,
+    TypedCalls, WindowHandle, WindowInfo, WindowKind,
 };
 pub use args::Args;
 pub use instructions::instructions;
@@ -108,7 +109,7 @@ pub use model::{ToolError, WINDOWS_URI};
 pub use projection::{
     Cells, ListSource, Media, MediaSource, NoticeText, Row, Sensitive, TableSource,
 };
-pub use purview_macros::{Row, action, actions, window};
+pub use purview_macros::{Row, WindowKind, action, actions, window};
 pub use redact::{MASK, Secret};
 /// The MCP library Purview serves with, for serving an [`McpServer`] over a
 /// transport of your own (`rmcp::ServiceExt::serve`).
@@ -155,8 +156,9 @@ pub use window::{ActionResult, Actions, BoxFuture, Window};
 /// ```
 pub mod prelude {
     pub use crate::{
-        ActionOutput, ActionResult, ActionSpec, Actions, App, Args, BoxFuture, Context, Row,
-        Secret, ToolSurface, View, Window, WindowHandle, action, actions,
+        ActionOutput, ActionResult, ActionSpec, Actions, App, Args, BoxFuture, Call, Context,
+        Performed, Row, Secret, ToolSurface, TypedCalls, View, Window, WindowHandle, WindowKind,
+        action, actions,
         model::{Block, FieldItem, Severity, ToolError},
         window,
     };
@@ -167,8 +169,10 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::{
-        ActionOutput, ActionResult, ActionSpec, Actions, Args, BoxFuture, Cells, Context,
-        ListSource, MediaSource, NoticeText, Row, Sensitive, TableSource, View, Window,
+        ActionOutput, ActionResult, ActionSpec, Actions, App, Args, BoxFuture, Call, Cells,
+        Context, ListSource, MediaSource, NoticeText, Row, Sensitive, TableSource, TypedCalls,
+        View, Window, WindowHandle, WindowKind,
+        app::{CallTarget, VariantHandle},
         model::{FieldItem, Severity, ToolError},
         projection::cell,
         unknown_action,

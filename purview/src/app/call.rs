@@ -261,7 +261,22 @@ impl App {
         caller: Caller,
         cancel: CancellationToken,
     ) -> Result<ToolResult, ToolError> {
-        self.run_phases(call, caller, cancel).await.map_err(|e| self.explain(e))
+        self.run_phases(call, caller, cancel)
+            .await
+            .map(|(result, _)| result)
+            .map_err(|e| self.explain(e))
+    }
+
+    /// A typed call of the person's ([`Call`](crate::Call)): the person's
+    /// path, with arguments the compiler checked, and the handler's own
+    /// result value beside the wire result.
+    pub(super) async fn perform_typed(
+        &self,
+        call: ActionCall,
+    ) -> Result<(ToolResult, Option<Box<dyn std::any::Any + Send>>), ToolError> {
+        self.run_phases(call, Caller::Person, CancellationToken::new())
+            .await
+            .map_err(|e| self.explain(e))
     }
 
     async fn run_phases(
@@ -269,7 +284,7 @@ impl App {
         call: ActionCall,
         caller: Caller,
         cancel: CancellationToken,
-    ) -> Result<ToolResult, ToolError> {
+    ) -> Result<(ToolResult, Option<Box<dyn std::any::Any + Send>>), ToolError> {
         refuse_reentry(&call)?;
         let checked = self.check(&call)?;
         let mut call = call;
@@ -281,13 +296,13 @@ impl App {
         let _serialized = self.shared.op_lock.lock().await;
         let Prepared { target, index, mut working, base_revision, params, result_shape, timeout } =
             self.prepare(&call)?;
-        let ActionCall { action, arguments, .. } = call;
+        let ActionCall { action, arguments, typed, .. } = call;
         let window = match &target {
             Target::Window { id, .. } => Some(id.clone()),
             Target::App => None,
         };
         let mut cx = Context::new(self.shared.clone(), window.clone());
-        let args = Args::new(arguments, params);
+        let args = Args::new(arguments, params).with_typed(typed);
         let outcome = run_handler(&mut working, &action, args, &mut cx, timeout, &cancel).await;
         let output = handler_output(outcome, &action, timeout, &cancel)?;
         if !cx.invalid.is_empty() {
@@ -319,7 +334,8 @@ impl App {
             .or(cx.message.take())
             .unwrap_or_else(|| default_message(&action, &opened));
         let result = output.result.map(|value| result_shape.wrap(value));
-        Ok(ToolResult { message: Some(message), opened_window_ids: opened, result, next })
+        let typed = output.typed.0;
+        Ok((ToolResult { message: Some(message), opened_window_ids: opened, result, next }, typed))
     }
 
     /// Phase 2, outside the operation lock: the gates as they stand now, and
@@ -349,6 +365,11 @@ impl App {
                 check: action.check.clone(),
             })
         })??;
+        if call.typed.is_some() {
+            // The compiler checked a typed call's arguments; there is no
+            // JSON to check.
+            return Ok(checked);
+        }
         let limits = &self.shared.config.limits;
         let problems = checked.check.check(&checked.params, &call.arguments, limits);
         if problems.is_empty() { Ok(checked) } else { Err(ToolError::validation(problems)) }

@@ -63,6 +63,12 @@ impl<W: Window> WindowHandle<W> {
     /// working on this window meanwhile fails with `stale_state` instead of
     /// overwriting this edit.
     ///
+    /// This is for what the person types into the window. It does not run
+    /// any action: a button that stands for an action goes through
+    /// [`WindowHandle::act`], so the action's own checks and effects (a
+    /// dialog it opens, another window it keeps in sync) happen for the
+    /// person as they do for an agent.
+    ///
     /// The closure runs under Purview's lock: keep it short and do not call
     /// Purview from inside it (that returns [`Error::Reentrant`]). If it
     /// panics, the projection still follows whatever it changed, and the

@@ -37,6 +37,7 @@ mod registry;
 mod route;
 mod shared;
 mod topology;
+mod typed;
 
 use std::{fmt, marker::PhantomData, sync::Arc};
 
@@ -50,6 +51,9 @@ pub use context::Context;
 pub use error::Error;
 pub use handle::WindowHandle;
 pub(crate) use shared::lock_unpoisoned;
+pub use typed::{Call, Performed, TypedCalls, WindowKind};
+#[doc(hidden)]
+pub use typed::{CallTarget, VariantHandle};
 
 use self::{
     broadcast::{Subscriber, Subscription},

@@ -27,6 +27,8 @@ pub(super) struct ActionCall {
     pub action: String,
     pub arguments: JsonObject,
     pub expected_version: Option<Value>,
+    /// A typed call's decoded arguments (then `arguments` is empty).
+    pub typed: Option<Box<dyn std::any::Any + Send>>,
 }
 
 /// Which window and action a tool name (or `app__act`'s arguments) means,
@@ -59,6 +61,7 @@ pub(super) fn route(
         action: action.to_owned(),
         arguments,
         expected_version,
+        typed: None,
     }))
 }
 
@@ -127,9 +130,13 @@ fn act_request(mut arguments: JsonObject) -> Result<Request, ToolError> {
     let params = ["window", "action", "arguments", "expectedVersion"].map(str::to_owned);
     problems.extend(arguments.keys().take(5).map(|k| validate::unknown_argument(k, &params)));
     match (window, action) {
-        (Some(window), Some(action)) if problems.is_empty() => {
-            Ok(Request::Action(ActionCall { window, action, arguments: inner, expected_version }))
-        }
+        (Some(window), Some(action)) if problems.is_empty() => Ok(Request::Action(ActionCall {
+            window,
+            action,
+            arguments: inner,
+            expected_version,
+            typed: None,
+        })),
         _ => Err(ToolError::validation(problems)),
     }
 }
