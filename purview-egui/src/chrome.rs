@@ -300,9 +300,7 @@ fn window_contents(
         let app = cx.core.app.clone();
         let drawn = overrides.iter_mut().any(|draw| draw(ui, &app, &view.state.id, &mut cx));
         if !drawn {
-            cx.blocks(ui);
-            ui.add_space(4.0);
-            cx.action_bar(ui);
+            cx.default_contents(ui);
         }
     });
     last_error(ui, core, &Some(view.state.id.clone()));

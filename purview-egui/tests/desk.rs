@@ -439,3 +439,44 @@ async fn a_window_type_drawn_by_the_app_keeps_the_chrome_and_the_rest_stays_defa
     until(&mut harness, "the dialog closed", |h| h.query_by_label("Custom dialog w2").is_none())
         .await;
 }
+
+#[derive(purview::WindowKind)]
+enum Kind {
+    Showcase(purview::WindowHandle<Showcase>),
+    Dialog(purview::WindowHandle<ConfirmDeletion>),
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn windows_drawn_by_kind_run_typed_calls_and_show_their_field_errors() {
+    let app = showcase_app(App::builder());
+    let desk = Desk::new(app.clone()).embedded(true).draw_kind(|ui, kind: Kind, cx| match kind {
+        Kind::Showcase(showcase) => {
+            let recipient = showcase.read(|s| s.recipient.clone()).unwrap_or_default();
+            ui.label(format!("Sending to {recipient}"));
+            if ui.button("Send to nobody").clicked() {
+                cx.run(showcase.act().set_details(String::new(), -1.0));
+            }
+            if ui.button("Send to Grace").clicked() {
+                cx.run(showcase.act().set_details("Grace".into(), 2.0));
+            }
+            if let Some(problem) = cx.field_error("recipient") {
+                ui.label(format!("Recipient problem: {problem}"));
+            }
+        }
+        Kind::Dialog(dialog) => {
+            ui.label(format!("Dialog {}", dialog.id()));
+            cx.default_contents(ui);
+        }
+    });
+    let mut harness = Harness::builder()
+        .with_size([1400.0, 1000.0])
+        .build_ui_state(|ui, desk: &mut Desk| desk.show(ui), desk);
+    draw(&mut harness);
+    assert!(harness.query_by_label("Sending to Ada").is_some());
+    harness.get_by_label("Send to nobody").click_accesskit();
+    until_label(&mut harness, "Recipient problem: cannot be empty").await;
+    harness.get_by_label("Send to Grace").click_accesskit();
+    until_label(&mut harness, "Sending to Grace").await;
+    assert!(harness.query_by_label_contains("Recipient problem").is_none(), "cleared by success");
+    assert!(app.agent_activity().is_none(), "typed calls are the person's");
+}
