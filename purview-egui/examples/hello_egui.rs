@@ -101,7 +101,8 @@ impl ConfirmClear {
     }
 }
 
-fn todo_app() -> App {
+/// The app: the list, with two tasks to start with.
+pub fn todo_app() -> App {
     let app = App::builder().name("hello_egui").build();
     let tasks = ["Water the plants", "Write the report"].map(|t| (t.into(), "to do".into()));
     let mut todo = Todo { tasks: tasks.into(), ..Todo::default() };
