@@ -14,7 +14,9 @@ use crate::{
 impl WindowUi<'_> {
     /// Draws the window's actions as buttons, with the forms and
     /// confirmations they open. A window's page loader (an action taking
-    /// `offset` and `limit`) is left to its table's paging buttons.
+    /// `offset` and `limit`) is left to its table's paging buttons. A
+    /// destructive action asks "yes or no" first, except in a modal dialog,
+    /// which is itself that question.
     pub fn action_bar(&mut self, ui: &mut Ui) {
         let view = self.view;
         let pages_a_table = view
@@ -25,7 +27,7 @@ impl WindowUi<'_> {
         let actions: Vec<&ActionDef> =
             view.actions.iter().filter(|a| !(pages_a_table && a.is_page_loader())).collect();
         let scope = Some(view.state.id.clone());
-        action_bar(ui, self.core, &self.ctx, &scope, &actions);
+        action_bar(ui, self.core, &self.ctx, &scope, &actions, !view.state.modal);
     }
 }
 
@@ -36,6 +38,7 @@ pub(crate) fn action_bar(
     ctx: &egui::Context,
     scope: &Scope,
     actions: &[&ActionDef],
+    confirm_destructive: bool,
 ) {
     if actions.is_empty() {
         return;
@@ -63,7 +66,7 @@ pub(crate) fn action_bar(
                 if core.forms.remove(&key).is_none() {
                     core.forms.insert(key, FormValues::default());
                 }
-            } else if action.destructive {
+            } else if action.destructive && confirm_destructive {
                 core.confirming = Some((scope.clone(), action.name.clone(), JsonObject::new()));
             } else {
                 core.perform(ctx, scope.clone(), &action.name, JsonObject::new(), drop);
@@ -72,7 +75,7 @@ pub(crate) fn action_bar(
     });
     for action in actions {
         if core.forms.contains_key(&(scope.clone(), action.name.clone())) {
-            form(ui, core, ctx, scope, salt, action);
+            form(ui, core, ctx, scope, salt, action, confirm_destructive);
         }
     }
     confirmation(ui, core, ctx, scope, actions);
@@ -132,6 +135,7 @@ fn form(
     scope: &Scope,
     salt: &str,
     action: &ActionDef,
+    confirm_destructive: bool,
 ) {
     let key = (scope.clone(), action.name.clone());
     let failure = core.failure(scope).filter(|f| f.action.as_deref() == Some(&action.name));
@@ -236,7 +240,7 @@ fn form(
         Err(problems) => {
             core.fail(scope.clone(), Some(action.name.clone()), form_problems(problems))
         }
-        Ok(arguments) if action.destructive => {
+        Ok(arguments) if action.destructive && confirm_destructive => {
             core.confirming = Some((scope.clone(), action.name.clone(), arguments));
         }
         Ok(arguments) => core.perform(ctx, scope.clone(), &action.name, arguments, drop),

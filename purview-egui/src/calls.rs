@@ -4,7 +4,7 @@
 
 use std::{
     collections::HashMap,
-    future::Future,
+    future::{Future, IntoFuture},
     sync::{Arc, Mutex, MutexGuard},
 };
 
@@ -207,6 +207,41 @@ impl WindowUi<'_> {
     ) {
         let scope = Some(self.view.state.id.clone());
         self.core.start(&self.ctx, scope, None, call, drop);
+    }
+
+    /// Runs a typed call ([`purview::Call`], from `handle.act()` or
+    /// `app.act::<A>()`) in the background, on the person's path. A failure
+    /// is shown in the call's window (the main panel for an app-level
+    /// action), its per-field errors on that action's form, until a later
+    /// call there succeeds.
+    ///
+    /// ```
+    /// # use purview::prelude::*;
+    /// # #[window(summary = "Counts to {count}")]
+    /// # #[derive(Clone, Default)]
+    /// # struct Counter { #[block(field)] count: u32 }
+    /// # #[actions] impl Counter { /// Count one more.
+    /// #   #[action] fn increment(&mut self) { self.count += 1; } }
+    /// let desk = purview_egui::Desk::new(App::builder().build()).draw::<Counter>(|ui, counter, cx| {
+    ///     if ui.button("One more").clicked() {
+    ///         cx.run(counter.act().increment());
+    ///     }
+    /// });
+    /// # drop(desk);
+    /// ```
+    pub fn run<R: Send + 'static>(&mut self, call: purview::Call<R>) {
+        let scope = call.window_id().map(str::to_owned);
+        let action = Some(call.action().to_owned());
+        self.core.start(&self.ctx, scope, action, call.into_future(), drop);
+    }
+
+    /// Draws the window the default way: its blocks, then its action bar.
+    /// For the windows a [`Desk::draw_kind`](crate::Desk::draw_kind)
+    /// closure leaves alone.
+    pub fn default_contents(&mut self, ui: &mut egui::Ui) {
+        self.blocks(ui);
+        ui.add_space(4.0);
+        self.action_bar(ui);
     }
 
     /// The person's use of one of this window's actions by name, with JSON

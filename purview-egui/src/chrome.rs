@@ -137,7 +137,7 @@ impl Desk {
                 let ctx = ui.ctx().clone();
                 ui.add_enabled_ui(scene.app_actions.is_some(), |ui| {
                     let actions: Vec<&ActionDef> = actions.iter().collect();
-                    action_bar(ui, &mut self.core, &ctx, &scope, &actions);
+                    action_bar(ui, &mut self.core, &ctx, &scope, &actions, true);
                 });
             }
             last_error(ui, &self.core, &scope);
@@ -155,15 +155,20 @@ impl Desk {
     ) {
         let id = view.state.id.clone();
         let fresh = !self.positions.contains_key(&id);
-        // The first two windows beside the main panel, later ones (dialogs,
-        // more windows) cascading below them; each keeps its first place.
+        // A window-level dialog opens beside its owner, a little lower; the
+        // first two other windows beside the main panel, later ones
+        // cascading below them. Each keeps its first place.
+        let over_owner = view.state.owner_id.as_ref().and_then(|o| self.positions.get(o)).copied();
         let slot = self.placed;
-        let position = *self.positions.entry(id.clone()).or_insert_with(|| match slot {
-            0 => [440.0, 20.0],
-            1 => [870.0, 20.0],
-            n => [440.0 + 40.0 * (n - 2) as f32, 370.0 + 30.0 * (n - 2) as f32],
+        let position = *self.positions.entry(id.clone()).or_insert_with(|| match over_owner {
+            Some([x, y]) => [x + 420.0, y + 60.0],
+            None => match slot {
+                0 => [440.0, 20.0],
+                1 => [870.0, 20.0],
+                n => [440.0 + 40.0 * (n - 2) as f32, 370.0 + 30.0 * (n - 2) as f32],
+            },
         });
-        if fresh {
+        if fresh && over_owner.is_none() {
             self.placed += 1;
         }
         let agent_here =
@@ -178,14 +183,20 @@ impl Desk {
             if agent_here {
                 frame = frame.stroke(Stroke::new(3.0, AGENT));
             }
+            // As tall as its contents, up to the host window's height.
+            let tallest = (ctx.content_rect().height() - 80.0).max(120.0);
             egui::Window::new(view.state.title.as_str())
                 .id(window_id(&id))
                 .default_pos(position)
                 .default_width(400.0)
                 .collapsible(false)
-                .vscroll(true)
                 .frame(frame)
-                .show(ctx, |ui| contents(ui));
+                .show(ctx, |ui| {
+                    egui::ScrollArea::vertical()
+                        .id_salt(("purview-scroll", id.as_str()))
+                        .max_height(tallest)
+                        .show(ui, |ui| contents(ui));
+                });
             if fresh {
                 // A new window (a dialog above all) opens in front.
                 ctx.move_to_top(LayerId::new(Order::Middle, window_id(&id)));
@@ -289,9 +300,7 @@ fn window_contents(
         let app = cx.core.app.clone();
         let drawn = overrides.iter_mut().any(|draw| draw(ui, &app, &view.state.id, &mut cx));
         if !drawn {
-            cx.blocks(ui);
-            ui.add_space(4.0);
-            cx.action_bar(ui);
+            cx.default_contents(ui);
         }
     });
     last_error(ui, core, &Some(view.state.id.clone()));

@@ -260,6 +260,51 @@ impl Desk {
         self
     }
 
+    /// Draws windows by their kind: `draw` gets each open window as a
+    /// value of `K` (a `#[derive(purview::WindowKind)]` enum of window
+    /// handles) and matches on it, using [`WindowUi::default_contents`] for
+    /// the kinds it does not draw itself. Windows of no kind of `K` are
+    /// drawn the default way.
+    ///
+    /// ```
+    /// # use purview::prelude::*;
+    /// # #[window(summary = "Counts to {count}")]
+    /// # #[derive(Clone, Default)]
+    /// # struct Counter { #[block(field)] count: u32 }
+    /// # #[actions] impl Counter { /// Count one more.
+    /// #   #[action] fn increment(&mut self) { self.count += 1; } }
+    /// # #[window(summary = "Notes")] #[derive(Clone, Default)] struct Notes { #[block(text)] text: String }
+    /// # #[actions] impl Notes {}
+    /// #[derive(purview::WindowKind)]
+    /// enum Kind {
+    ///     Counter(WindowHandle<Counter>),
+    ///     Notes(WindowHandle<Notes>),
+    /// }
+    ///
+    /// let desk = purview_egui::Desk::new(App::builder().build()).draw_kind(|ui, kind: Kind, cx| match kind {
+    ///     Kind::Counter(counter) => {
+    ///         if ui.button("One more").clicked() {
+    ///             cx.run(counter.act().increment());
+    ///         }
+    ///     }
+    ///     Kind::Notes(_) => cx.default_contents(ui),
+    /// });
+    /// # drop(desk);
+    /// ```
+    pub fn draw_kind<K: purview::WindowKind>(
+        mut self,
+        mut draw: impl FnMut(&mut Ui, K, &mut WindowUi<'_>) + 'static,
+    ) -> Self {
+        self.overrides.push(Box::new(move |ui, app, id, cx| match app.window_kind::<K>(id) {
+            Some(kind) => {
+                draw(ui, kind, cx);
+                true
+            }
+            None => false,
+        }));
+        self
+    }
+
     /// The application drawn.
     ///
     /// ```

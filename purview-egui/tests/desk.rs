@@ -99,6 +99,16 @@ impl Showcase {
         self.amount = amount;
     }
 
+    /// Set the payment password; it is never shown back.
+    #[action(idempotent)]
+    fn set_password(
+        &mut self,
+        /// The new password.
+        password: Secret<String>,
+    ) {
+        self.password = password;
+    }
+
     /// Delete everything, after a confirmation dialog.
     #[action(destructive)]
     fn delete(&mut self, cx: &mut Context) -> Result<(), purview::Error> {
@@ -367,4 +377,106 @@ async fn an_agents_call_changes_what_is_drawn_without_input() {
     assert!(harness.query_by_label("Grace").is_some());
     assert!(harness.query_by_label("Ada").is_none());
     assert!(harness.query_by_label("Agent is working here").is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_modal_dialog_is_its_own_confirmation_so_its_destructive_action_runs_at_once() {
+    let app = showcase_app(App::builder());
+    let mut harness = person(&app);
+    app.call("w1__delete", None).await.expect("the agent opens the dialog");
+    until_label(&mut harness, "Blocked by Confirm deletion").await;
+    harness.get_by_label("Confirm").click_accesskit();
+    until(&mut harness, "the dialog closed", |h| h.query_by_label_contains("Blocked by").is_none())
+        .await;
+    assert!(harness.query_by_label("Yes, confirm").is_none());
+    let rows = app.window::<Showcase>("w1").unwrap().read(|s| s.rows.len()).unwrap();
+    assert_eq!(rows, 0, "the person's Confirm ran");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_secret_argument_is_typed_into_a_password_field_and_never_shown() {
+    let app = showcase_app(App::builder());
+    let mut harness = person(&app);
+    harness.get_by_label("Set password…").click_accesskit();
+    draw(&mut harness);
+    let typed = "typed-secret-42";
+    harness.get_by_label("Password *").focus();
+    draw(&mut harness);
+    harness.get_by_label("Password *").type_text(typed);
+    draw(&mut harness);
+    assert!(!every_text(&harness).iter().any(|t| t.contains(typed)), "typed secret on screen");
+    harness.get_by_label("Set password").click_accesskit();
+    until(&mut harness, "the form closed", |h| h.query_by_label("Set password").is_none()).await;
+    let stored = app.window::<Showcase>("w1").unwrap().read(|s| s.password.expose().clone());
+    assert_eq!(stored.unwrap(), typed);
+    assert!(!every_text(&harness).iter().any(|t| t.contains(typed)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_window_type_drawn_by_the_app_keeps_the_chrome_and_the_rest_stays_default() {
+    let app = showcase_app(App::builder());
+    let desk = Desk::new(app.clone()).embedded(true).draw::<ConfirmDeletion>(|ui, dialog, cx| {
+        ui.label(format!("Custom dialog {}", dialog.id()));
+        if ui.button("Fail on purpose").clicked() {
+            let app = cx.app().clone();
+            cx.spawn(async move { app.perform("w9__nothing", None).await });
+        }
+        cx.action_bar(ui);
+    });
+    let mut harness = Harness::builder()
+        .with_size([1400.0, 1000.0])
+        .build_ui_state(|ui, desk: &mut Desk| desk.show(ui), desk);
+    draw(&mut harness);
+    app.call("w1__delete", None).await.expect("the agent opens the dialog");
+    until_label(&mut harness, "Custom dialog w2").await;
+    // The showcase keeps its default drawing; the dialog its chrome.
+    assert!(harness.query_by_label("Ada").is_some());
+    assert!(harness.query_by_label("Blocked by Confirm deletion").is_some());
+    assert!(harness.query_by_label("Cancel").is_some(), "the default bar inside the override");
+    harness.get_by_label("Fail on purpose").click_accesskit();
+    until_label(&mut harness, "w9").await;
+    harness.get_by_label("Cancel").click_accesskit();
+    until(&mut harness, "the dialog closed", |h| h.query_by_label("Custom dialog w2").is_none())
+        .await;
+}
+
+#[derive(purview::WindowKind)]
+enum Kind {
+    Showcase(purview::WindowHandle<Showcase>),
+    Dialog(purview::WindowHandle<ConfirmDeletion>),
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn windows_drawn_by_kind_run_typed_calls_and_show_their_field_errors() {
+    let app = showcase_app(App::builder());
+    let desk = Desk::new(app.clone()).embedded(true).draw_kind(|ui, kind: Kind, cx| match kind {
+        Kind::Showcase(showcase) => {
+            let recipient = showcase.read(|s| s.recipient.clone()).unwrap_or_default();
+            ui.label(format!("Sending to {recipient}"));
+            if ui.button("Send to nobody").clicked() {
+                cx.run(showcase.act().set_details(String::new(), -1.0));
+            }
+            if ui.button("Send to Grace").clicked() {
+                cx.run(showcase.act().set_details("Grace".into(), 2.0));
+            }
+            if let Some(problem) = cx.field_error("recipient") {
+                ui.label(format!("Recipient problem: {problem}"));
+            }
+        }
+        Kind::Dialog(dialog) => {
+            ui.label(format!("Dialog {}", dialog.id()));
+            cx.default_contents(ui);
+        }
+    });
+    let mut harness = Harness::builder()
+        .with_size([1400.0, 1000.0])
+        .build_ui_state(|ui, desk: &mut Desk| desk.show(ui), desk);
+    draw(&mut harness);
+    assert!(harness.query_by_label("Sending to Ada").is_some());
+    harness.get_by_label("Send to nobody").click_accesskit();
+    until_label(&mut harness, "Recipient problem: cannot be empty").await;
+    harness.get_by_label("Send to Grace").click_accesskit();
+    until_label(&mut harness, "Sending to Grace").await;
+    assert!(harness.query_by_label_contains("Recipient problem").is_none(), "cleared by success");
+    assert!(app.agent_activity().is_none(), "typed calls are the person's");
 }
