@@ -7,8 +7,6 @@
 //! agent's call takes, so agents see every edit and the person's newer text
 //! is never overwritten.
 
-use std::future::IntoFuture;
-
 use eframe::egui::{self, Button, Ui};
 use purview::{App, Secret, WindowHandle, model::BlockKind};
 use purview_egui::{Desk, WindowUi};
@@ -38,15 +36,16 @@ fn order_editor(ui: &mut Ui, editor: &WindowHandle<OrderEditor>, cx: &mut Window
             e.password = Secret::new(text);
         });
     });
-    // The items and the notices, drawn the default way.
+    // The items and the notices, drawn the default way (the heading and
+    // the fields are drawn above).
     let blocks = cx.state().blocks.clone();
     for (index, block) in blocks.iter().enumerate() {
-        if !matches!(block.kind, BlockKind::Fields { .. }) {
+        if !matches!(block.kind, BlockKind::Fields { .. } | BlockKind::Text { .. }) {
             cx.block(ui, index, block);
         }
     }
     if ui.add_enabled(view.can_submit(), Button::new("Submit")).clicked() {
-        cx.spawn(editor.act().submit().into_future());
+        cx.run(editor.act().submit());
     }
 }
 
