@@ -135,6 +135,8 @@ pub(crate) struct WindowView {
     /// had when last operable (drawn disabled).
     pub actions: Vec<ActionDef>,
     pub operable: bool,
+    /// While it is not operable, the window operable in its place.
+    pub blocked_by: Option<String>,
 }
 
 /// What a window's drawing code gets besides the [`egui::Ui`]: the window's

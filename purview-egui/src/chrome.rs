@@ -42,11 +42,16 @@ impl Scene {
             let list = value.get("actions")?.get(key)?.as_array()?;
             Some(list.iter().filter_map(ActionDef::from_value).collect())
         };
+        // Purview says which window blocks which; the chains are not
+        // worked out again here.
+        let list = app.window_list().map_err(|e| e.to_string())?;
+        let blocked_by = |id: &str| list.iter().find(|w| w.id == id)?.blocked_by.clone();
         let windows = states
             .into_iter()
             .map(|state| WindowView {
                 operable: operable.contains(&state.id),
                 actions: actions_of(&state.id).unwrap_or_default(),
+                blocked_by: blocked_by(&state.id),
                 state,
             })
             .collect();
@@ -62,29 +67,6 @@ pub(crate) fn window_id(window: &str) -> Id {
 /// The viewport of a Purview window drawn as its own OS window.
 pub(crate) fn viewport_id(window: &str) -> ViewportId {
     ViewportId::from_hash_of(("purview-window", window))
-}
-
-/// The window whose modal chain blocks `id`: the operable tail of the chain
-/// of modals above it, or of the app-level modal's chain.
-pub(crate) fn blocker<'a>(windows: &'a [WindowView], id: &str) -> Option<&'a WindowView> {
-    let tail = |start: &str| {
-        let mut current = start.to_owned();
-        // Each step moves to a different window, so the list's length bounds it.
-        for _ in 0..=windows.len() {
-            let above = windows
-                .iter()
-                .find(|w| w.state.modal && w.state.owner_id.as_deref() == Some(current.as_str()))?;
-            if above.operable {
-                return Some(above);
-            }
-            current = above.state.id.clone();
-        }
-        None
-    };
-    tail(id).or_else(|| {
-        let app_modal = windows.iter().find(|w| w.state.modal && w.state.owner_id.is_none())?;
-        if app_modal.operable { Some(app_modal) } else { tail(&app_modal.state.id) }
-    })
 }
 
 impl Desk {
@@ -290,8 +272,11 @@ fn window_contents(
         ui.label(RichText::new("Agent is working here").color(AGENT).strong());
     }
     if !view.operable {
-        let blocker =
-            blocker(&scene.windows, &view.state.id).map_or("a dialog", |w| w.state.title.as_str());
+        let blocker = view
+            .blocked_by
+            .as_deref()
+            .and_then(|id| scene.windows.iter().find(|w| w.state.id == id))
+            .map_or("a dialog", |w| w.state.title.as_str());
         ui.label(RichText::new(format!("Blocked by {blocker}")).italics());
     }
     let ctx = ui.ctx().clone();

@@ -20,6 +20,10 @@ pub struct WindowInfo {
     pub operable: bool,
     /// Its version.
     pub version: u64,
+    /// When it is not operable: the id of the window operable in its place
+    /// (the top of the modal chain over it, or of the app-level modal), so a
+    /// GUI can say "Blocked by …" without working out the chains itself.
+    pub blocked_by: Option<String>,
 }
 
 /// The agent's most recent successful call, for showing the person where
@@ -57,19 +61,26 @@ impl App {
     /// let list = app.window_list().unwrap();
     /// assert_eq!(list.len(), 2);
     /// assert!(!list[0].operable && list[1].operable);
+    /// assert_eq!(list[0].blocked_by.as_deref(), Some(list[1].id.as_str()));
+    /// assert_eq!(list[1].blocked_by, None);
     /// ```
     pub fn window_list(&self) -> Result<Vec<WindowInfo>, Error> {
         self.shared.read(|state| {
+            let topology = state.topology();
             state
                 .windows
                 .values()
-                .map(|e| WindowInfo {
-                    id: e.id.to_string(),
-                    title: e.title.clone(),
-                    modal: e.modal,
-                    owner_id: e.owner.as_deref().map(str::to_owned),
-                    operable: state.is_operable(&e.id),
-                    version: e.version,
+                .map(|e| {
+                    let operable = state.is_operable(&e.id);
+                    WindowInfo {
+                        id: e.id.to_string(),
+                        title: e.title.clone(),
+                        modal: e.modal,
+                        owner_id: e.owner.as_deref().map(str::to_owned),
+                        operable,
+                        version: e.version,
+                        blocked_by: (!operable).then(|| topology.blocker_of(&e.id).to_owned()),
+                    }
                 })
                 .collect()
         })
