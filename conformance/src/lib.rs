@@ -47,6 +47,7 @@ mod report;
 mod script;
 mod tally;
 mod target;
+mod verdict;
 mod walk;
 mod windows;
 
@@ -55,3 +56,4 @@ pub use explore::{APP_WINDOWS_SCHEMA, Explorer};
 pub use report::{CheckReport, Coverage, Evidence, Report, Shrunk, Status, ToolCount};
 pub use script::{Call, ExpectedVersion, Intent, Script, Step};
 pub use target::{Endpoint, WINDOWS_URI};
+pub use verdict::{CoverageLevel, Gap, Verdict};

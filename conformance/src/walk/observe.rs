@@ -94,7 +94,8 @@ impl Walk<'_> {
         let listed = serde_json::to_string(&tools).unwrap_or_default();
         self.search_secrets(n, "tools/list", &listed);
         let tools = self.judge_tools(n, &windows, &tools);
-        Some(Obs { windows, tools })
+        let dispatch = self.read_dispatch(&tools).await;
+        Some(Obs { windows, tools, dispatch })
     }
 
     pub(super) fn judge_windows(&mut self, n: usize, windows: &Windows) {
@@ -271,7 +272,11 @@ impl Walk<'_> {
             if !self.allowed(&info) {
                 let key = self.coverage_key(
                     Some(&info),
-                    &Obs { windows: windows.clone(), tools: BTreeMap::new() },
+                    &Obs {
+                        windows: windows.clone(),
+                        tools: BTreeMap::new(),
+                        dispatch: BTreeMap::new(),
+                    },
                 );
                 self.coverage.skipped_destructive.insert(key);
             }
