@@ -13,6 +13,13 @@
 //! A failure is shrunk to the shortest sequence of calls that still shows
 //! it on a fresh server, printed as a [`Script`] that replays it.
 //!
+//! A walk that could not exercise the app — an operation that never once
+//! succeeded, a MUST the transport could check but the walk never reached —
+//! is [`Verdict::Inconclusive`], never a pass: the report lists each
+//! [`Gap`] with its likely cause and fix (such as a [`Explorer::hint`] for
+//! a PIN), and [`Explorer::require_coverage`] lets an app's own test refuse
+//! such a walk.
+//!
 //! Point it at a Purview app in your own tests:
 //!
 //! ```no_run

@@ -237,8 +237,16 @@ impl Report {
     }
 
     /// The report as pretty JSON.
+    ///
+    /// Beside the fields it has a `verdict`: `"pass"`, `"inconclusive"` or
+    /// `"fail"`.
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("a report is plain JSON")
+        let mut value = serde_json::to_value(self).expect("a report is plain JSON");
+        if let serde_json::Value::Object(map) = &mut value {
+            let verdict = serde_json::to_value(self.verdict()).expect("a verdict is a string");
+            map.insert("verdict".into(), verdict);
+        }
+        serde_json::to_string_pretty(&value).expect("a report is plain JSON")
     }
 }
 
