@@ -8,6 +8,7 @@ mod dispatch;
 mod judge;
 mod observe;
 mod plan;
+mod probe;
 
 use self::judge::{describe_calls, describe_change, describe_events, note_name};
 
@@ -454,27 +455,6 @@ impl<'a> Walk<'a> {
             validity,
             version_before,
             together: false,
-        }
-    }
-
-    /// Remembers the strings sent: writeOnly ones must never come back.
-    fn note_sent(&mut self, arguments: &Map<String, Value>, info: Option<&ToolInfo>) {
-        let write_only = info.map(|i| i.schema.write_only()).unwrap_or_default();
-        for (name, value) in arguments {
-            let Value::String(s) = value else { continue };
-            if !write_only.contains(name) {
-                self.sent_plain.insert(s.clone());
-                continue;
-            }
-            // Only values that cannot turn up by chance: the explorer's own
-            // made-up secrets and the app's hinted ones that are long enough
-            // (a four-digit PIN turns up in any table of numbers).
-            let hinted = self.cfg.hints.get(name).is_some_and(|h| h.contains(value));
-            if (s.starts_with(SECRET_PREFIX) || (hinted && s.chars().count() >= 6))
-                && !self.sent_secrets.contains(s)
-            {
-                self.sent_secrets.push(s.clone());
-            }
         }
     }
 
