@@ -77,3 +77,31 @@ async fn s11_the_fixture_conforms_and_its_panicking_handler_is_the_apps_finding(
         );
     }
 }
+
+/// The kit's `rejects-invalid` finding at seed 7: `app__act` with an empty
+/// `action` and an `expectedVersion` that is not an integer named only
+/// `action`. §7.3 wants every wrong field named in one answer.
+#[tokio::test]
+async fn s7_3_app_act_names_a_bad_expected_version_beside_other_bad_fields() {
+    let app = demo_app_on(ToolSurface::Both);
+    app.open(Editor::default()).expect("open the editor");
+    for (window, action) in [("", "x"), ("w1", ""), ("", "")] {
+        let arguments = serde_json::json!({
+            "window": window, "action": action, "expectedVersion": "not a version"
+        });
+        let outcome = app.call_tool("app__act", arguments.as_object().cloned()).await;
+        assert!(outcome.is_error, "{arguments}: {:?}", outcome.structured);
+        assert_eq!(outcome.structured["code"], "validation_failed");
+        let fields: Vec<&str> = outcome.structured["fields"]
+            .as_array()
+            .expect("fields[]")
+            .iter()
+            .filter_map(|f| f["field"].as_str())
+            .collect();
+        assert!(fields.contains(&"expectedVersion"), "{arguments}: names only {fields:?}");
+        for name in ["window", "action"] {
+            let bad = arguments[name] == "";
+            assert_eq!(fields.contains(&name), bad, "{arguments}: names {fields:?}");
+        }
+    }
+}

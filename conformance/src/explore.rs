@@ -15,6 +15,7 @@ use crate::{
     script::{Call, Script, Step},
     tally::Tally,
     target::Endpoint,
+    verdict::CoverageLevel,
     walk::{PURVIEW_CODES, Walk},
 };
 
@@ -59,6 +60,7 @@ pub struct Explorer {
     pub(crate) settle: Option<Duration>,
     pub(crate) shrink: bool,
     pub(crate) extension_codes: BTreeSet<String>,
+    pub(crate) required: CoverageLevel,
 }
 
 impl Default for Explorer {
@@ -81,6 +83,7 @@ impl Explorer {
             settle: None,
             shrink: true,
             extension_codes: PURVIEW_CODES.iter().map(|c| (*c).to_owned()).collect(),
+            required: CoverageLevel::Any,
         }
     }
 
@@ -158,6 +161,30 @@ impl Explorer {
         self
     }
 
+    /// How much of the app a walk must cover for
+    /// [`Report::assert_clean`](crate::Report::assert_clean) to accept it
+    /// ([`CoverageLevel::Any`] unless set). Whatever is asked, the report
+    /// says what was not covered and why ([`Report::gaps`](crate::Report::gaps)).
+    ///
+    /// ```no_run
+    /// # fn my_app() -> purview::App { purview::App::builder().build() }
+    /// # async fn demo() {
+    /// use purview_conformance::{CoverageLevel, Explorer};
+    ///
+    /// Explorer::new()
+    ///     .steps(2_000)
+    ///     .hint("pin", "1234")
+    ///     .require_coverage(CoverageLevel::EveryOperation)
+    ///     .explore(my_app)
+    ///     .await
+    ///     .assert_clean();
+    /// # }
+    /// ```
+    pub fn require_coverage(mut self, level: CoverageLevel) -> Self {
+        self.required = level;
+        self
+    }
+
     /// Explores a Purview app in-process. `make` builds the app in its
     /// initial state (windows open); it runs again for every replay while
     /// shrinking.
@@ -226,6 +253,8 @@ impl Explorer {
             checks: tally.reports(),
             coverage: Coverage::default(),
             shrunk: Vec::new(),
+            gaps: Vec::new(),
+            required: self.required,
         }
     }
 

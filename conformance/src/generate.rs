@@ -490,9 +490,11 @@ impl Gen<'_> {
             .unwrap_or(lo.max(0.0) + 1000.0);
         let (lo, hi) = (lo.ceil() as i64, hi.floor() as i64);
         let mut value = if hi >= lo {
-            match self.rng.random_range(0..5u8) {
+            match self.rng.random_range(0..6u8) {
                 0 => lo,
                 1 => hi,
+                // Counts, positions and indexes are mostly small.
+                2 | 3 => self.rng.random_range(lo..=hi.min(lo.saturating_add(3))),
                 _ => self.rng.random_range(lo..=hi.min(lo.saturating_add(1_000_000))),
             }
         } else {

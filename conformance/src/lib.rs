@@ -13,6 +13,13 @@
 //! A failure is shrunk to the shortest sequence of calls that still shows
 //! it on a fresh server, printed as a [`Script`] that replays it.
 //!
+//! A walk that could not exercise the app — an operation that never once
+//! succeeded, a MUST the transport could check but the walk never reached —
+//! is [`Verdict::Inconclusive`], never a pass: the report lists each
+//! [`Gap`] with its likely cause and fix (such as a [`Explorer::hint`] for
+//! a PIN), and [`Explorer::require_coverage`] lets an app's own test refuse
+//! such a walk.
+//!
 //! Point it at a Purview app in your own tests:
 //!
 //! ```no_run
@@ -47,6 +54,7 @@ mod report;
 mod script;
 mod tally;
 mod target;
+mod verdict;
 mod walk;
 mod windows;
 
@@ -55,3 +63,4 @@ pub use explore::{APP_WINDOWS_SCHEMA, Explorer};
 pub use report::{CheckReport, Coverage, Evidence, Report, Shrunk, Status, ToolCount};
 pub use script::{Call, ExpectedVersion, Intent, Script, Step};
 pub use target::{Endpoint, WINDOWS_URI};
+pub use verdict::{CoverageLevel, Gap, Verdict};

@@ -4,7 +4,7 @@
 use std::{path::PathBuf, process::ExitCode, time::Duration};
 
 use clap::{Args, Parser, Subcommand};
-use purview_conformance::{Endpoint, Explorer, Script};
+use purview_conformance::{Endpoint, Explorer, Script, Verdict};
 
 /// Explore an MCP GUI Bridge Protocol v0.1.0 server and check it against
 /// the protocol.
@@ -20,8 +20,14 @@ use purview_conformance::{Endpoint, Explorer, Script};
 /// annotations, which MCP treats as destructive) unless --allow-destructive
 /// is given. It assumes nothing changes the app during the walk but itself.
 ///
-/// Exit status: 0 when every MUST holds, 1 when one fails, 2 when the
-/// server could not be explored at all.
+/// Every walk ends PASS, INCONCLUSIVE or FAIL. Inconclusive means no MUST
+/// failed but the walk could not exercise part of the app (an operation
+/// that never once succeeded, a MUST the transport could check but the walk
+/// never reached); the report names each gap, its likely cause and the fix.
+///
+/// Exit status: 0 when every MUST holds and the walk is conclusive, 1 when a
+/// MUST fails, 2 when the server could not be explored at all, 3 when the
+/// walk is inconclusive.
 #[derive(Parser, Debug)]
 #[command(name = "purview-conformance", version, verbatim_doc_comment)]
 #[command(after_help = "Examples:
@@ -179,9 +185,11 @@ async fn main() -> ExitCode {
     }
     if report.steps == 0 && report.stopped.is_some() {
         ExitCode::from(2)
-    } else if report.passed() {
-        ExitCode::SUCCESS
     } else {
-        ExitCode::FAILURE
+        match report.verdict() {
+            Verdict::Pass => ExitCode::SUCCESS,
+            Verdict::Fail => ExitCode::FAILURE,
+            Verdict::Inconclusive => ExitCode::from(3),
+        }
     }
 }

@@ -12,6 +12,7 @@ use serde::Serialize;
 use crate::{
     checks::{Check, Level},
     script::Script,
+    verdict::{CoverageLevel, Gap, Verdict},
 };
 
 /// How a check came out.
@@ -66,6 +67,11 @@ pub struct ToolCount {
     pub calls: usize,
     /// Calls that succeeded.
     pub succeeded: usize,
+    /// Why valid calls made while it was offered were refused: error code
+    /// → how often.
+    pub refused: BTreeMap<String, usize>,
+    /// The fields `validation_failed` named in those refusals → how often.
+    pub fields: BTreeMap<String, usize>,
 }
 
 /// What the walk reached.
@@ -124,6 +130,11 @@ pub struct Report {
     pub coverage: Coverage,
     /// Shortest failing sequences, one per failed check that was shrunk.
     pub shrunk: Vec<Shrunk>,
+    /// What the walk could not exercise, each with its likely cause and
+    /// fix. Any gap makes the walk [`Verdict::Inconclusive`].
+    pub gaps: Vec<Gap>,
+    /// The coverage [`Report::assert_clean`] asks for.
+    pub required: CoverageLevel,
 }
 
 fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -157,7 +168,37 @@ impl Report {
         self.checks.iter().find(|c| c.check == check).expect("every check is reported")
     }
 
-    /// Panics with the whole report unless [`Report::clean`].
+    /// Whether the walk exercised everything it could: no [`Gap`].
+    pub fn conclusive(&self) -> bool {
+        self.gaps.is_empty()
+    }
+
+    /// Pass, inconclusive (no MUST failed, but the walk could not exercise
+    /// part of the app) or fail.
+    pub fn verdict(&self) -> Verdict {
+        if !self.passed() {
+            Verdict::Fail
+        } else if self.conclusive() {
+            Verdict::Pass
+        } else {
+            Verdict::Inconclusive
+        }
+    }
+
+    /// Whether the walk reached `level` of coverage.
+    pub fn covers(&self, level: CoverageLevel) -> bool {
+        match level {
+            CoverageLevel::Any => true,
+            CoverageLevel::EveryOperation => !self.gaps.iter().any(|g| g.operation),
+            CoverageLevel::Conclusive => self.conclusive(),
+        }
+    }
+
+    /// Panics with the whole report unless [`Report::clean`] and the walk
+    /// covered what [`Explorer::require_coverage`](crate::Explorer::require_coverage)
+    /// asked for. When it passes it still prints (on stderr, which the test
+    /// harness shows with `--nocapture` or on a failure elsewhere) what
+    /// the walk covered, what it did not, and every SHOULD that failed.
     ///
     /// ```no_run
     /// # async fn demo(make: fn() -> purview::App) {
@@ -167,11 +208,45 @@ impl Report {
     #[track_caller]
     pub fn assert_clean(&self) {
         assert!(self.clean(), "the agent surface has problems:\n{self}");
+        assert!(
+            self.covers(self.required),
+            "the walk covered less than {:?} asks for:\n{self}",
+            self.required
+        );
+        eprint!("{}", self.summary());
+    }
+
+    /// The short form of the report: the SHOULDs that failed, what the walk
+    /// covered and could not cover, and the result line.
+    pub fn summary(&self) -> String {
+        let mut out = String::new();
+        let _ = self.write_summary(&mut out);
+        out
+    }
+
+    fn write_summary(&self, f: &mut impl fmt::Write) -> fmt::Result {
+        for c in self.failed(Level::Should) {
+            writeln!(f, "SHOULD failed: {} ({}) {}", c.check.name(), c.sections, c.title)?;
+            for e in &c.evidence {
+                writeln!(f, "{:>12}step {}: {}", "", e.step, e.detail)?;
+            }
+        }
+        self.write_coverage(f)?;
+        self.write_gaps(f)?;
+        self.write_result(f)
     }
 
     /// The report as pretty JSON.
+    ///
+    /// Beside the fields it has a `verdict`: `"pass"`, `"inconclusive"` or
+    /// `"fail"`.
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("a report is plain JSON")
+        let mut value = serde_json::to_value(self).expect("a report is plain JSON");
+        if let serde_json::Value::Object(map) = &mut value {
+            let verdict = serde_json::to_value(self.verdict()).expect("a verdict is a string");
+            map.insert("verdict".into(), verdict);
+        }
+        serde_json::to_string_pretty(&value).expect("a report is plain JSON")
     }
 }
 
@@ -224,40 +299,8 @@ impl fmt::Display for Report {
                 }
             }
         }
-        let cov = &self.coverage;
-        writeln!(f, "\nCOVERAGE")?;
-        let windows: Vec<String> =
-            cov.windows.iter().map(|(title, n)| format!("{title} ×{n}")).collect();
-        writeln!(
-            f,
-            "  windows seen: {} (at most {} open at once)",
-            windows.join(", "),
-            cov.most_open
-        )?;
-        let called: Vec<String> = cov
-            .tools
-            .iter()
-            .map(|(name, n)| format!("{name} {}/{}", n.succeeded, n.calls))
-            .collect();
-        writeln!(f, "  operations called (succeeded/calls): {}", called.join(", "))?;
-        if !cov.never_called.is_empty() {
-            let names: Vec<&str> = cov.never_called.iter().map(String::as_str).collect();
-            writeln!(f, "  offered but never called: {}", names.join(", "))?;
-        }
-        if !cov.skipped_destructive.is_empty() {
-            let names: Vec<&str> = cov.skipped_destructive.iter().map(String::as_str).collect();
-            writeln!(
-                f,
-                "  left alone as destructive (allow with --allow-destructive): {}",
-                names.join(", ")
-            )?;
-        }
-        let codes: Vec<String> = cov.codes.iter().map(|(c, n)| format!("{c} ×{n}")).collect();
-        writeln!(
-            f,
-            "  error codes seen: {}",
-            if codes.is_empty() { "none".into() } else { codes.join(", ") }
-        )?;
+        self.write_coverage(f)?;
+        self.write_gaps(f)?;
         for s in &self.shrunk {
             writeln!(
                 f,
@@ -292,22 +335,96 @@ impl fmt::Display for Report {
             writeln!(f, "  replay: save this line as a file and pass it to --replay")?;
             writeln!(f, "  {}", s.script.to_json())?;
         }
-        let must_failed = self.failed(Level::Must).count();
-        let app_failed = self.failed(Level::App).count();
+        self.write_result(f)
+    }
+}
+
+impl Report {
+    fn write_coverage(&self, f: &mut impl fmt::Write) -> fmt::Result {
+        let cov = &self.coverage;
+        writeln!(f, "\nCOVERAGE")?;
+        let windows: Vec<String> =
+            cov.windows.iter().map(|(title, n)| format!("{title} ×{n}")).collect();
         writeln!(
             f,
-            "\nRESULT: {}",
-            if self.passed() {
-                if app_failed > 0 {
-                    "every MUST holds; the application has findings above".to_owned()
+            "  windows seen: {} (at most {} open at once)",
+            windows.join(", "),
+            cov.most_open
+        )?;
+        let called: Vec<String> = cov
+            .tools
+            .iter()
+            .map(|(name, n)| format!("{name} {}/{}", n.succeeded, n.calls))
+            .collect();
+        writeln!(f, "  operations called (succeeded/calls): {}", called.join(", "))?;
+        if !cov.never_called.is_empty() {
+            let names: Vec<&str> = cov.never_called.iter().map(String::as_str).collect();
+            writeln!(f, "  offered but never called: {}", names.join(", "))?;
+        }
+        if !cov.skipped_destructive.is_empty() {
+            let names: Vec<&str> = cov.skipped_destructive.iter().map(String::as_str).collect();
+            writeln!(
+                f,
+                "  left alone as destructive (allow with --allow-destructive): {}",
+                names.join(", ")
+            )?;
+        }
+        let codes: Vec<String> = cov.codes.iter().map(|(c, n)| format!("{c} ×{n}")).collect();
+        writeln!(
+            f,
+            "  error codes seen: {}",
+            if codes.is_empty() { "none".into() } else { codes.join(", ") }
+        )?;
+        Ok(())
+    }
+
+    fn write_gaps(&self, f: &mut impl fmt::Write) -> fmt::Result {
+        if self.gaps.is_empty() {
+            return Ok(());
+        }
+        writeln!(
+            f,
+            "\nNOT COVERED (the walk could not exercise these, so it proves nothing about them)"
+        )?;
+        for gap in &self.gaps {
+            writeln!(f, "  {}: {}", gap.what, gap.cause)?;
+            writeln!(f, "{:>12}fix: {}", "", gap.fix)?;
+        }
+        Ok(())
+    }
+
+    fn write_result(&self, f: &mut impl fmt::Write) -> fmt::Result {
+        let must_failed = self.failed(Level::Must).count();
+        let app_failed = self.failed(Level::App).count();
+        let should_failed: Vec<&str> = self.failed(Level::Should).map(|c| c.check.name()).collect();
+        let mut also = Vec::new();
+        if app_failed > 0 {
+            also.push("the application has findings above".to_owned());
+        }
+        if !should_failed.is_empty() {
+            also.push(format!("SHOULD failed: {}", should_failed.join(", ")));
+        }
+        let also = if also.is_empty() { String::new() } else { format!("; {}", also.join("; ")) };
+        match self.verdict() {
+            Verdict::Pass => writeln!(f, "\nRESULT: every MUST holds{also}"),
+            Verdict::Inconclusive => {
+                let what: Vec<String> =
+                    self.gaps.iter().take(6).map(|g| format!("`{}`", g.what)).collect();
+                let more = if self.gaps.len() > 6 {
+                    format!(" and {} more", self.gaps.len() - 6)
                 } else {
-                    "every MUST holds".to_owned()
-                }
-            } else if must_failed > 0 {
-                format!("{must_failed} MUST check(s) failed")
-            } else {
-                "the walk could not finish".to_owned()
+                    String::new()
+                };
+                writeln!(
+                    f,
+                    "\nRESULT: INCONCLUSIVE: no MUST failed, but the walk could not exercise {}{more} (see NOT COVERED){also}",
+                    what.join(", ")
+                )
             }
-        )
+            Verdict::Fail if must_failed > 0 => {
+                writeln!(f, "\nRESULT: {must_failed} MUST check(s) failed{also}")
+            }
+            Verdict::Fail => writeln!(f, "\nRESULT: the walk could not finish{also}"),
+        }
     }
 }

@@ -45,8 +45,12 @@ fn main() -> ExitCode {
         }
         _ => {}
     }
-    let tests: [Test; 5] = [
+    let tests: [Test; 6] = [
         ("s11_order_desk_passes_over_stdio", s11_order_desk_passes_over_stdio),
+        (
+            "a_walk_without_the_pin_is_inconclusive_with_exit_status_3",
+            a_walk_without_the_pin_is_inconclusive_with_exit_status_3,
+        ),
         ("s11_order_desk_passes_over_http", s11_order_desk_passes_over_http),
         ("s11_the_other_examples_pass", s11_the_other_examples_pass),
         ("s11_the_mutant_without_a_defect_passes", s11_the_mutant_without_a_defect_passes),
@@ -179,6 +183,24 @@ fn s11_order_desk_passes_over_stdio() -> Outcome {
         return Err("stdio has one connection, so broadcast cannot be exercised".into());
     }
     Ok(())
+}
+
+/// The walk the issue reported: 400 steps at seed 7 without the PIN used to
+/// end "every MUST holds" with exit 0 after a walk spent on the lock screen.
+fn a_walk_without_the_pin_is_inconclusive_with_exit_status_3() -> Outcome {
+    let me = me()?;
+    let options = ["--steps", "400", "--seed", "7", "--allow-destructive"];
+    let (code, report) = conformance("order_desk", &stdio_args(&me, &options))?;
+    let failed = failed_musts(&report);
+    if code != 3 || !failed.is_empty() || report["verdict"] != "inconclusive" {
+        return Err(format!("exit {code}, failed MUSTs {failed:?}, expected 3:\n{report:#}"));
+    }
+    let gaps = report["gaps"].as_array().cloned().unwrap_or_default();
+    let unlock = gaps.iter().find(|g| g["what"] == "Locked · unlock");
+    match unlock.and_then(|g| g["fix"].as_str()) {
+        Some(fix) if fix.contains("--hint pin=") => Ok(()),
+        _ => Err(format!("no gap for unlock with the --hint pin fix: {gaps:#?}")),
+    }
 }
 
 fn s11_order_desk_passes_over_http() -> Outcome {

@@ -90,10 +90,11 @@ impl Walk<'_> {
         let tool = &p.call.tool;
         self.search_secrets(n, &format!("the answer to {tool}"), &outcome.visible_text());
         let key = self.coverage_key(p.info.as_deref(), before);
-        let count = self.coverage.tools.entry(key).or_default();
-        count.calls += 1;
-        if !outcome.rejected() {
-            count.succeeded += 1;
+        self.count_call(key, p, outcome);
+        if let Some(target) = &p.target {
+            // The action app__act reached counts as that operation covered.
+            let key = self.coverage_key(Some(target), before);
+            self.count_call(key, p, outcome);
         }
         let (is_error, structured, has_text) = match outcome {
             CallOutcome::Broken(why) => {
@@ -229,8 +230,7 @@ impl Walk<'_> {
                         Err(format!("stale_state from {tool} carries no integer currentVersion"))
                     }
                     (Some(c), Some(v))
-                        if p.info.as_ref().is_some_and(|i| i.window.is_some())
-                            && (c < v || (c != v && !p.together)) =>
+                        if p.window.is_some() && (c < v || (c != v && !p.together)) =>
                     {
                         Err(format!(
                             "stale_state from {tool} says currentVersion {c}, but the window is at {v}"
@@ -260,6 +260,14 @@ impl Walk<'_> {
                 );
                 let wrongly = match &p.info.as_ref().and_then(|i| i.window.clone()) {
                     Some(_) => refusal,
+                    // app__read_windows offered the action app__act was sent to.
+                    None if p
+                        .target
+                        .as_ref()
+                        .is_some_and(|t| before.dispatch.contains_key(&t.name)) =>
+                    {
+                        refusal
+                    }
                     None => {
                         code == "blocked_by_modal"
                             && before.windows.app_modal_open()
@@ -383,7 +391,7 @@ impl Walk<'_> {
             parameters.extend(inner.into_iter().flatten().map(|(k, _)| k.clone()));
             let target = match (p.arguments.get("window"), p.arguments.get("action")) {
                 (Some(Value::String(w)), Some(Value::String(a))) => {
-                    self.ever_listed.get(&format!("{w}__{a}"))
+                    self.ever_listed.get(&format!("{w}__{a}")).or(p.target.as_ref())
                 }
                 _ => None,
             };
@@ -488,9 +496,7 @@ impl Walk<'_> {
         }
         match p.role {
             Role::Listed => {
-                if p.call.expected_version == ExpectedVersion::Stale
-                    && p.info.as_ref().is_some_and(|i| i.window.is_some())
-                {
+                if p.call.expected_version == ExpectedVersion::Stale && p.window.is_some() {
                     self.tally.fail(
                         Check::StaleState,
                         n,
@@ -525,70 +531,6 @@ impl Walk<'_> {
                 n,
                 format!("{tool} names nothing that is open or offered, yet calling it succeeded"),
             ),
-        }
-    }
-
-    /// The §10.1 probe: two writes on the same version must not both land.
-    pub(super) fn judge_probe(
-        &mut self,
-        n: usize,
-        prepared: &[Prepared],
-        outcomes: &[CallOutcome],
-        before: &Obs,
-        after: &Obs,
-    ) {
-        let Some(window) =
-            prepared.first().and_then(|p| p.info.as_ref()).and_then(|i| i.window.clone())
-        else {
-            return;
-        };
-        let (Some(v0), Some(v1)) = (before.version(&window), after.version(&window)) else {
-            return;
-        };
-        let both = outcomes.iter().all(|o| !o.rejected());
-        self.tally.judge(
-            Check::Serialized,
-            n,
-            if both && v1 >= v0 + 2 {
-                Err(format!(
-                    "{} were sent together, both with expectedVersion {v0}; both took effect and {window} went from version {v0} to {v1}, so the second ran against a version that was no longer current",
-                    describe_calls(prepared)
-                ))
-            } else {
-                Ok(())
-            },
-        );
-    }
-
-    /// Learns from a successful write: what changes which window, and by
-    /// how much a single change moves a version.
-    pub(super) fn learn(&mut self, p: &Prepared, outcome: &CallOutcome, before: &Obs, after: &Obs) {
-        if p.role != Role::Listed || outcome.rejected() || p.validity != Validity::Valid {
-            return;
-        }
-        if self.recent.len() >= 8 {
-            self.recent.remove(0);
-        }
-        self.recent.push(p.call.clone());
-        let Some(window) = p.info.as_ref().and_then(|i| i.window.clone()) else { return };
-        let (Some(b), Some(a)) =
-            (before.windows.by_id.get(&window), after.windows.by_id.get(&window))
-        else {
-            return;
-        };
-        if b.content == a.content || p.call.expected_version != ExpectedVersion::Current {
-            return;
-        }
-        if let (Some(v0), Some(v1)) = (b.version, a.version) {
-            let unit = v1 == v0 + 1;
-
-            self.unit_steps = Some(self.unit_steps.unwrap_or(true) && unit);
-        }
-        let calls = self.effective.entry(window).or_default();
-        if calls.len() < 6
-            && !calls.iter().any(|c| c.tool == p.call.tool && c.arguments == p.call.arguments)
-        {
-            calls.push(p.call.clone());
         }
     }
 }

@@ -3,9 +3,12 @@
 //! `plan` picks the next call, `observe` reads and checks the snapshot and
 //! the tool list, `judge` checks each answer and the notifications.
 
+mod cover;
+mod dispatch;
 mod judge;
 mod observe;
 mod plan;
+mod probe;
 
 use self::judge::{describe_calls, describe_change, describe_events, note_name};
 
@@ -24,7 +27,7 @@ use crate::{
     checks::Check,
     explore::{APP_WINDOWS_SCHEMA, Explorer},
     generate::{InputSchema, Rand, Validity},
-    report::{Coverage, Report},
+    report::Coverage,
     script::{Call, ExpectedVersion, Step},
     tally::Tally,
     target::{CallOutcome, Endpoint, Note, Server, Session, WINDOWS_URI},
@@ -101,6 +104,9 @@ impl ToolInfo {
 struct Obs {
     windows: Windows,
     tools: BTreeMap<String, Arc<ToolInfo>>,
+    /// What Purview's `app__read_windows` offers to `app__act`, keyed
+    /// `{window}__{action}` (empty without the dispatcher tools).
+    dispatch: BTreeMap<String, Arc<ToolInfo>>,
 }
 
 impl Obs {
@@ -129,6 +135,10 @@ struct Prepared {
     arguments: Map<String, Value>,
     role: Role,
     info: Option<Arc<ToolInfo>>,
+    /// For `app__act`: the action it names, as `app__read_windows` offered it.
+    target: Option<Arc<ToolInfo>>,
+    /// The window the call acts on (for `app__act`, the one it names).
+    window: Option<String>,
     validity: Validity,
     version_before: Option<u64>,
     /// Sent together with other calls (another may have landed first).
@@ -150,6 +160,8 @@ pub(crate) struct Walk<'a> {
     server_name: Option<String>,
     /// Every tool listed so far, by name.
     ever_listed: HashMap<String, Arc<ToolInfo>>,
+    /// Every action `app__read_windows` offered so far, by `{window}__{action}`.
+    ever_dispatched: HashMap<String, Arc<ToolInfo>>,
     seen_ids: HashSet<String>,
     closed_ids: HashSet<String>,
     /// Values sent to writeOnly parameters, to look for in every answer.
@@ -215,7 +227,11 @@ impl<'a> Walk<'a> {
         )
         .expect("the bundled schema compiles");
         let fast = endpoint.in_memory();
-        let empty = Obs { windows: Windows::parse(json!({})), tools: BTreeMap::new() };
+        let empty = Obs {
+            windows: Windows::parse(json!({})),
+            tools: BTreeMap::new(),
+            dispatch: BTreeMap::new(),
+        };
         let mut walk = Walk {
             cfg,
             _server: server,
@@ -230,6 +246,7 @@ impl<'a> Walk<'a> {
             stopped: None,
             server_name: None,
             ever_listed: HashMap::new(),
+            ever_dispatched: HashMap::new(),
             seen_ids: HashSet::new(),
             closed_ids: HashSet::new(),
             sent_secrets: Vec::new(),
@@ -368,7 +385,10 @@ impl<'a> Walk<'a> {
     }
 
     fn allowed(&self, tool: &ToolInfo) -> bool {
-        self.cfg.allow_destructive || !tool.destructive
+        // app__act is as safe as the actions the walk sends it to.
+        self.cfg.allow_destructive
+            || !tool.destructive
+            || (tool.name == PURVIEW_ACT && !self.dispatchable().is_empty())
     }
 
     /// Whether a window of this id is open (or "app").
@@ -395,10 +415,14 @@ impl<'a> Walk<'a> {
         } else {
             (Role::Never, None)
         };
-        let window = info
-            .as_ref()
-            .and_then(|i| i.window.clone())
-            .or_else(|| self.resolve(&call.tool, &self.obs.windows).and_then(|(w, _)| w));
+        let target = if call.tool == PURVIEW_ACT { self.act_target(&call.arguments) } else { None };
+        let window = match &target {
+            Some(t) => t.window.clone(),
+            None => info
+                .as_ref()
+                .and_then(|i| i.window.clone())
+                .or_else(|| self.resolve(&call.tool, &self.obs.windows).and_then(|(w, _)| w)),
+        };
         let version_before = window.as_deref().and_then(|w| self.obs.version(w));
         let mut arguments = call.arguments.clone();
         match call.expected_version {
@@ -412,29 +436,22 @@ impl<'a> Walk<'a> {
                 arguments.insert("expectedVersion".into(), json!(version_before.unwrap_or(0) + 1));
             }
         }
-        let validity = info.as_ref().map_or(Validity::Unknown, |i| i.schema.judge(&arguments));
-        let write_only = info.as_ref().map(|i| i.schema.write_only()).unwrap_or_default();
-        for (name, value) in &arguments {
-            let Value::String(s) = value else { continue };
-            if !write_only.contains(name) {
-                self.sent_plain.insert(s.clone());
-                continue;
-            }
-            // Only values that cannot turn up by chance: the explorer's own
-            // made-up secrets and the app's hinted ones that are long enough
-            // (a four-digit PIN turns up in any table of numbers).
-            let hinted = self.cfg.hints.get(name).is_some_and(|h| h.contains(value));
-            if (s.starts_with(SECRET_PREFIX) || (hinted && s.chars().count() >= 6))
-                && !self.sent_secrets.contains(s)
-            {
-                self.sent_secrets.push(s.clone());
-            }
+        let mut validity = info.as_ref().map_or(Validity::Unknown, |i| i.schema.judge(&arguments));
+        if let (Some(t), Validity::Valid) = (&target, &validity) {
+            let inner = arguments.get("arguments").and_then(Value::as_object);
+            validity = t.schema.judge(&inner.cloned().unwrap_or_default());
+        }
+        self.note_sent(&arguments, info.as_deref());
+        if let (Some(t), Some(Value::Object(inner))) = (&target, arguments.get("arguments")) {
+            self.note_sent(inner, Some(t));
         }
         Prepared {
             call: call.clone(),
             arguments,
             role,
             info,
+            target,
+            window,
             validity,
             version_before,
             together: false,
@@ -572,92 +589,5 @@ impl<'a> Walk<'a> {
         if let Some(observer) = &self.observer {
             self.observer_cursor = observer.event_count();
         }
-    }
-
-    /// Bookkeeping after every read: ids seen and closed, coverage.
-    fn after_observation(&mut self, obs: &Obs) {
-        for id in self.obs.windows.by_id.keys() {
-            if !obs.windows.by_id.contains_key(id) {
-                self.closed_ids.insert(id.clone());
-            }
-        }
-        for (id, w) in &obs.windows.by_id {
-            if self.seen_ids.insert(id.clone()) {
-                *self.coverage.windows.entry(w.title.clone()).or_default() += 1;
-            }
-            self.titles.insert(id.clone(), w.title.clone());
-        }
-        self.coverage.most_open = self.coverage.most_open.max(obs.windows.by_id.len());
-    }
-
-    fn coverage_key(&self, info: Option<&ToolInfo>, obs: &Obs) -> String {
-        match info {
-            Some(ToolInfo { window: Some(w), action, .. }) => {
-                let title = obs
-                    .windows
-                    .by_id
-                    .get(w)
-                    .map(|w| w.title.clone())
-                    .or_else(|| self.titles.get(w).cloned())
-                    .unwrap_or_else(|| w.clone());
-                format!("{title} · {action}")
-            }
-            Some(ToolInfo { window: None, action, .. }) => format!("app · {action}"),
-            None => "(names never offered)".to_owned(),
-        }
-    }
-
-    /// Builds the report.
-    pub(crate) async fn finish(mut self, endpoint: &Endpoint, elapsed: Duration) -> Report {
-        if self.observer.is_none() {
-            self.tally.note(
-                Check::Broadcast,
-                "this transport gives one connection per server (stdio); explore over HTTP or in-process to check it",
-            );
-        }
-        self.tally.note(
-            Check::Serialized,
-            match self.unit_steps {
-                Some(false) => "a single change moved versions by more than one, so two landing writes cannot be told from one",
-                _ => "no window had two different writes that each changed it, so none were sent together",
-            },
-        );
-        self.tally.note(Check::MediaAlt, "no media block was seen");
-        self.tally.note(
-            Check::StaleState,
-            "no write tool takes expectedVersion, or none was called with an old one",
-        );
-        self.tally.note(Check::FieldErrors, "no call was refused with validation_failed");
-        self.tally.note(
-            Check::RejectsInvalid,
-            "no tool's inputSchema could be broken, or none was called",
-        );
-        let called: HashSet<String> = self.coverage.tools.keys().cloned().collect();
-        let offered: Vec<String> = self
-            .ever_listed
-            .values()
-            .map(|info| self.coverage_key(Some(info), &self.obs))
-            .collect();
-        for key in offered {
-            if !called.contains(&key) && !self.coverage.skipped_destructive.contains(&key) {
-                self.coverage.never_called.insert(key);
-            }
-        }
-        let report = Report {
-            target: endpoint.to_string(),
-            server: self.server_name.clone(),
-            seed: self.cfg.seed,
-            steps: self.step,
-            elapsed,
-            stopped: self.stopped.clone(),
-            checks: self.tally.reports(),
-            coverage: std::mem::take(&mut self.coverage),
-            shrunk: Vec::new(),
-        };
-        if let Some(observer) = self.observer.take() {
-            observer.close().await;
-        }
-        self.main.close().await;
-        report
     }
 }

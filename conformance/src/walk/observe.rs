@@ -8,7 +8,7 @@ use std::{
 };
 
 use rmcp::model::Tool;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::{
     checks::Check,
@@ -16,7 +16,7 @@ use crate::{
     windows::{Windows, check_operable, contains_token, is_masked, name_safe},
 };
 
-use super::{Obs, ToolInfo, Walk};
+use super::{Obs, SECRET_PREFIX, ToolInfo, Walk};
 
 impl Walk<'_> {
     /// Reads app://windows and tools/list, and checks both.
@@ -94,7 +94,8 @@ impl Walk<'_> {
         let listed = serde_json::to_string(&tools).unwrap_or_default();
         self.search_secrets(n, "tools/list", &listed);
         let tools = self.judge_tools(n, &windows, &tools);
-        Some(Obs { windows, tools })
+        let dispatch = self.read_dispatch(&tools).await;
+        Some(Obs { windows, tools, dispatch })
     }
 
     pub(super) fn judge_windows(&mut self, n: usize, windows: &Windows) {
@@ -271,7 +272,11 @@ impl Walk<'_> {
             if !self.allowed(&info) {
                 let key = self.coverage_key(
                     Some(&info),
-                    &Obs { windows: windows.clone(), tools: BTreeMap::new() },
+                    &Obs {
+                        windows: windows.clone(),
+                        tools: BTreeMap::new(),
+                        dispatch: BTreeMap::new(),
+                    },
                 );
                 self.coverage.skipped_destructive.insert(key);
             }
@@ -326,6 +331,27 @@ impl Walk<'_> {
                     Err(format!("{name} writes (not readOnlyHint) but takes no expectedVersion"))
                 },
             );
+        }
+    }
+
+    /// Remembers the strings sent: writeOnly ones must never come back.
+    pub(super) fn note_sent(&mut self, arguments: &Map<String, Value>, info: Option<&ToolInfo>) {
+        let write_only = info.map(|i| i.schema.write_only()).unwrap_or_default();
+        for (name, value) in arguments {
+            let Value::String(s) = value else { continue };
+            if !write_only.contains(name) {
+                self.sent_plain.insert(s.clone());
+                continue;
+            }
+            // Only values that cannot turn up by chance: the explorer's own
+            // made-up secrets and the app's hinted ones that are long enough
+            // (a four-digit PIN turns up in any table of numbers).
+            let hinted = self.cfg.hints.get(name).is_some_and(|h| h.contains(value));
+            if (s.starts_with(SECRET_PREFIX) || (hinted && s.chars().count() >= 6))
+                && !self.sent_secrets.contains(s)
+            {
+                self.sent_secrets.push(s.clone());
+            }
         }
     }
 

@@ -8,16 +8,19 @@ use rand::RngExt as _;
 use serde_json::Map;
 
 use crate::{
+    checks::Check,
     generate::Rand,
     script::{Call, ExpectedVersion, Intent, Step},
 };
 
-use super::{SECRET_PREFIX, ToolInfo, Walk};
+use super::{PURVIEW_ACT, SECRET_PREFIX, ToolInfo, Walk};
 
 impl Walk<'_> {
     /// Picks the next step.
     pub(super) fn plan(&mut self) -> Step {
-        if self.rng.random_bool(0.08)
+        // Until the §10.1 probe has run once, run it as soon as it can be.
+        let unprobed = self.tally.entries.get(&Check::Serialized).is_none_or(|e| e.observed == 0);
+        if (unprobed || self.rng.random_bool(0.08))
             && let Some(step) = self.probe()
         {
             return step;
@@ -73,7 +76,12 @@ impl Walk<'_> {
                 return Step::Call(call);
             }
         }
-        let tool = callable[self.rng.random_range(0..callable.len())].clone();
+        let tool = self.pick_uncovered(&callable);
+        if tool.name == PURVIEW_ACT
+            && let Some(call) = self.act_call(roll)
+        {
+            return Step::Call(call);
+        }
         if roll < 28
             && let Some(call) = self.invalid_call(&tool)
         {

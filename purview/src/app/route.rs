@@ -127,6 +127,10 @@ fn act_request(mut arguments: JsonObject) -> Result<Request, ToolError> {
         }
         (a, b) => a.or(b),
     };
+    // Named beside any other bad argument (§7.3), not only once the window is found.
+    if expected_version.as_ref().is_some_and(|v| !v.is_null() && v.as_u64().is_none()) {
+        problems.push(FieldError::new("expectedVersion", "must be a non-negative integer"));
+    }
     let params = ["window", "action", "arguments", "expectedVersion"].map(str::to_owned);
     problems.extend(arguments.keys().take(5).map(|k| validate::unknown_argument(k, &params)));
     match (window, action) {

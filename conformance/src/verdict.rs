@@ -1,0 +1,204 @@
+//! Whether a walk proved anything: what it could not exercise, why, and
+//! what to do about it. A walk that held every MUST it reached but reached
+//! too little is *inconclusive*, never a pass.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    checks::{Check, Level},
+    report::{CheckReport, Coverage, Status, ToolCount},
+};
+
+/// How a walk came out, from best to worst.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Every MUST held, and the walk exercised what it could.
+    Pass,
+    /// No MUST failed, but the walk could not exercise part of the app (see
+    /// [`Report::gaps`](crate::Report::gaps)): it proves too little to pass.
+    Inconclusive,
+    /// A MUST failed, or the walk could not finish.
+    Fail,
+}
+
+/// How much of an app a walk must have covered for
+/// [`Report::assert_clean`](crate::Report::assert_clean) to accept it, set
+/// with [`Explorer::require_coverage`](crate::Explorer::require_coverage).
+///
+/// ```
+/// use purview_conformance::{CoverageLevel, Explorer};
+///
+/// let explorer = Explorer::new().require_coverage(CoverageLevel::Conclusive);
+/// # let _ = explorer;
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CoverageLevel {
+    /// Nothing beyond the MUSTs that were exercised (the default).
+    #[default]
+    Any,
+    /// Every operation the app offered (destructive ones aside, unless
+    /// allowed) succeeded at least once.
+    EveryOperation,
+    /// Every operation succeeded, and every MUST this transport can
+    /// exercise was exercised: the walk is not inconclusive.
+    Conclusive,
+}
+
+/// Something a walk could not exercise.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Gap {
+    /// What was not exercised: an operation (`"Locked · unlock"`) or a check.
+    pub what: String,
+    /// Whether it is an operation (as opposed to a check).
+    pub operation: bool,
+    /// What the walk saw instead, in words.
+    pub cause: String,
+    /// What is likely to get the walk there.
+    pub fix: String,
+}
+
+impl fmt::Display for Gap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}`: {}; {}", self.what, self.cause, self.fix)
+    }
+}
+
+/// What the walk knew about its transport and surface, for telling a
+/// check it could not reach from one nobody could.
+pub(crate) struct Reach {
+    /// A second connection watched the walk (not stdio).
+    pub(crate) observer: bool,
+    /// Only Purview's two dispatcher tools were ever listed: the tool list
+    /// never changes, and no tool takes a version of its own.
+    pub(crate) dispatcher_only: bool,
+    /// Some operation takes `expectedVersion`.
+    pub(crate) versioned: bool,
+    /// Steps the walk took.
+    pub(crate) steps: usize,
+}
+
+/// Every gap of a finished walk: operations that never succeeded first.
+pub(crate) fn gaps(checks: &[CheckReport], coverage: &Coverage, reach: &Reach) -> Vec<Gap> {
+    let mut out = Vec::new();
+    let mut failing: Vec<(&String, &ToolCount)> = coverage
+        .tools
+        .iter()
+        .filter(|(key, count)| count.succeeded == 0 && *key != NEVER_OFFERED)
+        .collect();
+    // The operations that refused what the walk sent first, most tried first.
+    failing.sort_by_key(|(key, count)| (count.fields.is_empty(), usize::MAX - count.calls, *key));
+    // One that took a quarter of the walk and never let it past: the trap
+    // that explains why others were hardly reached.
+    let trap = failing
+        .iter()
+        .find(|(key, c)| {
+            !c.fields.is_empty() && c.calls * 4 >= reach.steps && !key.starts_with("app · ")
+        })
+        .map(|(key, c)| ((*key).clone(), c.calls));
+    for (key, count) in &failing {
+        let mut gap = operation_gap(key, count);
+        if count.refused.is_empty() {
+            blame(&mut gap, trap.as_ref(), reach.steps);
+        }
+        out.push(gap);
+    }
+    for key in &coverage.never_called {
+        let mut gap = Gap {
+            what: key.clone(),
+            operation: true,
+            cause: "offered, but the walk never called it".into(),
+            fix: "give the walk more --steps".into(),
+        };
+        blame(&mut gap, trap.as_ref(), reach.steps);
+        out.push(gap);
+    }
+    // Every operation succeeded and none changed the tool list: as far as
+    // a walk can tell, this app's list never changes.
+    let fixed_list = out.is_empty();
+    for c in checks {
+        if c.level != Level::Must || c.status != Status::NotExercised || !reachable(c.check, reach)
+        {
+            continue;
+        }
+        if c.check == Check::ToolsListChanged && fixed_list {
+            continue;
+        }
+        out.push(Gap {
+            what: c.check.name().to_owned(),
+            operation: false,
+            cause: format!(
+                "never exercised ({})",
+                c.note.as_deref().unwrap_or("the walk never met a situation that tests it")
+            ),
+            fix: "cover more of the app (see the operations above), or give the walk more --steps"
+                .into(),
+        });
+    }
+    out
+}
+
+/// The coverage key of calls to names nobody offered.
+pub(crate) const NEVER_OFFERED: &str = "(names never offered)";
+
+fn reachable(check: Check, reach: &Reach) -> bool {
+    match check {
+        Check::Broadcast => reach.observer,
+        Check::ToolsListChanged => !reach.dispatcher_only,
+        Check::StaleState => reach.versioned,
+        _ => true,
+    }
+}
+
+/// Points a gap at the trap that kept the walk from it.
+fn blame(gap: &mut Gap, trap: Option<&(String, usize)>, steps: usize) {
+    let Some((trap, calls)) = trap else { return };
+    if *trap == gap.what {
+        return;
+    }
+    gap.cause.push_str(&format!(
+        ", probably because the walk spent {calls} of its {steps} steps on `{trap}`, which never let it past"
+    ));
+    gap.fix = format!("get past `{trap}` first (see its fix)");
+}
+
+fn operation_gap(key: &str, count: &ToolCount) -> Gap {
+    let action = key.rsplit(" · ").next().unwrap_or(key);
+    let refusals: Vec<String> = count.refused.iter().map(|(c, n)| format!("{c} ×{n}")).collect();
+    let cause = if refusals.is_empty() {
+        format!(
+            "never succeeded in {} call(s), none of them a valid call to it while offered",
+            count.calls
+        )
+    } else {
+        format!(
+            "never succeeded in {} call(s): refused with {}; whatever it opens was never reached",
+            count.calls,
+            refusals.join(", ")
+        )
+    };
+    let named: Vec<&String> = count.fields.keys().collect();
+    let fix = if let Some(field) = named.first() {
+        let more = if named.len() > 1 {
+            format!(
+                " (it also named {})",
+                named[1..].iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            "`{action}` refuses the values the walk makes up for `{field}`{more}: give one that works with `--hint {field}=…` (`Explorer::hint(\"{field}\", …)` in a test)"
+        )
+    } else if count.refused.contains_key("action_failed") {
+        format!("`{action}` fails inside the application: see handler-failed")
+    } else if count.refused.contains_key("stale_state") {
+        "it was refused as stale every time: give the walk more --steps".into()
+    } else {
+        "give the walk more --steps, or --hint values for its parameters".into()
+    };
+    Gap { what: key.to_owned(), operation: true, cause, fix }
+}

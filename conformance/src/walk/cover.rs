@@ -1,0 +1,148 @@
+//! What the walk covered: windows and operations reached, how each
+//! operation's calls came out, and the report built from them.
+
+use std::{collections::HashSet, time::Duration};
+
+use serde_json::Value;
+
+use crate::{
+    checks::Check,
+    report::Report,
+    target::{CallOutcome, Endpoint},
+    verdict::{self, NEVER_OFFERED, Reach},
+};
+
+use super::{Obs, PURVIEW_ACT, PURVIEW_READ, Prepared, Role, ToolInfo, Walk};
+use crate::{generate::Validity, script::ExpectedVersion};
+
+impl Walk<'_> {
+    /// Bookkeeping after every read: ids seen and closed, coverage.
+    pub(super) fn after_observation(&mut self, obs: &Obs) {
+        for id in self.obs.windows.by_id.keys() {
+            if !obs.windows.by_id.contains_key(id) {
+                self.closed_ids.insert(id.clone());
+            }
+        }
+        for (id, w) in &obs.windows.by_id {
+            if self.seen_ids.insert(id.clone()) {
+                *self.coverage.windows.entry(w.title.clone()).or_default() += 1;
+            }
+            self.titles.insert(id.clone(), w.title.clone());
+        }
+        self.coverage.most_open = self.coverage.most_open.max(obs.windows.by_id.len());
+    }
+
+    pub(super) fn coverage_key(&self, info: Option<&ToolInfo>, obs: &Obs) -> String {
+        match info {
+            Some(ToolInfo { window: Some(w), action, .. }) => {
+                let title = obs
+                    .windows
+                    .by_id
+                    .get(w)
+                    .map(|w| w.title.clone())
+                    .or_else(|| self.titles.get(w).cloned())
+                    .unwrap_or_else(|| w.clone());
+                format!("{title} · {action}")
+            }
+            Some(ToolInfo { window: None, action, .. }) => format!("app · {action}"),
+            None => NEVER_OFFERED.to_owned(),
+        }
+    }
+
+    /// Builds the report.
+    pub(crate) async fn finish(mut self, endpoint: &Endpoint, elapsed: Duration) -> Report {
+        if self.observer.is_none() {
+            self.tally.note(
+                Check::Broadcast,
+                "this transport gives one connection per server (stdio); explore over HTTP or in-process to check it",
+            );
+        }
+        self.tally.note(
+            Check::Serialized,
+            match self.unit_steps {
+                Some(false) => "a single change moved versions by more than one, so two landing writes cannot be told from one",
+                _ => "no window had two different writes that each changed it, so none were sent together",
+            },
+        );
+        self.tally.note(Check::MediaAlt, "no media block was seen");
+        self.tally.note(
+            Check::StaleState,
+            "no write tool takes expectedVersion, or none was called with an old one",
+        );
+        self.tally.note(Check::FieldErrors, "no call was refused with validation_failed");
+        self.tally.note(
+            Check::RejectsInvalid,
+            "no tool's inputSchema could be broken, or none was called",
+        );
+        let called: HashSet<String> = self.coverage.tools.keys().cloned().collect();
+        self.coverage.skipped_destructive.retain(|k| !called.contains(k));
+        for info in self.ever_dispatched.values() {
+            if !self.allowed(info) {
+                let key = self.coverage_key(Some(info), &self.obs);
+                self.coverage.skipped_destructive.insert(key);
+            }
+        }
+        let offered: Vec<String> = self
+            .ever_listed
+            .values()
+            .chain(self.ever_dispatched.values())
+            .map(|info| self.coverage_key(Some(info), &self.obs))
+            .collect();
+        for key in offered {
+            if !called.contains(&key) && !self.coverage.skipped_destructive.contains(&key) {
+                self.coverage.never_called.insert(key);
+            }
+        }
+        let reach = Reach {
+            observer: self.observer.is_some(),
+            dispatcher_only: self.ever_listed.keys().all(|t| t == PURVIEW_READ || t == PURVIEW_ACT),
+            versioned: self.ever_listed.values().any(|t| t.has_version()),
+            steps: self.step,
+        };
+        let checks = self.tally.reports();
+        let gaps = verdict::gaps(&checks, &self.coverage, &reach);
+        let report = Report {
+            target: endpoint.to_string(),
+            server: self.server_name.clone(),
+            seed: self.cfg.seed,
+            steps: self.step,
+            elapsed,
+            stopped: self.stopped.clone(),
+            checks,
+            coverage: std::mem::take(&mut self.coverage),
+            shrunk: Vec::new(),
+            gaps,
+            required: self.cfg.required,
+        };
+        if let Some(observer) = self.observer.take() {
+            observer.close().await;
+        }
+        self.main.close().await;
+        report
+    }
+
+    /// Counts one call against its operation, with why it was refused when
+    /// a valid call to an offered operation was.
+    pub(super) fn count_call(&mut self, key: String, p: &Prepared, outcome: &CallOutcome) {
+        let count = self.coverage.tools.entry(key).or_default();
+        count.calls += 1;
+        if !outcome.rejected() {
+            count.succeeded += 1;
+            return;
+        }
+        if p.role != Role::Listed
+            || p.validity != Validity::Valid
+            || p.call.expected_version == ExpectedVersion::Stale
+        {
+            return;
+        }
+        let CallOutcome::Result { structured: Some(s), .. } = outcome else { return };
+        let code = s.get("code").and_then(Value::as_str).unwrap_or("no code").to_owned();
+        *count.refused.entry(code).or_default() += 1;
+        for field in s.get("fields").and_then(Value::as_array).into_iter().flatten() {
+            if let Some(name) = field.get("field").and_then(Value::as_str) {
+                *count.fields.entry(name.to_owned()).or_default() += 1;
+            }
+        }
+    }
+}

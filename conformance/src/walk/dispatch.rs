@@ -1,0 +1,161 @@
+//! Purview's dispatcher tools, driven as an agent on a host that never
+//! refreshes its tool list would: `app__read_windows` says what each
+//! operable window offers (with its inputSchema and annotations), and
+//! `app__act` calls it. So the walk reaches on the `dispatcher` surface
+//! what the per-window tools reach on the others.
+
+use std::{collections::BTreeMap, sync::Arc};
+
+use rand::RngExt as _;
+use rmcp::model::Tool;
+use serde_json::{Map, Value, json};
+
+use crate::{
+    script::{Call, ExpectedVersion, Intent},
+    target::CallOutcome,
+};
+
+use super::{PURVIEW_ACT, PURVIEW_READ, ToolInfo, Walk};
+
+/// The window id `app__act` uses for application-level actions.
+const APP: &str = "app";
+
+impl Walk<'_> {
+    /// What `app__read_windows` offers now, keyed `{window}__{action}` as
+    /// the per-window tool would be named; empty when the server has no
+    /// dispatcher tools or the read fails (that read is judged where the
+    /// walk calls it as a step).
+    pub(super) async fn read_dispatch(
+        &mut self,
+        listed: &BTreeMap<String, Arc<ToolInfo>>,
+    ) -> BTreeMap<String, Arc<ToolInfo>> {
+        let mut out = BTreeMap::new();
+        if !listed.contains_key(PURVIEW_READ) || !listed.contains_key(PURVIEW_ACT) {
+            return out;
+        }
+        let outcome = self.main.call(PURVIEW_READ, &Map::new(), self.cfg.call_timeout).await;
+        self.search_secrets(self.step, "the answer to app__read_windows", &outcome.visible_text());
+        let CallOutcome::Result { is_error: false, structured: Some(result), .. } = outcome else {
+            return out;
+        };
+        let Some(actions) = result.get("actions").and_then(Value::as_object) else { return out };
+        for (window, list) in actions {
+            for action in list.as_array().into_iter().flatten() {
+                let Some(name) = action.get("name").and_then(Value::as_str) else { continue };
+                let tool_name = format!("{window}__{name}");
+                let definition = json!({
+                    "name": tool_name,
+                    "title": action.get("title"),
+                    "description": action.get("description"),
+                    "inputSchema": action.get("inputSchema").cloned().unwrap_or(json!({"type": "object"})),
+                    "annotations": action.get("annotations"),
+                });
+                let Ok(tool) = serde_json::from_value::<Tool>(definition) else { continue };
+                let target_window = (window != APP).then(|| window.clone());
+                let info = match self.ever_dispatched.get(&tool_name) {
+                    Some(known) if known.tool == tool => known.clone(),
+                    _ => Arc::new(ToolInfo::new(&tool, target_window, name.to_owned())),
+                };
+                self.ever_dispatched.insert(tool_name.clone(), info.clone());
+                out.insert(tool_name, info);
+            }
+        }
+        out
+    }
+
+    /// The dispatched actions the walk may call now.
+    pub(super) fn dispatchable(&self) -> Vec<Arc<ToolInfo>> {
+        let allowed = |t: &&Arc<ToolInfo>| self.cfg.allow_destructive || !t.destructive;
+        self.obs.dispatch.values().filter(allowed).cloned().collect()
+    }
+
+    /// The target an `app__act` call names, if the walk has seen it offered.
+    pub(super) fn act_target(&self, arguments: &Map<String, Value>) -> Option<Arc<ToolInfo>> {
+        let window = arguments.get("window").and_then(Value::as_str)?;
+        let action = arguments.get("action").and_then(Value::as_str)?;
+        let name = format!("{window}__{action}");
+        self.obs.dispatch.get(&name).or_else(|| self.ever_dispatched.get(&name)).cloned()
+    }
+
+    /// An `app__act` call: mostly a valid call to an action the last read
+    /// offered (operations that never succeeded first), sometimes with one
+    /// of its arguments broken, an old version, or `app__act`'s own
+    /// arguments wrong.
+    pub(super) fn act_call(&mut self, roll: u8) -> Option<Call> {
+        let targets = self.dispatchable();
+        if targets.is_empty() {
+            return None;
+        }
+        let target = self.pick_uncovered(&targets);
+        let versioned = target.window.is_some();
+        let (inner, intent) = match roll {
+            10..=21 => {
+                match target.schema.invalid(&mut self.rng, &self.cfg.hints, &mut Self::secret_value)
+                {
+                    // The version goes beside `window`, not among the action's
+                    // own arguments (where a second one would be a conflict).
+                    Some((mut inner, broke)) if !broke.iter().any(|b| b == "expectedVersion") => {
+                        inner.remove("expectedVersion");
+                        (inner, Intent::Invalid(broke))
+                    }
+                    _ => (self.valid_inner(&target), Intent::Valid),
+                }
+            }
+            _ => (self.valid_inner(&target), Intent::Valid),
+        };
+        let window = target.window.clone().unwrap_or_else(|| APP.to_owned());
+        let mut arguments = Map::new();
+        arguments.insert("window".into(), json!(window));
+        arguments.insert("action".into(), json!(target.action));
+        arguments.insert("arguments".into(), Value::Object(inner));
+        let mut expected_version = if versioned && self.rng.random_bool(0.8) {
+            ExpectedVersion::Current
+        } else {
+            ExpectedVersion::Omit
+        };
+        let mut intent = intent;
+        if intent == Intent::Valid && (22..=27).contains(&roll) {
+            // app__act's own arguments wrong: an action left out, or a
+            // version that is not a number.
+            if self.rng.random_bool(0.5) {
+                arguments.remove("action");
+                intent = Intent::Invalid(vec!["action".into()]);
+            } else {
+                arguments.insert("expectedVersion".into(), json!("not a version"));
+                expected_version = ExpectedVersion::Omit;
+                intent = Intent::Invalid(vec!["expectedVersion".into()]);
+            }
+        } else if intent == Intent::Valid && versioned && (28..=35).contains(&roll) {
+            expected_version = ExpectedVersion::Stale;
+        }
+        Some(Call { tool: PURVIEW_ACT.to_owned(), arguments, expected_version, intent })
+    }
+
+    fn valid_inner(&mut self, target: &ToolInfo) -> Map<String, Value> {
+        let (mut inner, _) =
+            target.schema.valid(&mut self.rng, &self.cfg.hints, &mut Self::secret_value);
+        inner.remove("expectedVersion");
+        inner
+    }
+
+    /// Half the time one of the operations that has not succeeded yet, so
+    /// a walk covers what it can instead of repeating what it has.
+    pub(super) fn pick_uncovered(&mut self, tools: &[Arc<ToolInfo>]) -> Arc<ToolInfo> {
+        let mut uncovered: Vec<&Arc<ToolInfo>> = tools
+            .iter()
+            .filter(|t| {
+                let key = self.coverage_key(Some(t), &self.obs);
+                self.coverage.tools.get(&key).is_none_or(|c| c.succeeded == 0)
+            })
+            .collect();
+        // What cannot be undone (submitting, locking) last: it may end
+        // what the others need.
+        if uncovered.iter().any(|t| !t.destructive) {
+            uncovered.retain(|t| !t.destructive);
+        }
+        if !uncovered.is_empty() && self.rng.random_bool(0.5) {
+            return uncovered[self.rng.random_range(0..uncovered.len())].clone();
+        }
+        tools[self.rng.random_range(0..tools.len())].clone()
+    }
+}
