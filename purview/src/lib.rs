@@ -99,8 +99,9 @@ pub use purview_naming as naming;
 
 pub use action::{ActionOutput, ActionSpec, JsonObject, schema_for, unknown_action};
 pub use app::{
-    AgentActivity, App, AppBuilder, Approval, ApprovalQueue, ApprovalRequest, Approver, Change,
-    Context, Error, Limits, PendingApproval, ToolOutcome, ToolSurface, WindowHandle, WindowInfo,
+    AgentActivity, App, AppBuilder, Approval, ApprovalQueue, ApprovalRequest, Approver, CalledBy,
+    Change, Context, Error, Limits, PendingApproval, ToolOutcome, ToolSurface, WindowHandle,
+    WindowInfo,
 };
 pub use args::Args;
 pub use instructions::instructions;
