@@ -130,11 +130,17 @@ async fn order_desk_refuses_amounts_below_a_cent() -> Result<()> {
 #[tokio::test]
 async fn s12_a_short_or_empty_token_is_refused_at_start_up_with_how_to_make_one() -> Result<()> {
     for token in ["", "ab", "fifteen-chars!!"] {
-        let run = tokio::process::Command::new(ORDER_DESK)
+        let started = tokio::process::Command::new(ORDER_DESK)
             .args(["--http", "127.0.0.1:0", "--token", token])
             .stdin(Stdio::null())
-            .output()
-            .await?;
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()?;
+        // A server that accepted the token would serve until killed.
+        let run = tokio::time::timeout(Duration::from_secs(20), started.wait_with_output())
+            .await
+            .with_context(|| format!("{token:?} was accepted: the server is serving"))??;
         let stderr = String::from_utf8_lossy(&run.stderr);
         ensure!(run.status.code() == Some(1), "{token:?} was accepted: {stderr}");
         ensure!(stderr.contains("at least 16 characters"), "{stderr}");
