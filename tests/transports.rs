@@ -210,12 +210,13 @@ async fn s12_http_rejects_foreign_host_and_origin_headers() -> Result<()> {
 async fn s12_http_bearer_token_is_required_when_set() -> Result<()> {
     let app = demo_app();
     app.open(Editor::default())?;
-    let server = app.serve_http(HttpOptions::default().bearer_token("let-me-in")).await?;
+    let server =
+        app.serve_http(HttpOptions::default().bearer_token("let-me-in-0123456789")).await?;
     let denied = reqwest::Client::new().post(server.url()).body("{}").send().await?;
     assert_eq!(denied.status(), 401);
     assert!(http_agent(&server.url()).await.is_err(), "no token, no session");
-    let config =
-        StreamableHttpClientTransportConfig::with_uri(server.url()).auth_header("let-me-in");
+    let config = StreamableHttpClientTransportConfig::with_uri(server.url())
+        .auth_header("let-me-in-0123456789");
     let agent = Agent::over(StreamableHttpClientTransport::from_config(config)).await?;
     assert_eq!(agent.read().await?.operable_window_ids.len(), 1);
     server.shutdown().await;

@@ -33,12 +33,11 @@ fn parse_money(text: &str) -> Option<f64> {
     valid_amount(value).then_some(value)
 }
 
-/// Positive, finite, in whole cents, and below a billion.
+/// Finite, at least one cent, in whole cents, and below a billion
+/// (`1e-9` is neither zero nor money).
 fn valid_amount(value: f64) -> bool {
-    value.is_finite()
-        && value > 0.0
-        && value < 1e9
-        && ((value * 100.0).round() - value * 100.0).abs() < 1e-6
+    let cents = value * 100.0;
+    value.is_finite() && value < 1e9 && cents.round() >= 1.0 && (cents.round() - cents).abs() < 1e-6
 }
 
 const AMOUNT_RULE: &str =
@@ -351,17 +350,18 @@ impl ReportDetails {
 const FREE_TRIES: u32 = 3;
 /// The longest wait between tries.
 const MAX_WAIT: Duration = Duration::from_secs(300);
+/// Tries from agents (wrong, or refused for coming too soon), after which
+/// agents may not try again until the person has unlocked the app.
+const AGENT_TRIES: u32 = 10;
 
-/// Wrong PINs so far and when the last one came. Shared by every copy of
-/// the lock screen, because a wrong PIN fails its call (and a failed call
-/// applies nothing to the view-model), yet must still count.
+/// One caller's wrong PINs so far and when the last one came.
 #[derive(Debug, Default)]
-pub struct Attempts {
+pub struct Tries {
     wrong: u32,
     last: Option<Instant>,
 }
 
-impl Attempts {
+impl Tries {
     /// How long to wait before the next try is looked at, if at all.
     fn wait(&self) -> Option<Duration> {
         let over = self.wrong.checked_sub(FREE_TRIES)?;
@@ -369,6 +369,24 @@ impl Attempts {
         let waited = self.last.map_or(wait, |at| at.elapsed());
         wait.checked_sub(waited).filter(|left| !left.is_zero())
     }
+
+    fn failed(&mut self) {
+        self.wrong += 1;
+        self.last = Some(Instant::now());
+    }
+}
+
+/// Wrong PINs per caller: the person's own, and the agents' together (a
+/// new session must not start afresh). Shared by every copy of the lock
+/// screen, because a wrong PIN fails its call (and a failed call applies
+/// nothing to the view-model), yet must still count. Agents' wrong PINs
+/// never delay the person at the keyboard.
+#[derive(Debug, Default)]
+pub struct Attempts {
+    person: Tries,
+    agents: Tries,
+    /// Every try from agents, refused ones included.
+    agent_tries: u32,
 }
 
 /// The lock screen: an app-level modal.
@@ -384,7 +402,7 @@ impl Locked {
     pub fn new() -> Self {
         Self {
             notice: format!(
-                "Locked: enter the PIN to continue. After {FREE_TRIES} wrong PINs each try must wait longer, up to {} minutes.",
+                "Locked: enter the PIN to continue. After {FREE_TRIES} wrong PINs each try must wait longer, up to {} minutes; after {AGENT_TRIES} tries from agents, only the person can unlock.",
                 MAX_WAIT.as_secs() / 60
             ),
             attempts: Arc::default(),
@@ -401,7 +419,8 @@ impl Default for Locked {
 #[actions]
 impl Locked {
     /// Unlock the application. After three wrong PINs each try must wait
-    /// longer (the error says how long).
+    /// longer (the error says how long); after ten tries from agents, only
+    /// the person can unlock.
     #[action]
     fn unlock(
         &mut self,
@@ -410,7 +429,20 @@ impl Locked {
         cx: &mut Context,
     ) {
         let mut attempts = self.attempts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(left) = attempts.wait() {
+        let agent = cx.called_by().is_agent();
+        if agent {
+            attempts.agent_tries = attempts.agent_tries.saturating_add(1);
+        }
+        let refused_outright = agent && attempts.agent_tries > AGENT_TRIES;
+        let tries = if agent { &mut attempts.agents } else { &mut attempts.person };
+        if refused_outright {
+            cx.invalid(
+                "pin",
+                format!(
+                    "agents have tried {AGENT_TRIES} PINs without success, so agents may no longer unlock: ask the person to enter the PIN in the application"
+                ),
+            );
+        } else if let Some(left) = tries.wait() {
             cx.invalid(
                 "pin",
                 format!(
@@ -423,8 +455,7 @@ impl Locked {
             cx.close();
             cx.message("Unlocked");
         } else {
-            attempts.wrong += 1;
-            attempts.last = Some(Instant::now());
+            tries.failed();
             cx.invalid("pin", "wrong PIN");
         }
     }

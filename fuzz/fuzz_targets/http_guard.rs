@@ -58,6 +58,8 @@ fuzz_target!(|data: &[u8]| {
             );
         }
         let auth = named("authorization");
-        assert!(auth.len() == 1 && auth[0].1 == format!("Bearer {TOKEN}").as_bytes());
+        // The scheme is case-insensitive (RFC 9110 §11.1); the token exact.
+        assert!(auth.len() == 1 && auth[0].1.len() == 7 + TOKEN.len());
+        assert!(auth[0].1[..7].eq_ignore_ascii_case(b"bearer ") && &auth[0].1[7..] == TOKEN.as_bytes());
     }
 });

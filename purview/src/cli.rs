@@ -54,7 +54,8 @@ pub struct ServeArgs {
     pub http: Option<SocketAddr>,
 
     /// With --http: require `Authorization: Bearer TOKEN` on every request.
-    /// Needed to serve any address beyond loopback.
+    /// Needed to serve any address beyond loopback. At least 16 characters;
+    /// make one with `openssl rand -hex 32`.
     #[arg(long, value_name = "TOKEN", requires = "http")]
     pub token: Option<String>,
 
@@ -94,19 +95,37 @@ impl ValueEnum for ToolSurface {
 /// Serves `app` as `args` say, until the client disconnects (stdio) or the
 /// process is interrupted (HTTP), and returns the process's exit code: 0
 /// for a normal end (a client that closes stdin before initializing
-/// included), 1 for a failure, with one line on stderr either way.
+/// included), 1 for a failure, with one line on stderr either way. A token
+/// shorter than 16 characters is refused before anything is served; a
+/// stdio client that stops reading ends the process (exit code 1).
 ///
 /// At a terminal (stdin is a TTY) it first says what the process is and how
 /// to connect to it; nothing but protocol frames ever goes to stdout.
 pub async fn serve(app: &App, args: &ServeArgs) -> ExitCode {
     let name = app.name().to_owned();
+    if let Some(token) = &args.token
+        && let Err(problem) = crate::server::check_token(token)
+    {
+        eprintln!("{name}: {problem}");
+        return ExitCode::FAILURE;
+    }
     let outcome = match args.http {
         Some(addr) => serve_http(app, addr, args).await,
         None => {
             if std::io::stdin().is_terminal() {
                 eprintln!("{}", terminal_hint(&name));
             }
-            app.serve_stdio().await.map(|()| "the client closed the connection")
+            let outcome = app.serve_stdio().await.map(|()| "the client closed the connection");
+            if outcome.is_err() {
+                // A client that stopped reading may leave a write to stdout
+                // blocked in the runtime's blocking pool, which would keep
+                // the process alive after it said it was exiting: end it here.
+                if let Err(e) = &outcome {
+                    eprintln!("{name}: {e}");
+                }
+                std::process::exit(1);
+            }
+            outcome
         }
     };
     match outcome {

@@ -100,7 +100,7 @@ pub use purview_naming as naming;
 pub use action::{ActionOutput, ActionSpec, JsonObject, schema_for, unknown_action};
 pub use app::{
     AgentActivity, App, AppBuilder, Approval, ApprovalQueue, ApprovalRequest, Approver, Call,
-    Change, Context, Error, Limits, PendingApproval, Performed, ToolOutcome, ToolSurface,
+    CalledBy, Change, Context, Error, Limits, PendingApproval, Performed, ToolOutcome, ToolSurface,
     TypedCalls, WindowHandle, WindowInfo, WindowKind,
 };
 pub use args::Args;

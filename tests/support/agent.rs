@@ -213,6 +213,16 @@ impl Agent {
                 let _ = running.waiting().await;
             }
         });
+        Self::modern_over(client_side).await
+    }
+
+    /// A 2026-07-28 session over any client transport, listening as
+    /// [`Agent::modern`] does.
+    pub async fn modern_over<T, E, A>(client_side: T) -> Result<Self>
+    where
+        T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
         let (tx, notes) = mpsc::unbounded_channel();
         let client = Recorder { tx: tx.clone(), elicitation: None }
             .serve_with_lifecycle(

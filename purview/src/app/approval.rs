@@ -11,12 +11,22 @@
 //! approve, so the call is refused. No answer within the app's approval
 //! timeout counts as a refusal.
 //!
+//! The question says what the call would do: the action's title, the
+//! arguments as a person reads them (secrets masked), and the window's
+//! summary ([`ApprovalRequest::describe`]); an app can word it itself
+//! ([`App::set_approval_wording`](crate::App::set_approval_wording)).
+//! Questions waiting for an answer are bounded, per session and in all
+//! ([`Limits::max_pending_approvals`](crate::Limits::max_pending_approvals)):
+//! beyond them a call is refused with `limit_reached` at once, and a
+//! question whose client has gone is withdrawn.
+//!
 //! The question is asked before the call takes the operation lock, so the
 //! app goes on meanwhile; the approval is for the window as it was when
 //! asked, so if its version moved by the time the answer comes, the call
 //! fails with `stale_state` instead of running.
 
 use std::{
+    collections::HashMap,
     fmt,
     sync::{
         Arc, Mutex,
@@ -48,6 +58,7 @@ pub enum Approval {
 /// # let request = purview::ApprovalRequest::example();
 /// assert_eq!(request.action, "confirm");
 /// assert_eq!(request.arguments["pin"], purview::MASK);
+/// assert!(request.window_summary.as_deref().unwrap_or_default().contains("$100.00"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -57,6 +68,9 @@ pub struct ApprovalRequest {
     pub window_id: Option<String>,
     /// That window's title.
     pub window_title: Option<String>,
+    /// That window's summary as it stood when the question was asked (for
+    /// a confirmation dialog, usually what is being confirmed).
+    pub window_summary: Option<String>,
     /// The action's name (the tool is `{windowId}__{action}`).
     pub action: String,
     /// The action's human title.
@@ -66,38 +80,141 @@ pub struct ApprovalRequest {
     pub arguments: Value,
     /// Which agent session asks (the client's name and a session number).
     pub agent: String,
+    /// The app's own wording of the question, when it gives one
+    /// ([`App::set_approval_wording`](crate::App::set_approval_wording));
+    /// [`ApprovalRequest::describe`] then says this instead.
+    pub wording: Option<String>,
 }
 
 impl ApprovalRequest {
-    /// One sentence a person can decide on.
+    /// What a person reads before deciding: who asks, to do what, where,
+    /// what that window says, and every argument as `name: value` (secrets
+    /// masked, long texts shortened). The in-app prompt and the elicitation
+    /// both show this. When the app worded the question itself
+    /// ([`ApprovalRequest::wording`]), that wording follows who asks.
     ///
     /// ```
     /// let request = purview::ApprovalRequest::example();
-    /// assert!(request.describe().contains("Confirm submission"));
+    /// let text = request.describe();
+    /// assert!(text.contains("Confirm submission"));
+    /// assert!(text.contains("to Ada for $100.00"), "{text}");
+    /// assert!(text.contains("pin: •"), "{text}");
     /// ```
     pub fn describe(&self) -> String {
+        if let Some(wording) = &self.wording {
+            return format!("{} asks: {wording}", self.agent);
+        }
         let place = match (&self.window_title, &self.window_id) {
             (Some(title), Some(id)) => format!(" in \"{title}\" ({id})"),
             _ => " (application-wide)".to_owned(),
         };
-        let arguments = match &self.arguments {
-            Value::Object(map) if map.is_empty() => String::new(),
-            other => format!(" with {other}"),
+        let summary = match &self.window_summary {
+            Some(summary) if !summary.is_empty() => {
+                format!(" The window says: {}.", summary.trim_end_matches('.'))
+            }
+            _ => String::new(),
         };
-        format!("{} asks to {}{place}{arguments}.", self.agent, self.action_title.to_lowercase())
+        let arguments = match &self.arguments {
+            Value::Object(map) if map.is_empty() => " It takes no arguments.".to_owned(),
+            Value::Object(map) => {
+                let listed: Vec<String> = map
+                    .iter()
+                    .map(|(name, value)| format!("{name}: {}", readable(value)))
+                    .collect();
+                format!(" With {}.", listed.join("; "))
+            }
+            Value::Null => String::new(),
+            other => format!(" With {}.", readable(other)),
+        };
+        format!(
+            "{} asks to {}{place}.{summary}{arguments}",
+            self.agent,
+            self.action_title.to_lowercase()
+        )
     }
-
     /// A request as documentation examples show it.
     #[doc(hidden)]
     pub fn example() -> Self {
         Self {
             window_id: Some("w3".into()),
             window_title: Some("Confirm submission".into()),
+            window_summary: Some("Confirm submitting order #12345 to Ada for $100.00".into()),
             action: "confirm".into(),
             action_title: "Confirm".into(),
             arguments: serde_json::json!({"pin": crate::MASK}),
             agent: "claude-code (session 1)".into(),
+            wording: None,
         }
+    }
+}
+
+/// A JSON value as a person reads it: text without quotes, numbers and
+/// booleans as they are, anything else as compact JSON.
+fn readable(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Null => "(none)".to_owned(),
+        other => other.to_string(),
+    }
+}
+
+/// How an app words approval questions itself: given the request, its own
+/// sentence, or `None` for [`ApprovalRequest::describe`]'s.
+pub(crate) type Wording = Arc<dyn Fn(&ApprovalRequest) -> Option<String> + Send + Sync>;
+
+/// Questions waiting for an answer, per asking session (`0`: a caller
+/// without one) and in all.
+#[derive(Default)]
+pub(crate) struct PendingApprovals {
+    waiting: Mutex<HashMap<u64, usize>>,
+}
+
+/// Why a question was not asked: too many already wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TooMany {
+    /// This session's share is taken.
+    FromSession(usize),
+    /// The app's whole budget is taken.
+    InAll(usize),
+}
+
+/// A question's place among those waiting; given back on drop.
+pub(crate) struct PendingPlace<'a> {
+    pending: &'a PendingApprovals,
+    session: u64,
+}
+
+impl Drop for PendingPlace<'_> {
+    fn drop(&mut self) {
+        let mut waiting = lock_unpoisoned(&self.pending.waiting);
+        if let Some(n) = waiting.get_mut(&self.session) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                waiting.remove(&self.session);
+            }
+        }
+    }
+}
+
+impl PendingApprovals {
+    /// Takes a place for a question from `session`, or says which bound is
+    /// reached. Check and take happen under one lock.
+    pub fn take(
+        &self,
+        session: u64,
+        per_session: usize,
+        in_all: usize,
+    ) -> Result<PendingPlace<'_>, TooMany> {
+        let mut waiting = lock_unpoisoned(&self.waiting);
+        if waiting.values().sum::<usize>() >= in_all {
+            return Err(TooMany::InAll(in_all));
+        }
+        let mine = waiting.entry(session).or_default();
+        if *mine >= per_session {
+            return Err(TooMany::FromSession(per_session));
+        }
+        *mine += 1;
+        Ok(PendingPlace { pending: self, session })
     }
 }
 
@@ -249,6 +366,8 @@ impl Approver for ApprovalQueue {
 pub(crate) trait AgentSession: Send + Sync {
     /// Who asks: the client's name and a session number.
     fn describe(&self) -> String;
+    /// The session's number (its share of the pending questions).
+    fn number(&self) -> u64;
     /// Asks the client's user `message`; `None` when this client cannot.
     fn elicit(&self, message: String, timeout: Duration) -> BoxFuture<'_, Option<Answer>>;
 }

@@ -110,6 +110,11 @@ pub struct Limits {
     pub max_arguments: usize,
     /// Sessions and listen streams receiving notifications at once (256).
     pub max_subscribers: usize,
+    /// Approval questions waiting for an answer at once, in all (64); an
+    /// agent's call beyond it fails with `limit_reached` without asking.
+    pub max_pending_approvals: usize,
+    /// Approval questions one agent session may have waiting at once (4).
+    pub max_pending_approvals_per_session: usize,
 }
 
 impl Default for Limits {
@@ -120,11 +125,25 @@ impl Default for Limits {
             max_string_bytes: 64 * 1024,
             max_arguments: 64,
             max_subscribers: 256,
+            max_pending_approvals: 64,
+            max_pending_approvals_per_session: 4,
         }
     }
 }
 
 impl Limits {
+    /// Sets [`Limits::max_pending_approvals`].
+    pub fn max_pending_approvals(mut self, n: usize) -> Self {
+        self.max_pending_approvals = n;
+        self
+    }
+
+    /// Sets [`Limits::max_pending_approvals_per_session`].
+    pub fn max_pending_approvals_per_session(mut self, n: usize) -> Self {
+        self.max_pending_approvals_per_session = n;
+        self
+    }
+
     /// Sets [`Limits::max_windows`].
     pub fn max_windows(mut self, n: usize) -> Self {
         self.max_windows = n;

@@ -73,6 +73,7 @@ struct Checked {
     /// The window's version when checked; `None` for app-level actions.
     version: Option<u64>,
     window_title: Option<String>,
+    window_summary: Option<String>,
     action_title: String,
     params: Arc<[String]>,
     check: Arc<crate::validate::ArgumentCheck>,
@@ -301,7 +302,13 @@ impl App {
             Target::Window { id, .. } => Some(id.clone()),
             Target::App => None,
         };
-        let mut cx = Context::new(self.shared.clone(), window.clone());
+        let called_by = match &caller {
+            Caller::Person => super::CalledBy::Person,
+            Caller::Agent(session) => {
+                super::CalledBy::Agent { session: session.as_ref().map(|s| s.number()) }
+            }
+        };
+        let mut cx = Context::new(self.shared.clone(), window.clone(), called_by);
         let args = Args::new(arguments, params).with_typed(typed);
         let outcome = run_handler(&mut working, &action, args, &mut cx, timeout, &cancel).await;
         let output = handler_output(outcome, &action, timeout, &cancel)?;
@@ -345,14 +352,15 @@ impl App {
             let (target, index) = gates::resolve(state, &call.window, &call.action)?;
             gates::check_operable(state, &target, index, &call.action, When::Before)?;
             gates::check_expected_version(state, &target, call.expected_version.as_ref())?;
-            let (actor, version, window_title) = match &target {
+            let (actor, version, window_title, window_summary) = match &target {
                 Target::Window { id, .. } => {
                     let entry = state.entry_by_id(id).ok_or_else(|| window_gone(&call.window))?;
-                    (&entry.actor, Some(entry.version), Some(entry.title.clone()))
+                    let summary = entry.summary.clone();
+                    (&entry.actor, Some(entry.version), Some(entry.title.clone()), summary)
                 }
                 Target::App => {
                     let app = state.app.as_ref().ok_or_else(|| window_gone(&call.window))?;
-                    (app, None, None)
+                    (app, None, None, None)
                 }
             };
             let action = &actor.spec.actions[index];
@@ -360,6 +368,7 @@ impl App {
                 needs_approval: action.spec.needs_approval(),
                 version,
                 window_title,
+                window_summary,
                 action_title: action.tool_title.clone(),
                 params: action.params.clone(),
                 check: action.check.clone(),
@@ -385,14 +394,30 @@ impl App {
         session: Option<&dyn AgentSession>,
         cancel: &CancellationToken,
     ) -> Result<(), ToolError> {
-        let request = ApprovalRequest {
+        let limits = &self.shared.config.limits;
+        let asker = session.map_or(0, AgentSession::number);
+        let _place = self
+            .shared
+            .pending_approvals
+            .take(asker, limits.max_pending_approvals_per_session, limits.max_pending_approvals)
+            .map_err(|too_many| too_many_questions(&call.action, too_many))?;
+        let mut request = ApprovalRequest {
             window_id: checked.version.map(|_| call.window.clone()),
             window_title: checked.window_title.clone(),
+            window_summary: checked.window_summary.clone(),
             action: call.action.clone(),
             action_title: checked.action_title.clone(),
             arguments: checked.check.shown(&call.arguments),
             agent: session.map_or_else(|| "An agent".to_owned(), |s| s.describe()),
+            wording: None,
         };
+        let wording = lock_unpoisoned(&self.shared.approval_wording).clone();
+        if let Some(wording) = wording {
+            // The app's own code: a panic in it is a refusal, not a crash.
+            let worded =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| wording(&request)));
+            request.wording = worded.ok().flatten();
+        }
         let approver = lock_unpoisoned(&self.shared.approver).clone();
         let timeout = self.shared.config.approval_timeout;
         tracing::info!(action = %call.action, "asking a person to approve");
@@ -555,6 +580,25 @@ fn window_gone(window: &str) -> ToolError {
     ToolError::new(
         ErrorCode::WindowNotFound,
         format!("Window `{}` is not open.", validate::echo(window)),
+    )
+}
+
+/// The `limit_reached` error for a question that was not asked because too
+/// many already wait.
+fn too_many_questions(action: &str, too_many: approval::TooMany) -> ToolError {
+    let why = match too_many {
+        approval::TooMany::FromSession(n) => format!(
+            "your session already has {n} approval questions waiting for an answer, its limit"
+        ),
+        approval::TooMany::InAll(n) => {
+            format!("{n} approval questions are already waiting for an answer, the app's limit")
+        }
+    };
+    ToolError::new(
+        ErrorCode::LimitReached,
+        format!(
+            "`{action}` needs a person's approval, but {why}. Nothing was changed and no one was asked; wait for an answer to the questions already asked before calling again."
+        ),
     )
 }
 

@@ -38,6 +38,7 @@ use crate::{Window, model::FieldError};
 pub struct Context {
     shared: Arc<Shared>,
     origin: Option<Arc<str>>,
+    called_by: CalledBy,
     pub(crate) effects: Vec<Effect>,
     pub(crate) invalid: Vec<FieldError>,
     pub(crate) failures: Vec<String>,
@@ -55,17 +56,52 @@ pub(crate) enum Effect {
 /// A deferred edit of another window's view-model.
 pub(crate) type Edit = Box<dyn FnOnce(&mut dyn Any) + Send + Sync>;
 
+/// Who is calling an action: the person at the application
+/// ([`App::perform`](crate::App::perform)) or an agent, with its session's
+/// number when it came through an MCP session. An app can throttle or
+/// refuse agents without ever slowing the person down.
+///
+/// ```
+/// use purview::CalledBy;
+/// let agent = CalledBy::Agent { session: Some(3) };
+/// assert!(agent.is_agent() && !CalledBy::Person.is_agent());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CalledBy {
+    /// The person, through the app's own GUI.
+    Person,
+    /// An agent; `session` numbers its MCP session (`None` in-process).
+    Agent {
+        /// The session's number, as approval questions show it.
+        session: Option<u64>,
+    },
+}
+
+impl CalledBy {
+    /// Whether an agent is calling.
+    pub fn is_agent(&self) -> bool {
+        matches!(self, Self::Agent { .. })
+    }
+}
+
 impl Context {
-    pub(super) fn new(shared: Arc<Shared>, origin: Option<Arc<str>>) -> Self {
+    pub(super) fn new(shared: Arc<Shared>, origin: Option<Arc<str>>, called_by: CalledBy) -> Self {
         Self {
             shared,
             origin,
+            called_by,
             effects: Vec::new(),
             invalid: Vec::new(),
             failures: Vec::new(),
             message: None,
             focus: false,
         }
+    }
+
+    /// Who is calling: the person, or an agent (and which session).
+    pub fn called_by(&self) -> CalledBy {
+        self.called_by
     }
 
     /// The id of the window whose action is running; `None` for an app-level

@@ -47,7 +47,7 @@ pub use builder::{AppBuilder, Limits, ToolSurface};
 pub(crate) use call::Caller;
 pub use call::ToolOutcome;
 pub use changes::Change;
-pub use context::Context;
+pub use context::{CalledBy, Context};
 pub use error::Error;
 pub use handle::WindowHandle;
 pub(crate) use shared::lock_unpoisoned;
@@ -280,9 +280,33 @@ impl App {
         *lock_unpoisoned(&self.shared.approver) = Some(Arc::new(approver));
     }
 
+    /// Words approval questions the app's own way: `f` gets each request and
+    /// returns the sentence a person should read (or `None` to keep
+    /// [`ApprovalRequest::describe`]'s). Its result lands in
+    /// [`ApprovalRequest::wording`], which `describe` then shows after who
+    /// asks, in the in-app prompt and the elicitation alike.
+    ///
+    /// ```
+    /// let app = purview::App::builder().build();
+    /// app.set_approval_wording(|request| {
+    ///     (request.action == "confirm").then(|| "submit the order for real?".to_owned())
+    /// });
+    /// ```
+    pub fn set_approval_wording(
+        &self,
+        f: impl Fn(&ApprovalRequest) -> Option<String> + Send + Sync + 'static,
+    ) {
+        *lock_unpoisoned(&self.shared.approval_wording) = Some(Arc::new(f));
+    }
+
     /// The number of connections that currently receive notifications.
     pub fn session_count(&self) -> usize {
         self.shared.changes.subscriber_count()
+    }
+
+    /// The app's subscriber limit ([`Limits::max_subscribers`]).
+    pub(crate) fn max_subscribers(&self) -> usize {
+        self.shared.config.limits.max_subscribers
     }
 
     /// Registers a transport's subscriber for notifications (§10.1), or

@@ -75,6 +75,10 @@ pub(super) struct Shared {
     pub activity: Mutex<Option<AgentActivity>>,
     /// Who the app asks to approve agents' actions, if anyone.
     pub approver: Mutex<Option<Arc<dyn Approver>>>,
+    /// The app's own wording of approval questions, if any.
+    pub approval_wording: Mutex<Option<super::approval::Wording>>,
+    /// Approval questions waiting for an answer.
+    pub pending_approvals: super::approval::PendingApprovals,
     pub config: Config,
 }
 
@@ -88,6 +92,8 @@ impl Shared {
             changes: ChangeHub::new(pacing, config.limits.max_subscribers),
             activity: Mutex::new(None),
             approver: Mutex::new(None),
+            approval_wording: Mutex::new(None),
+            pending_approvals: Default::default(),
             config,
         }
     }

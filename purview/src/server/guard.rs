@@ -21,8 +21,8 @@ pub(crate) struct Guard {
     pub hosts: Vec<String>,
     /// Allowed origins as `scheme://host`, with `:port` or `:*`.
     pub origins: Vec<String>,
-    /// `Bearer <token>`, when a token is required.
-    pub authorization: Option<String>,
+    /// The bearer token, when one is required.
+    pub token: Option<String>,
 }
 
 /// A host and optional port, parsed strictly from an authority (`Host`
@@ -132,10 +132,10 @@ impl Guard {
                 }
             }
         }
-        if let Some(expected) = &self.authorization {
+        if let Some(expected) = &self.token {
             let mut given = headers.get_all(header::AUTHORIZATION).iter();
             let ok = match (given.next(), given.next()) {
-                (Some(value), None) => constant_time_eq(value.as_bytes(), expected.as_bytes()),
+                (Some(value), None) => bearer_matches(value.as_bytes(), expected.as_bytes()),
                 _ => false,
             };
             if !ok {
@@ -144,6 +144,35 @@ impl Guard {
         }
         Ok(())
     }
+}
+
+/// Whether an `Authorization` value is `Bearer <token>`: the scheme in any
+/// case (RFC 9110 §11.1), one space, then exactly the token.
+pub(crate) fn bearer_matches(value: &[u8], token: &[u8]) -> bool {
+    match value.split_at_checked(7) {
+        Some((scheme, given)) => {
+            scheme.eq_ignore_ascii_case(b"bearer ") && constant_time_eq(given, token)
+        }
+        None => false,
+    }
+}
+
+/// The shortest bearer token accepted.
+pub(crate) const MIN_TOKEN_CHARS: usize = 16;
+
+/// Refuses a token too short to withstand guessing, saying how to make one.
+pub(crate) fn check_token(token: &str) -> Result<(), String> {
+    if token.chars().count() < MIN_TOKEN_CHARS {
+        let got = if token.is_empty() {
+            "an empty token".to_owned()
+        } else {
+            format!("one of {} characters", token.chars().count())
+        };
+        return Err(format!(
+            "the bearer token must be at least {MIN_TOKEN_CHARS} characters, and this is {got}, which can be guessed; make one with `openssl rand -hex 32` (or `python3 -c 'import secrets; print(secrets.token_urlsafe(32))'`)"
+        ));
+    }
+    Ok(())
 }
 
 /// Compares without revealing, through timing, how much of a guess was right.
@@ -168,7 +197,7 @@ mod tests {
                 "http://127.0.0.1:*".into(),
                 "http://[::1]:*".into(),
             ],
-            authorization: Some("Bearer s3cret".into()),
+            token: Some("s3cret".into()),
         }
     }
 
@@ -229,12 +258,29 @@ mod tests {
 
     #[test]
     fn s12_the_bearer_token_is_required_exactly() {
-        for auth in [None, Some("Bearer wrong"), Some("bearer s3cret"), Some("Bearer s3cret ")] {
+        for auth in [None, Some("Bearer wrong"), Some("Bearer  s3cret"), Some("Bearer s3cret ")] {
             let mut pairs = vec![(header::HOST, "localhost")];
             if let Some(auth) = auth {
                 pairs.push((header::AUTHORIZATION, auth));
             }
             assert_eq!(guard().check(&headers(&pairs)).unwrap_err().0, StatusCode::UNAUTHORIZED);
         }
+    }
+
+    #[test]
+    fn s12_the_bearer_scheme_is_case_insensitive() {
+        for auth in ["bearer s3cret", "BEARER s3cret", "Bearer s3cret"] {
+            let h = headers(&[(header::HOST, "localhost"), (header::AUTHORIZATION, auth)]);
+            assert_eq!(guard().check(&h), Ok(()), "{auth}");
+        }
+    }
+
+    #[test]
+    fn s12_short_or_empty_tokens_are_refused_with_a_way_to_make_one() {
+        for token in ["", "ab", "fifteen-chars!!"] {
+            let problem = check_token(token).unwrap_err();
+            assert!(problem.contains("openssl rand"), "{problem}");
+        }
+        assert!(check_token("0123456789abcdef").is_ok());
     }
 }

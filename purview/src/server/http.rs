@@ -2,13 +2,16 @@
 //! limits on everything a client can hold open.
 //!
 //! Connections are served by hyper directly (not `axum::serve`) so that a
-//! client that sends its headers slowly is cut off ([`HttpOptions::header_timeout`])
-//! and the number of open connections is capped; each request then passes
-//! the header checks of `guard.rs` before any body is read, its body is
-//! limited in size and in time, and rmcp's session layer is bounded in
-//! sessions and in GET streams per session (`http_sessions.rs`).
+//! client that sends its headers slowly is cut off ([`HttpOptions::header_timeout`],
+//! a total, however slowly they trickle in) and the open connections are
+//! shared fairly (`fair.rs`: unauthenticated ones get a small share and are
+//! cut first); each request then passes the header checks of `guard.rs`
+//! before any body is read, its body is limited in size and in total time,
+//! and rmcp's session layer is bounded in sessions (atomically, the one
+//! beyond the limit answered 503 with a JSON-RPC error) and in GET streams,
+//! per session and in all (`http_sessions.rs`).
 
-use std::{net::SocketAddr, sync::Arc, time::Duration};
+use std::{cell::Cell, convert::Infallible, net::SocketAddr, sync::Arc, time::Duration};
 
 use axum::{
     extract::Request,
@@ -16,20 +19,17 @@ use axum::{
     middleware::{self, Next},
     response::{IntoResponse, Response},
 };
-use hyper_util::{
-    rt::{TokioIo, TokioTimer},
-    service::TowerToHyperService,
-};
+use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::{
     StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
 };
-use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tower_http::{limit::RequestBodyLimitLayer, timeout::RequestBodyTimeoutLayer};
 
 use super::{
-    guard::Guard,
-    http_sessions::BoundedSessions,
+    fair::{AuthFailures, ConnectionMark, Connections, Summary, Tracked},
+    guard::{Guard, check_token},
+    http_sessions::{BoundedSessions, SESSION_REFUSED},
     lines::{self, Frame},
 };
 use crate::{App, Error, Secret};
@@ -45,7 +45,7 @@ use crate::{App, Error, Secret};
 /// ```
 /// let options = purview::HttpOptions::default()
 ///     .addr("127.0.0.1:8765".parse().unwrap())
-///     .bearer_token("s3cret")
+///     .bearer_token("5f0c1d2e3a4b5c6d7e8f9a0b1c2d3e4f")
 ///     .max_sessions(16);
 /// # let _ = options;
 /// ```
@@ -62,8 +62,11 @@ pub struct HttpOptions {
     body_timeout: Duration,
     max_body_bytes: usize,
     max_connections: usize,
+    max_unauthenticated_connections: usize,
     max_sessions: usize,
     max_streams_per_session: usize,
+    max_streams: usize,
+    max_listen_streams: usize,
     session_idle: Duration,
 }
 
@@ -84,8 +87,11 @@ impl Default for HttpOptions {
             body_timeout: Duration::from_secs(30),
             max_body_bytes: 4 * 1024 * 1024,
             max_connections: 256,
+            max_unauthenticated_connections: 64,
             max_sessions: 64,
             max_streams_per_session: 4,
+            max_streams: 64,
+            max_listen_streams: 64,
             session_idle: Duration::from_secs(5 * 60),
         }
     }
@@ -106,7 +112,11 @@ impl HttpOptions {
         self
     }
 
-    /// Requires `Authorization: Bearer <token>` on every request.
+    /// Requires `Authorization: Bearer <token>` on every request (the scheme
+    /// in any case). The token must be at least 16 characters
+    /// ([`App::serve_http`] refuses shorter ones); `openssl rand -hex 32`
+    /// makes a good one. Wrong tokens are answered more and more slowly per
+    /// source address (after 5, each waits twice as long, up to 2 s).
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
         self.bearer_token = Some(Secret::new(token.into()));
         self
@@ -139,7 +149,8 @@ impl HttpOptions {
         self
     }
 
-    /// How long a request body may go without progress (30 s).
+    /// How long a request body may take to arrive, in all (30 s), however
+    /// slowly it trickles in; a slower one gets 408.
     pub fn body_timeout(mut self, timeout: Duration) -> Self {
         self.body_timeout = timeout;
         self
@@ -151,13 +162,26 @@ impl HttpOptions {
         self
     }
 
-    /// Connections open at once (256); more are closed on arrival.
+    /// Connections open at once (256). At the limit a new connection cuts
+    /// the oldest unauthenticated one, else the oldest idle one; only when
+    /// every connection is busy is it closed on arrival.
     pub fn max_connections(mut self, n: usize) -> Self {
         self.max_connections = n;
         self
     }
 
-    /// MCP sessions at once (64); a new one beyond it is refused.
+    /// How many of the connections may be unauthenticated (64): a
+    /// connection is until one of its requests passes every header check,
+    /// the bearer token included. Beyond this share a new connection cuts
+    /// the oldest unauthenticated one, so clients without the token only
+    /// ever recycle their own share.
+    pub fn max_unauthenticated_connections(mut self, n: usize) -> Self {
+        self.max_unauthenticated_connections = n;
+        self
+    }
+
+    /// MCP sessions at once (64); the `initialize` beyond it gets HTTP 503
+    /// with a JSON-RPC error saying so.
     pub fn max_sessions(mut self, n: usize) -> Self {
         self.max_sessions = n;
         self
@@ -166,6 +190,22 @@ impl HttpOptions {
     /// Server-to-client GET streams one session may hold open (4).
     pub fn max_streams_per_session(mut self, n: usize) -> Self {
         self.max_streams_per_session = n;
+        self
+    }
+
+    /// GET streams all sessions together may hold open (64), so that
+    /// streams never take every connection.
+    pub fn max_streams(mut self, n: usize) -> Self {
+        self.max_streams = n;
+        self
+    }
+
+    /// 2026-07-28 `subscriptions/listen` streams open at once over HTTP, in
+    /// all (64). Each is its own request, so no per-connection count could
+    /// bound them; this keeps them, with the sessions, within the app's
+    /// subscriber limit.
+    pub fn max_listen_streams(mut self, n: usize) -> Self {
+        self.max_listen_streams = n;
         self
     }
 
@@ -181,6 +221,9 @@ impl HttpOptions {
                 "the MCP path must start with `/` and name a sub-path, such as `/mcp` (got `{}`)",
                 self.path
             )));
+        }
+        if let Some(token) = &self.bearer_token {
+            check_token(token.expose()).map_err(Error::Serve)?;
         }
         if !self.addr.ip().is_loopback()
             && self.bearer_token.is_none()
@@ -198,7 +241,7 @@ impl HttpOptions {
         Guard {
             hosts: self.allowed_hosts.clone(),
             origins: self.allowed_origins.clone(),
-            authorization: self.bearer_token.as_ref().map(|t| format!("Bearer {}", t.expose())),
+            token: self.bearer_token.as_ref().map(|t| t.expose().clone()),
         }
     }
 }
@@ -258,8 +301,9 @@ impl App {
     ///
     /// # Errors
     ///
-    /// [`Error::Serve`] for a malformed path, an address beyond loopback
-    /// without a token, or a port that cannot be bound.
+    /// [`Error::Serve`] for a malformed path, a bearer token shorter than 16
+    /// characters, an address beyond loopback without a token, or a port
+    /// that cannot be bound.
     pub async fn serve_http(&self, options: HttpOptions) -> Result<HttpServer, Error> {
         options.check()?;
         let listener = tokio::net::TcpListener::bind(options.addr)
@@ -274,26 +318,53 @@ impl App {
             .with_cancellation_token(cancel.child_token());
         let mut sessions = LocalSessionManager::default();
         sessions.session_config.keep_alive = Some(options.session_idle);
-        let sessions =
-            BoundedSessions::new(sessions, options.max_sessions, options.max_streams_per_session);
+        let sessions = BoundedSessions::new(
+            sessions,
+            options.max_sessions,
+            options.max_streams_per_session,
+            options.max_streams,
+        );
         let app = self.clone();
-        let service =
-            StreamableHttpService::new(move || Ok(app.mcp_server()), Arc::new(sessions), config);
-        let guard = Arc::new(options.guard());
+        let listens = super::ListenBudget::new(options.max_listen_streams);
+        let subscribers = self.max_subscribers();
+        if options.max_sessions + options.max_listen_streams > subscribers {
+            tracing::warn!(
+                sessions = options.max_sessions,
+                listen_streams = options.max_listen_streams,
+                subscribers,
+                "HTTP sessions and listen streams together may exceed the app's subscriber limit; some sessions could then get no notifications"
+            );
+        }
+        let service = StreamableHttpService::new(
+            move || Ok(app.mcp_server_over_http(listens.clone())),
+            Arc::new(sessions),
+            config,
+        );
+        let checks = Arc::new(Checks {
+            guard: options.guard(),
+            failures: AuthFailures::default(),
+            wrong_token: Summary::new("requests refused for a missing or wrong bearer token"),
+            refused: Summary::new("requests refused by the Host/Origin checks"),
+        });
+        let body_timeout = options.body_timeout;
         let router = axum::Router::new()
             .nest_service(&options.path, service)
-            .layer(middleware::from_fn(answer_malformed))
+            .layer(middleware::from_fn(move |request: Request, next: Next| {
+                answer_malformed(body_timeout, request, next)
+            }))
             .layer(RequestBodyLimitLayer::new(options.max_body_bytes))
             .layer(RequestBodyTimeoutLayer::new(options.body_timeout))
             .layer(middleware::from_fn(move |request: Request, next: Next| {
-                let guard = guard.clone();
-                async move { check_headers(&guard, request, next).await }
+                let checks = checks.clone();
+                async move { check_headers(&checks, request, next).await }
             }));
         let stopped = CancellationToken::new();
+        let connections =
+            Connections::new(options.max_connections, options.max_unauthenticated_connections);
         let task = tokio::spawn(accept(
             listener,
             router,
-            Limits { connections: options.max_connections, header_timeout: options.header_timeout },
+            Limits { connections, header_timeout: options.header_timeout },
             cancel.clone(),
             stopped.clone(),
         ));
@@ -302,11 +373,38 @@ impl App {
     }
 }
 
+/// The header checks, and what they remember between requests.
+struct Checks {
+    guard: Guard,
+    failures: AuthFailures,
+    wrong_token: Summary,
+    refused: Summary,
+}
+
 /// Refuses a request whose headers fail the guard, before its body is read.
-async fn check_headers(guard: &Guard, request: Request, next: Next) -> Response {
-    match guard.check(request.headers()) {
-        Ok(()) => next.run(request).await,
+/// A request that passes marks its connection authenticated; a wrong token
+/// is answered only after its source's delay.
+async fn check_headers(checks: &Checks, request: Request, next: Next) -> Response {
+    let mark = request.extensions().get::<ConnectionMark>().cloned();
+    match checks.guard.check(request.headers()) {
+        Ok(()) => {
+            if let Some(mark) = &mark {
+                mark.authenticated();
+            }
+            next.run(request).await
+        }
         Err((status, reason)) => {
+            if status == StatusCode::UNAUTHORIZED {
+                checks.wrong_token.note();
+                if let Some(mark) = &mark {
+                    let delay = checks.failures.failed(mark.source);
+                    if !delay.is_zero() {
+                        tokio::time::sleep(delay).await;
+                    }
+                }
+            } else {
+                checks.refused.note();
+            }
             let mut response = (status, reason).into_response();
             if status == StatusCode::UNAUTHORIZED {
                 response.headers_mut().insert(
@@ -323,12 +421,21 @@ async fn check_headers(guard: &Guard, request: Request, next: Next) -> Response 
 /// JSON-RPC error it is owed (HTTP 400, never quoting the body), as the
 /// stdio transport does; rmcp would answer 415 with serde's own words, or
 /// -32601 for a known method with unusable params.
-async fn answer_malformed(request: Request, next: Next) -> Response {
+///
+/// The body must arrive whole within `body_timeout`, however it trickles;
+/// an `initialize` refused for the session limit is answered 503 with a
+/// JSON-RPC error (rmcp would answer 500 with a bare text).
+async fn answer_malformed(body_timeout: Duration, request: Request, next: Next) -> Response {
     if request.method() != axum::http::Method::POST {
         return next.run(request).await;
     }
     let (parts, body) = request.into_parts();
-    let bytes = match axum::body::to_bytes(body, usize::MAX).await {
+    let read = tokio::time::timeout(body_timeout, axum::body::to_bytes(body, usize::MAX)).await;
+    let Ok(read) = read else {
+        return (StatusCode::REQUEST_TIMEOUT, "the request body did not arrive in time")
+            .into_response();
+    };
+    let bytes = match read {
         Ok(bytes) => bytes,
         Err(e) => {
             let too_large =
@@ -346,8 +453,32 @@ async fn answer_malformed(request: Request, next: Next) -> Response {
         }
     };
     match lines::decode(&bytes, true) {
-        Frame::Message(_) => {
-            next.run(Request::from_parts(parts, axum::body::Body::from(bytes))).await
+        Frame::Message(message) => {
+            let opens_session = !parts.headers.contains_key("mcp-session-id")
+                && matches!(
+                    &*message,
+                    rmcp::model::JsonRpcMessage::Request(r)
+                        if matches!(r.request, rmcp::model::ClientRequest::InitializeRequest(_))
+                );
+            let request = Request::from_parts(parts, axum::body::Body::from(bytes));
+            if !opens_session {
+                return next.run(request).await;
+            }
+            let id = match &*message {
+                rmcp::model::JsonRpcMessage::Request(r) => {
+                    serde_json::to_value(&r.id).unwrap_or_default()
+                }
+                _ => serde_json::Value::Null,
+            };
+            SESSION_REFUSED
+                .scope(Cell::new(None), async move {
+                    let response = next.run(request).await;
+                    match SESSION_REFUSED.with(Cell::get) {
+                        Some(limit) => sessions_full(id, limit),
+                        None => response,
+                    }
+                })
+                .await
         }
         Frame::Reply(reply) => {
             tracing::info!("answered a request body that is not a valid message");
@@ -362,13 +493,31 @@ async fn answer_malformed(request: Request, next: Next) -> Response {
     }
 }
 
+/// HTTP 503 with the JSON-RPC error a client can show: the session limit
+/// is reached, and what to do.
+fn sessions_full(id: serde_json::Value, limit: usize) -> Response {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {
+            "code": -32000,
+            "message": format!("The server already has {limit} sessions, its limit. End one (HTTP DELETE) or try again once idle ones expire."),
+        },
+    });
+    let headers = [
+        (axum::http::header::CONTENT_TYPE, "application/json"),
+        (axum::http::header::RETRY_AFTER, "5"),
+    ];
+    (StatusCode::SERVICE_UNAVAILABLE, headers, body.to_string()).into_response()
+}
+
 struct Limits {
-    connections: usize,
+    connections: Arc<Connections>,
     header_timeout: Duration,
 }
 
-/// Accepts connections until cancelled, at most `limits.connections` at
-/// once, each served by hyper with a header-read timeout.
+/// Accepts connections until cancelled, sharing the slots fairly
+/// (`fair.rs`), each served by hyper with a header-read deadline.
 async fn accept(
     listener: tokio::net::TcpListener,
     router: axum::Router,
@@ -376,31 +525,45 @@ async fn accept(
     cancel: CancellationToken,
     stopped: CancellationToken,
 ) {
-    let slots = Arc::new(Semaphore::new(limits.connections));
     let connections = tokio_util::task::TaskTracker::new();
+    let failures = Summary::new("accepting a connection failed");
     loop {
         let accepted = tokio::select! {
             () = cancel.cancelled() => break,
             accepted = listener.accept() => accepted,
         };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
-            Err(e) => {
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
+            Err(_) => {
                 // Out of file descriptors, for example: wait, then go on.
-                tracing::warn!(error = %e, "accepting a connection failed");
+                failures.note();
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
             }
         };
-        let Ok(slot) = slots.clone().try_acquire_owned() else {
-            tracing::warn!(limit = limits.connections, "too many connections; closing a new one");
-            continue;
-        };
-        let service = TowerToHyperService::new(router.clone());
+        // Refusals are counted and summarised inside.
+        let Some(admitted) = limits.connections.admit(peer.ip()) else { continue };
+        let mark = admitted.mark.clone();
+        let router = router.clone();
+        let service = hyper::service::service_fn(move |request: hyper::Request<_>| {
+            let mut request = request.map(axum::body::Body::new);
+            request.extensions_mut().insert(mark.clone());
+            let busy = mark.busy();
+            let mut router = router.clone();
+            async move {
+                let response = match tower_service::Service::call(&mut router, request).await {
+                    Ok(response) => response,
+                    Err(never) => match never {},
+                };
+                let tracked = |body| axum::body::Body::new(Tracked { body, busy: Some(busy) });
+                Ok::<_, Infallible>(response.map(tracked))
+            }
+        });
         let cancel = cancel.clone();
         let header_timeout = limits.header_timeout;
         connections.spawn(async move {
-            let _slot = slot;
+            let cut = admitted.cut.clone();
+            let _admitted = admitted;
             let mut builder = hyper::server::conn::http1::Builder::new();
             builder.timer(TokioTimer::new()).header_read_timeout(header_timeout);
             let connection =
@@ -408,6 +571,8 @@ async fn accept(
             tokio::pin!(connection);
             tokio::select! {
                 _ = connection.as_mut() => {}
+                // Cut to make room for another: closed at once.
+                () = cut.cancelled() => {}
                 () = cancel.cancelled() => {
                     connection.as_mut().graceful_shutdown();
                     let _ = tokio::time::timeout(Duration::from_secs(5), connection).await;

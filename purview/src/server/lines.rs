@@ -9,8 +9,14 @@
 //! - nothing a client sent is logged, only what kind of frame it was;
 //! - a line longer than [`MAX_LINE`] is answered and skipped without being
 //!   buffered whole;
+//! - a message in which an object has the same key twice is refused
+//!   (`-32600`): a proxy that reads the first key and a server that reads
+//!   the last would otherwise see two different calls;
 //! - replies queue up to [`OUTBOUND_FRAMES`]; a client that stops reading
-//!   for [`STALL_LIMIT`] is disconnected rather than buffered for forever.
+//!   for [`STALL_LIMIT`] is disconnected rather than buffered for forever;
+//! - at most [`MAX_IN_FLIGHT`] requests are being answered at once: the
+//!   reader stops reading until one is answered, so a client that sends
+//!   without reading cannot pile up answers that wait for the queue.
 
 use std::{
     borrow::Cow,
@@ -40,6 +46,9 @@ use crate::validate::echo;
 pub(crate) const MAX_LINE: usize = 16 * 1024 * 1024;
 /// How many outgoing frames may wait for a client that is slow to read.
 pub(crate) const OUTBOUND_FRAMES: usize = 256;
+/// How many requests may be read and not yet answered: beyond it the
+/// reader waits, so the answers waiting for a slow reader stay bounded.
+pub(crate) const MAX_IN_FLIGHT: usize = 64;
 /// How long a full outgoing queue may stay full before the client is
 /// disconnected.
 pub(crate) const STALL_LIMIT: Duration = Duration::from_secs(10);
@@ -123,6 +132,13 @@ pub(crate) fn decode(line: &[u8], seen_request: bool) -> Frame {
         _ => None,
     };
     let method = object.get("method").and_then(Value::as_str).map(echo);
+    if serde_json::from_slice::<NoDuplicateKeys>(line).is_err() {
+        return error_frame(
+            id.unwrap_or(Value::Null),
+            -32600,
+            "Invalid request: an object in this message has the same key twice; send each key once.",
+        );
+    }
     let message: ClientJsonRpcMessage = match serde_json::from_value(value.clone()) {
         Ok(message) => message,
         Err(_) => {
@@ -156,6 +172,68 @@ pub(crate) fn decode(line: &[u8], seen_request: bool) -> Frame {
     Frame::Message(Box::new(message))
 }
 
+/// Deserializes any JSON and fails if an object repeats a key, at any depth
+/// (serde_json's `Value` silently keeps the last one).
+struct NoDuplicateKeys;
+
+impl<'de> serde::Deserialize<'de> for NoDuplicateKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(NoDuplicateKeys)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for NoDuplicateKeys {
+    type Value = NoDuplicateKeys;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value without repeated keys")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_i128<E>(self, _: i128) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_u128<E>(self, _: u128) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_unit<E>(self) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_none<E>(self) -> Result<Self, E> {
+        Ok(self)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self, A::Error> {
+        while seq.next_element::<NoDuplicateKeys>()?.is_some() {}
+        Ok(self)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self, A::Error> {
+        let mut seen = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !seen.insert(key) {
+                return Err(serde::de::Error::custom("a key is repeated"));
+            }
+            map.next_value::<NoDuplicateKeys>()?;
+        }
+        Ok(self)
+    }
+}
+
 /// A line-framed transport over a reader and a writer. When it is dropped
 /// the reader stops at once and the writer finishes writing what is already
 /// queued (each write bounded by the stall limit), then ends.
@@ -169,6 +247,10 @@ pub(crate) struct LineTransport {
     reader: JoinHandle<()>,
     /// Cancelled when the writer has ended.
     flushed: CancellationToken,
+    /// Set when the client was disconnected for not reading.
+    stalled: Arc<std::sync::atomic::AtomicBool>,
+    /// Woken whenever a request is answered (the reader may read on).
+    answered: Arc<tokio::sync::Notify>,
 }
 
 impl Drop for LineTransport {
@@ -199,14 +281,36 @@ impl LineTransport {
         let (messages, incoming) = mpsc::channel(64);
         let pending = Arc::new(AtomicUsize::new(0));
         let flushed = CancellationToken::new();
-        tokio::spawn(write_frames(writer, frames, closed.clone(), stall_limit, flushed.clone()));
+        let stalled = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let answered = Arc::new(tokio::sync::Notify::new());
+        let ends = Ends { closed: closed.clone(), stall_limit, stalled: stalled.clone() };
+        tokio::spawn(write_frames(writer, frames, ends.clone(), flushed.clone()));
         let reader = tokio::spawn(read_frames(
             reader,
-            Inbound { messages, replies: outgoing.clone(), pending: pending.clone() },
-            closed.clone(),
-            stall_limit,
+            Inbound {
+                messages,
+                replies: outgoing.clone(),
+                pending: pending.clone(),
+                answered: answered.clone(),
+            },
+            ends,
         ));
-        Self { incoming, outgoing, closed, stall_limit, pending, reader, flushed }
+        Self {
+            incoming,
+            outgoing,
+            closed,
+            stall_limit,
+            pending,
+            reader,
+            flushed,
+            stalled,
+            answered,
+        }
+    }
+
+    /// Whether the client was disconnected because it stopped reading.
+    pub fn stalled(&self) -> Arc<std::sync::atomic::AtomicBool> {
+        self.stalled.clone()
     }
 
     /// Cancelled once everything queued for the client has been written (or
@@ -216,13 +320,34 @@ impl LineTransport {
     }
 }
 
+/// How the connection ends: closed, and why.
+#[derive(Clone)]
+struct Ends {
+    closed: CancellationToken,
+    stall_limit: Duration,
+    stalled: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Ends {
+    /// Disconnects a client that has not read for the stall limit.
+    fn stall(&self) {
+        if !self.stalled.swap(true, Ordering::AcqRel) {
+            tracing::warn!(
+                "the client has not read its replies for {:?}; disconnecting it",
+                self.stall_limit
+            );
+        }
+        self.closed.cancel();
+    }
+}
+
 async fn write_frames<W: AsyncWrite + Unpin>(
     mut writer: W,
     mut frames: mpsc::Receiver<Vec<u8>>,
-    closed: CancellationToken,
-    stall_limit: Duration,
+    ends: Ends,
     flushed: CancellationToken,
 ) {
+    let Ends { closed, stall_limit, .. } = ends.clone();
     let _flushed = flushed.drop_guard();
     while let Some(mut frame) = frames.recv().await {
         frame.push(b'\n');
@@ -238,10 +363,7 @@ async fn write_frames<W: AsyncWrite + Unpin>(
                 return;
             }
             Err(_) => {
-                tracing::warn!(
-                    "the client has not read its replies for {stall_limit:?}; disconnecting it"
-                );
-                closed.cancel();
+                ends.stall();
                 return;
             }
         }
@@ -256,15 +378,13 @@ struct Inbound {
     replies: mpsc::Sender<Vec<u8>>,
     /// Requests passed on and not yet answered.
     pending: Arc<AtomicUsize>,
+    /// Woken when one is answered.
+    answered: Arc<tokio::sync::Notify>,
 }
 
-async fn read_frames<R: AsyncRead + Unpin>(
-    mut reader: R,
-    inbound: Inbound,
-    closed: CancellationToken,
-    stall_limit: Duration,
-) {
-    let Inbound { messages, replies, pending } = inbound;
+async fn read_frames<R: AsyncRead + Unpin>(mut reader: R, inbound: Inbound, ends: Ends) {
+    let Inbound { messages, replies, pending, answered } = inbound;
+    let Ends { closed, stall_limit, .. } = ends.clone();
     let mut chunk = vec![0u8; 64 * 1024];
     let mut line: Vec<u8> = Vec::new();
     let mut oversized = false;
@@ -310,6 +430,17 @@ async fn read_frames<R: AsyncRead + Unpin>(
                 Frame::Message(message) => {
                     if matches!(*message, JsonRpcMessage::Request(_)) {
                         seen_request = true;
+                        // Read no further while as many requests are
+                        // unanswered as the bound allows: the client's
+                        // writes then wait, not the server's memory.
+                        while pending.load(Ordering::Acquire) >= MAX_IN_FLIGHT {
+                            let wait = answered.notified();
+                            tokio::select! {
+                                () = closed.cancelled() => return,
+                                () = wait => {}
+                                () = tokio::time::sleep(Duration::from_millis(50)) => {}
+                            }
+                        }
                         pending.fetch_add(1, Ordering::AcqRel);
                     }
                     if messages.send(*message).await.is_err() {
@@ -320,7 +451,7 @@ async fn read_frames<R: AsyncRead + Unpin>(
                     tracing::info!("answered a frame that is not a valid message");
                     let bytes = serde_json::to_vec(&reply).unwrap_or_default();
                     if replies.send_timeout(bytes, stall_limit).await.is_err() {
-                        closed.cancel();
+                        ends.stall();
                         return;
                     }
                 }
@@ -355,23 +486,37 @@ impl Transport<RoleServer> for LineTransport {
         item: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Closed>> + Send + 'static {
         let outgoing = self.outgoing.clone();
-        let closed = self.closed.clone();
-        let stall_limit = self.stall_limit;
-        if matches!(item, JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_)) {
-            let _ = self
-                .pending
-                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
-        }
+        let ends = Ends {
+            closed: self.closed.clone(),
+            stall_limit: self.stall_limit,
+            stalled: self.stalled.clone(),
+        };
+        let answer = matches!(item, JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_));
+        let pending = self.pending.clone();
+        let answered = self.answered.clone();
         async move {
-            let bytes = serde_json::to_vec(&item).map_err(|_| Closed)?;
-            if outgoing.send_timeout(bytes, stall_limit).await.is_err() {
-                tracing::warn!(
-                    "the client has not read its replies for {stall_limit:?}; disconnecting it"
-                );
-                closed.cancel();
-                return Err(Closed);
+            let sent = match serde_json::to_vec(&item) {
+                Ok(bytes) => outgoing.send_timeout(bytes, ends.stall_limit).await,
+                Err(_) => Ok(()),
+            };
+            // An answer counts as given once it is in the queue (or lost
+            // with the connection): only then may the reader read on.
+            if answer {
+                let _ =
+                    pending.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
+                answered.notify_one();
             }
-            Ok(())
+            match sent {
+                Ok(()) => Ok(()),
+                Err(mpsc::error::SendTimeoutError::Timeout(_)) => {
+                    ends.stall();
+                    Err(Closed)
+                }
+                Err(mpsc::error::SendTimeoutError::Closed(_)) => {
+                    ends.closed.cancel();
+                    Err(Closed)
+                }
+            }
         }
     }
 

@@ -3,6 +3,7 @@
 //! HTTP transports. Everything protocol-specific is decided in `app/`; this
 //! module translates.
 
+mod fair;
 pub(crate) mod guard;
 mod http;
 mod http_sessions;
@@ -26,6 +27,8 @@ use rmcp::{
     service::{NotificationContext, RequestContext, SubscriptionContext},
 };
 
+#[cfg(feature = "cli")]
+pub(crate) use guard::check_token;
 pub use http::{HttpOptions, HttpServer};
 
 use self::sessions::{LegacySession, ListenStream};
@@ -73,6 +76,38 @@ struct Session {
 pub struct McpServer {
     app: App,
     session: Arc<Session>,
+    /// Over HTTP every `subscriptions/listen` is its own request (and its
+    /// own `McpServer`): the budget they share.
+    listens: Option<Arc<ListenBudget>>,
+}
+
+/// How many listen streams may be open at once across requests.
+pub(crate) struct ListenBudget {
+    max: usize,
+    open: std::sync::atomic::AtomicUsize,
+}
+
+impl ListenBudget {
+    pub fn new(max: usize) -> Arc<Self> {
+        Arc::new(Self { max, open: Default::default() })
+    }
+
+    /// Takes a place, or `None` at the limit (check and take in one step).
+    fn take(self: &Arc<Self>) -> Option<ListenPlace> {
+        self.open
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < self.max).then_some(n + 1))
+            .ok()
+            .map(|_| ListenPlace(self.clone()))
+    }
+}
+
+/// A place in a [`ListenBudget`], given back on drop.
+struct ListenPlace(Arc<ListenBudget>);
+
+impl Drop for ListenPlace {
+    fn drop(&mut self) {
+        self.0.open.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 impl std::fmt::Debug for McpServer {
@@ -109,7 +144,17 @@ impl App {
     /// A new MCP server handler for one connection (any rmcp transport).
     pub fn mcp_server(&self) -> McpServer {
         let number = SESSIONS.fetch_add(1, Ordering::Relaxed);
-        McpServer { app: self.clone(), session: Arc::new(Session { number, ..Session::default() }) }
+        McpServer {
+            app: self.clone(),
+            session: Arc::new(Session { number, ..Session::default() }),
+            listens: None,
+        }
+    }
+
+    /// A handler for one HTTP request or session, whose listen streams
+    /// draw on the server's shared budget.
+    pub(crate) fn mcp_server_over_http(&self, listens: Arc<ListenBudget>) -> McpServer {
+        McpServer { listens: Some(listens), ..self.mcp_server() }
     }
 
     /// Serves MCP on stdin/stdout until the client disconnects (a client
@@ -127,7 +172,8 @@ impl App {
     /// Serves MCP over any byte stream framed like stdio (one JSON-RPC
     /// message per line) until the client disconnects: a pipe, a socket, an
     /// in-memory duplex in a test. Malformed frames are answered, never
-    /// echoed; a client that stops reading its replies is disconnected.
+    /// echoed; a client that stops reading its replies is disconnected, and
+    /// this returns [`Error::Serve`] saying so.
     ///
     /// ```
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -156,6 +202,7 @@ impl App {
     {
         let transport = lines::LineTransport::new(reader, writer);
         let flushed = transport.flushed();
+        let stalled = transport.stalled();
         let outcome = match self.mcp_server().serve(transport).await {
             Ok(running) => match running.waiting().await {
                 Ok(_) => Ok(()),
@@ -170,6 +217,12 @@ impl App {
         // Answers already queued go out before the caller (often `main`)
         // returns and the runtime stops.
         let _ = tokio::time::timeout(lines::STALL_LIMIT, flushed.cancelled()).await;
+        if stalled.load(Ordering::Acquire) {
+            return Err(Error::Serve(format!(
+                "the client did not read its replies for {:?}, so it was disconnected",
+                lines::STALL_LIMIT
+            )));
+        }
         outcome
     }
 
@@ -202,6 +255,15 @@ fn describe_init_error(error: &rmcp::service::ServerInitializeError) -> String {
         E::Cancelled => "the handshake was cancelled".into(),
         _ => "the transport failed during the handshake".into(),
     }
+}
+
+/// The token cancelled when the HTTP connection a request came on closes;
+/// `None` on other transports.
+fn connection_gone(
+    context: &RequestContext<RoleServer>,
+) -> Option<tokio_util::sync::CancellationToken> {
+    let parts = context.extensions.get::<axum::http::request::Parts>()?;
+    parts.extensions.get::<fair::ConnectionMark>().map(|mark| mark.gone.clone())
 }
 
 fn rmcp_tool(tool: ToolDefinition) -> Tool {
@@ -322,6 +384,18 @@ impl ServerHandler for McpServer {
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        let _place = match &self.listens {
+            None => None,
+            Some(budget) => Some(budget.take().ok_or_else(|| {
+                McpError::invalid_request(
+                    format!(
+                        "this server already has {} open subscriptions, its limit; try again later, and read {WINDOWS_URI} meanwhile",
+                        budget.max
+                    ),
+                    None,
+                )
+            })?),
+        };
         let listens = &self.session.listens;
         if listens.fetch_add(1, Ordering::AcqRel) >= MAX_LISTENS_PER_CONNECTION {
             listens.fetch_sub(1, Ordering::AcqRel);
@@ -369,8 +443,22 @@ impl ServerHandler for McpServer {
         let session =
             sessions::PeerSession { peer: context.peer.clone(), number: self.session.number };
         let caller = Caller::Agent(Some(Arc::new(session)));
-        let outcome =
-            self.app.call_tool_as(&request.name, request.arguments, caller, context.ct).await;
+        // Over HTTP, a call whose connection has closed has no one to answer
+        // to: it is cancelled, so an approval question it waits on is
+        // withdrawn instead of staying until the approval timeout.
+        let cancel = context.ct.child_token();
+        let _watch = connection_gone(&context).map(|gone| {
+            let (cancel, done) = (cancel.clone(), tokio_util::sync::CancellationToken::new());
+            let watching = done.clone();
+            tokio::spawn(async move {
+                tokio::select! {
+                    () = gone.cancelled() => cancel.cancel(),
+                    () = watching.cancelled() => {}
+                }
+            });
+            done.drop_guard()
+        });
+        let outcome = self.app.call_tool_as(&request.name, request.arguments, caller, cancel).await;
         let result = match outcome {
             Ok(structured) => CallToolResult::structured(structured),
             Err(err) => {

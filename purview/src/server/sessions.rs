@@ -104,6 +104,10 @@ impl AgentSession for PeerSession {
         format!("{} (session {})", crate::validate::echo(&client), self.number)
     }
 
+    fn number(&self) -> u64 {
+        self.number
+    }
+
     fn elicit(&self, message: String, timeout: Duration) -> BoxFuture<'_, Option<Answer>> {
         Box::pin(async move {
             if !self.peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {

@@ -1,0 +1,332 @@
+//! The second hardening pass, over streamable HTTP: no one client — with
+//! the token or without — can take every connection, session, stream or
+//! subscriber slot; caps hold under bursts; trickled bodies end at a total
+//! limit; wrong tokens are slowed; refusals are logged as summaries. Every
+//! test drives the real HTTP transport (in-process) or the real binary.
+
+use std::{net::SocketAddr, process::Stdio, time::Duration};
+
+use anyhow::{Context as _, Result, ensure};
+use purview::{HttpOptions, Limits, ToolSurface};
+use purview_tests::{Agent, Editor, Note, demo_app_on};
+use rmcp::transport::{
+    StreamableHttpClientTransport, streamable_http_client::StreamableHttpClientTransportConfig,
+};
+use serde_json::{Value, json};
+use tokio::{
+    io::{AsyncBufReadExt, AsyncWriteExt, BufReader},
+    net::TcpStream,
+};
+
+const TOKEN: &str = "shares-test-token-0123456789";
+
+fn initialize(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}})
+}
+
+/// A connection that sends nothing.
+async fn idle(addr: SocketAddr) -> Option<TcpStream> {
+    TcpStream::connect(addr).await.ok()
+}
+
+fn authenticated(url: String) -> StreamableHttpClientTransport<reqwest::Client> {
+    let config = StreamableHttpClientTransportConfig::with_uri(url).auth_header(TOKEN);
+    StreamableHttpClientTransport::from_config(config)
+}
+
+#[tokio::test]
+async fn s12_a_client_without_the_token_cannot_lock_out_one_that_has_it() -> Result<()> {
+    let app = demo_app_on(ToolSurface::Both);
+    app.open(Editor::default())?;
+    // The defaults: 256 connections, 64 of them for the unauthenticated.
+    let server = app.serve_http(HttpOptions::default().bearer_token(TOKEN)).await?;
+    let addr = server.local_addr();
+    // The hostile client holds more idle connections than there are slots,
+    // and keeps opening more while the good one works.
+    let mut held = Vec::new();
+    for _ in 0..300 {
+        held.extend(idle(addr).await);
+    }
+    let hostile = tokio::spawn(async move {
+        let mut again = Vec::new();
+        loop {
+            again.extend(idle(addr).await);
+            if again.len() > 128 {
+                again.drain(..64);
+            }
+            tokio::task::yield_now().await;
+        }
+    });
+    let agent = Agent::over(authenticated(server.url())).await?;
+    for _ in 0..20 {
+        ensure!(agent.read().await?.windows.len() == 1, "an authenticated read succeeds");
+    }
+    let outcome = agent.call("w1__focus", json!({})).await?;
+    ensure!(!outcome.is_error, "{outcome:?}");
+    hostile.abort();
+    agent.close().await?;
+    drop(held);
+    server.shutdown().await;
+    Ok(())
+}
+
+/// POSTs a JSON-RPC body with the token; returns status, session id and body.
+async fn post(
+    client: &reqwest::Client,
+    url: &str,
+    session: Option<&str>,
+    body: &Value,
+) -> Result<(u16, Option<String>, String)> {
+    let mut request = client
+        .post(url)
+        .bearer_auth(TOKEN)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body.to_string());
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    let reply = request.send().await?;
+    let status = reply.status().as_u16();
+    let id = reply.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(Into::into);
+    Ok((status, id, reply.text().await?))
+}
+
+#[tokio::test]
+async fn s12_streams_held_with_the_token_never_take_every_connection() -> Result<()> {
+    let app = demo_app_on(ToolSurface::Both);
+    app.open(Editor::default())?;
+    // Few connections, so that before streams were bounded in all, four
+    // sessions' four GET streams each would have taken every one of them.
+    let options = HttpOptions::default()
+        .bearer_token(TOKEN)
+        .max_connections(12)
+        .max_unauthenticated_connections(2)
+        .max_sessions(6)
+        .max_streams(4)
+        .max_listen_streams(4);
+    let server = app.serve_http(options).await?;
+    let url = server.url();
+    let hostile = reqwest::Client::new();
+    let mut streams = Vec::new();
+    for _ in 0..4 {
+        let (_, session, _) = post(&hostile, &url, None, &initialize(1)).await?;
+        let session = session.context("a session")?;
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        post(&hostile, &url, Some(&session), &note).await?;
+        for _ in 0..4 {
+            // Each stream is its own connection (a fresh client each time).
+            let get = reqwest::Client::new()
+                .get(&url)
+                .bearer_auth(TOKEN)
+                .header("accept", "text/event-stream")
+                .header("mcp-session-id", &session)
+                .send()
+                .await?;
+            if get.status() == 200 {
+                streams.push(get);
+            }
+        }
+    }
+    ensure!(streams.len() == 4, "GET streams are bounded in all: {} open", streams.len());
+    // And 2026-07-28 listen streams, each its own request, as many as the
+    // hostile client can.
+    let mut listeners = Vec::new();
+    for _ in 0..8 {
+        if let Ok(agent) = Agent::modern_over(authenticated(url.clone())).await {
+            listeners.push(agent);
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let good = Agent::over(authenticated(url.clone())).await?;
+    for _ in 0..10 {
+        ensure!(good.read().await?.windows.len() == 1, "the authenticated client still gets in");
+    }
+    good.close().await?;
+    drop((streams, listeners));
+    server.shutdown().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn s12_a_body_trickled_byte_by_byte_is_cut_at_the_total_limit() -> Result<()> {
+    let app = demo_app_on(ToolSurface::Both);
+    let options = HttpOptions::default().bearer_token(TOKEN).body_timeout(Duration::from_secs(1));
+    let server = app.serve_http(options).await?;
+    let mut stream = TcpStream::connect(server.local_addr()).await?;
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).await?;
+    // A byte every 200 ms never leaves a 1 s gap, so a per-gap limit would
+    // keep this open for the 200 s the body takes.
+    let (read, mut write) = stream.into_split();
+    let trickle = tokio::spawn(async move {
+        for _ in 0..1000 {
+            if write.write_all(b" ").await.is_err() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    });
+    let mut status = String::new();
+    let answered =
+        tokio::time::timeout(Duration::from_secs(8), BufReader::new(read).read_line(&mut status))
+            .await;
+    trickle.abort();
+    ensure!(answered.is_ok(), "the trickled body was still being read after 8 s");
+    ensure!(status.starts_with("HTTP/1.1 408"), "{status}");
+    server.shutdown().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn s12_a_burst_of_initializes_never_overshoots_the_session_cap() -> Result<()> {
+    let app = demo_app_on(ToolSurface::Both);
+    let server = app.serve_http(HttpOptions::default().bearer_token(TOKEN).max_sessions(8)).await?;
+    let url = server.url();
+    let client = reqwest::Client::new();
+    let burst = (0..60).map(|i| {
+        let (client, url) = (client.clone(), url.clone());
+        tokio::spawn(async move { post(&client, &url, None, &initialize(i)).await })
+    });
+    let mut opened = 0;
+    let mut refused = Vec::new();
+    for reply in futures::future::join_all(burst).await {
+        let (status, session, body) = reply??;
+        match status {
+            200 if session.is_some() => opened += 1,
+            _ => refused.push((status, body)),
+        }
+    }
+    ensure!(opened == 8, "{opened} sessions opened, the cap is 8");
+    for (status, body) in &refused {
+        ensure!(*status == 503, "the one beyond the cap gets 503: {status} {body}");
+        let error: Value = serde_json::from_str(body).context("a JSON-RPC error body")?;
+        ensure!(error["error"]["message"].as_str().unwrap_or_default().contains("8 sessions"));
+        ensure!(error["id"].is_number(), "{error}");
+    }
+    server.shutdown().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn s6_listen_streams_over_http_cannot_take_the_sessions_subscriber_slots() -> Result<()> {
+    let app = purview_tests::demo_builder()
+        .limits(Limits::default().max_subscribers(6))
+        .coalesce(Duration::ZERO)
+        .build();
+    app.open(Editor::default())?;
+    let options = HttpOptions::default().max_sessions(3).max_listen_streams(3);
+    let server = app.serve_http(options).await?;
+    // One client opens listen streams, each its own request, as many as it can.
+    let mut listeners = Vec::new();
+    for _ in 0..8 {
+        if let Ok(agent) =
+            Agent::modern_over(StreamableHttpClientTransport::from_uri(server.url())).await
+        {
+            listeners.push(agent);
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    ensure!(app.session_count() <= 3, "{} listen streams subscribed", app.session_count());
+    // Later sessions still subscribe, and hear a change.
+    let mut later = Vec::new();
+    for _ in 0..2 {
+        let agent = Agent::over(StreamableHttpClientTransport::from_uri(server.url())).await?;
+        agent.subscribe().await?;
+        later.push(agent);
+    }
+    app.open(Editor::default())?;
+    for agent in &mut later {
+        agent.expect(Note::ToolsChanged).await?;
+    }
+    drop(listeners);
+    server.shutdown().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn s12_wrong_bearer_tokens_are_slowed_per_source_the_right_one_is_not() -> Result<()> {
+    let app = demo_app_on(ToolSurface::Both);
+    let server = app.serve_http(HttpOptions::default().bearer_token(TOKEN)).await?;
+    let client = reqwest::Client::new();
+    let guess = |token: &'static str| {
+        client
+            .post(server.url())
+            .bearer_auth(token)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(initialize(1).to_string())
+            .send()
+    };
+    for _ in 0..5 {
+        ensure!(guess("wrong-guess-000000000").await?.status() == 401);
+    }
+    // The sixth wrong guess waits at least 100 ms, the eighth 400 ms (a
+    // lower bound: the server sleeps that long before answering).
+    let started = std::time::Instant::now();
+    for _ in 0..3 {
+        ensure!(guess("wrong-guess-000000000").await?.status() == 401);
+    }
+    ensure!(started.elapsed() >= Duration::from_millis(700), "wrong tokens are not slowed");
+    // The right token from the same address is answered.
+    let right = guess(TOKEN).await?;
+    ensure!(right.status() == 200, "{}", right.status());
+    // The scheme is case-insensitive.
+    let lower = client
+        .post(server.url())
+        .header("authorization", format!("bearer {TOKEN}"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(initialize(2).to_string())
+        .send()
+        .await?;
+    ensure!(lower.status() == 200, "bearer in lower case: {}", lower.status());
+    server.shutdown().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn s12_refused_connections_are_logged_as_summaries_not_one_line_each() -> Result<()> {
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_order_desk"))
+        .args(["--http", "127.0.0.1:0", "--token", TOKEN])
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()?;
+    let mut stderr = BufReader::new(child.stderr.take().context("stderr")?).lines();
+    let url = loop {
+        let line = stderr.next_line().await?.context("the endpoint line")?;
+        if let Some((_, url)) = line.split_once("MCP endpoint ") {
+            break url.to_owned();
+        }
+    };
+    let addr: SocketAddr = url.trim_start_matches("http://").trim_end_matches("/mcp").parse()?;
+    // 400 idle connections against 64 unauthenticated slots: 336 are cut.
+    let mut held = Vec::new();
+    for _ in 0..400 {
+        held.extend(idle(addr).await);
+    }
+    // And 8 wrong tokens.
+    let client = reqwest::Client::new();
+    for _ in 0..8 {
+        let _ = client.post(&url).bearer_auth("not-the-token-0000000").body("{}").send().await;
+    }
+    drop(held);
+    child.start_kill()?;
+    let mut lines = Vec::new();
+    while let Ok(Some(line)) = stderr.next_line().await {
+        lines.push(line);
+    }
+    let warnings = lines.iter().filter(|l| l.contains("WARN")).count();
+    ensure!(warnings <= 4, "{warnings} warning lines for 344 refusals:\n{}", lines.join("\n"));
+    ensure!(
+        lines.iter().any(|l| l.contains("connections cut")),
+        "the cuts are summarised: {lines:?}"
+    );
+    Ok(())
+}
