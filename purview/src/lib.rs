@@ -101,7 +101,7 @@ pub use action::{ActionOutput, ActionSpec, JsonObject, schema_for, unknown_actio
 pub use app::{
     AgentActivity, App, AppBuilder, Approval, ApprovalQueue, ApprovalRequest, Approver, Call,
     CalledBy, Change, Context, Error, Limits, PendingApproval, Performed, ToolOutcome, ToolSurface,
-    TypedCalls, WindowHandle, WindowInfo, WindowKind,
+    TypedCalls, VariantHandle, WindowHandle, WindowInfo, WindowKind,
 };
 pub use args::Args;
 pub use instructions::instructions;
@@ -171,8 +171,8 @@ pub mod __private {
     pub use crate::{
         ActionOutput, ActionResult, ActionSpec, Actions, App, Args, BoxFuture, Call, Cells,
         Context, ListSource, MediaSource, NoticeText, Row, Sensitive, TableSource, TypedCalls,
-        View, Window, WindowHandle, WindowKind,
-        app::{CallTarget, VariantHandle},
+        VariantHandle, View, Window, WindowHandle, WindowKind,
+        app::CallTarget,
         model::{FieldItem, Severity, ToolError},
         projection::cell,
         unknown_action,

@@ -51,9 +51,9 @@ pub use context::{CalledBy, Context};
 pub use error::Error;
 pub use handle::WindowHandle;
 pub(crate) use shared::lock_unpoisoned;
-pub use typed::{Call, Performed, TypedCalls, WindowKind};
 #[doc(hidden)]
-pub use typed::{CallTarget, VariantHandle};
+pub use typed::CallTarget;
+pub use typed::{Call, Performed, TypedCalls, VariantHandle, WindowKind};
 
 use self::{
     broadcast::{Subscriber, Subscription},

@@ -386,8 +386,22 @@ pub trait WindowKind: Sized {
     fn from_window(app: &App, id: &str) -> Option<Self>;
 }
 
-/// What a `#[derive(WindowKind)]` variant holds. Not public API.
-#[doc(hidden)]
+/// What each variant of a `#[derive(WindowKind)]` enum holds: a
+/// [`WindowHandle`], looked up by window id.
+///
+/// ```
+/// use purview::{VariantHandle, WindowHandle, prelude::*};
+///
+/// #[window(summary = "Notes")]
+/// #[derive(Clone, Default)]
+/// struct Notes;
+/// #[actions] impl Notes {}
+///
+/// let app = App::builder().build();
+/// let notes = app.open(Notes).unwrap();
+/// assert!(<WindowHandle<Notes>>::lookup(&app, notes.id()).is_some());
+/// assert!(<WindowHandle<Notes>>::lookup(&app, "w99").is_none());
+/// ```
 #[diagnostic::on_unimplemented(
     message = "a `WindowKind` variant must hold a `WindowHandle<T>`, not `{Self}`",
     label = "not a `WindowHandle<..>`",
