@@ -96,7 +96,7 @@ impl ActionSpec {
     }
 
     /// Declares the shape of `result` in the tool's outputSchema.
-    pub fn result<T: schemars::JsonSchema>(self) -> Self {
+    pub fn result<T: crate::constraint::ResultType>(self) -> Self {
         self.result_schema(schema_for::<T>())
     }
 

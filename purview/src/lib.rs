@@ -83,6 +83,7 @@ mod app;
 mod args;
 #[cfg(feature = "cli")]
 pub mod cli;
+pub mod constraint;
 mod instructions;
 pub mod model;
 pub mod projection;
@@ -173,6 +174,8 @@ pub mod __private {
         Context, ListSource, MediaSource, NoticeText, Row, Sensitive, TableSource, TypedCalls,
         VariantHandle, View, Window, WindowHandle, WindowKind,
         app::CallTarget,
+        constraint::{Check, argument},
+        model::FieldError,
         model::{FieldItem, Severity, ToolError},
         projection::cell,
         unknown_action,

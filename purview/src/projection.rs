@@ -35,7 +35,7 @@ pub fn cell<T: Serialize + ?Sized>(value: &T) -> Value {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a table row",
     label = "not a table row",
-    note = "derive it with #[derive(purview::Row)], or use tuples with explicit columns(...)"
+    note = "derive it with #[derive(purview::Row)] (each field a column), or make the rows tuples and name the columns: #[block(table, columns = [\"Product\", \"Qty\"])]"
 )]
 pub trait Cells {
     /// The row's values, one per column.
@@ -57,7 +57,7 @@ pub trait Cells {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` does not name its table columns",
     label = "columns unknown",
-    note = "derive it with #[derive(purview::Row)], or give the block explicit columns(\"A\", \"B\")"
+    note = "derive it with #[derive(purview::Row)], or name the columns on the block: #[block(table, columns = [\"Product\", \"Qty\"])]"
 )]
 pub trait Row: Cells {
     /// Column titles, left to right.

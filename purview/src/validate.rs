@@ -234,6 +234,11 @@ fn type_name(kind: jsonschema::JsonType) -> &'static str {
     }
 }
 
+/// `1 character`, `3 characters`.
+pub(crate) fn count(n: u64, unit: &str) -> String {
+    if n == 1 { format!("1 {unit}") } else { format!("{n} {unit}s") }
+}
+
 fn what_is_wrong(kind: &ValidationErrorKind, hide_kind: bool) -> String {
     use ValidationErrorKind as K;
     match kind {
@@ -256,14 +261,14 @@ fn what_is_wrong(kind: &ValidationErrorKind, hide_kind: bool) -> String {
         K::ExclusiveMinimum { limit } => format!("must be greater than {limit}"),
         K::ExclusiveMaximum { limit } => format!("must be less than {limit}"),
         K::MultipleOf { multiple_of } => format!("must be a multiple of {multiple_of}"),
-        K::MinLength { limit } => format!("must be at least {limit} characters long"),
-        K::MaxLength { limit } => format!("must be at most {limit} characters long"),
+        K::MinLength { limit } => format!("must be at least {} long", count(*limit, "character")),
+        K::MaxLength { limit } => format!("must be at most {} long", count(*limit, "character")),
         K::Pattern { pattern } => format!("must match the pattern {pattern}"),
         K::Format { format } => format!("must be a valid {format}"),
         K::Enum { options } => format!("must be one of {options}"),
         K::Constant { expected_value } => format!("must be {expected_value}"),
-        K::MinItems { limit } => format!("must have at least {limit} items"),
-        K::MaxItems { limit } => format!("must have at most {limit} items"),
+        K::MinItems { limit } => format!("must have at least {}", count(*limit, "item")),
+        K::MaxItems { limit } => format!("must have at most {}", count(*limit, "item")),
         K::UniqueItems => "must not repeat an item".into(),
         K::MinProperties { limit } => format!("must have at least {limit} fields"),
         K::MaxProperties { limit } => format!("must have at most {limit} fields"),

@@ -86,8 +86,9 @@ struct Menu;
 #[actions]
 impl Menu {
     #[action]
-    fn new_order(&mut self, cx: &mut Context) {
-        cx.open(Order::default());
+    fn new_order(&mut self, cx: &mut Context) -> Result<(), purview::ToolError> {
+        cx.open(Order::default())?;
+        Ok(())
     }
 }
 

@@ -65,6 +65,19 @@ pub struct Param {
     /// Doc comments and serde/schemars attributes, moved onto the generated
     /// arguments struct.
     pub attrs: Vec<syn::Attribute>,
+    /// What `#[arg(..)]` declares.
+    pub constraints: Constraints,
+}
+
+/// The constraints `#[arg(..)]` declares on one argument, checked.
+#[derive(Default)]
+pub struct Constraints {
+    /// `range(min = .., max = ..)`: the bounds, and where it is written.
+    pub range: Option<(Option<f64>, Option<f64>, Span)>,
+    /// `length(min = .., max = ..)`.
+    pub length: Option<(Option<u64>, Option<u64>, Span)>,
+    /// `pattern = ".."`.
+    pub pattern: Option<(String, Span)>,
 }
 
 /// A method parameter: an argument, or the call's `Context`.

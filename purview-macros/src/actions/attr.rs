@@ -4,7 +4,7 @@
 use darling::{FromMeta, ast::NestedMeta, error::Accumulator, util::SpannedValue};
 use proc_macro2::{Span, TokenStream};
 
-use super::ast::{Action, Arg, Hints, Impl, Param, Returns};
+use super::ast::{Action, Arg, Constraints, Hints, Impl, Param, Returns};
 use crate::util::{doc_text, krate, name_rule, unraw};
 
 /// `#[actions(..)]` on the impl block.
@@ -27,6 +27,21 @@ struct ActionArgs {
     approval: Option<SpannedValue<bool>>,
     timeout: Option<SpannedValue<String>>,
     available: Option<syn::Path>,
+}
+
+/// `#[arg(..)]` on one action parameter, as written.
+#[derive(Debug, Default, FromMeta)]
+struct ArgArgs {
+    range: Option<SpannedValue<Bounds<syn::Expr>>>,
+    length: Option<SpannedValue<Bounds<u64>>>,
+    pattern: Option<SpannedValue<String>>,
+}
+
+/// `(min = .., max = ..)`.
+#[derive(Debug, Default, FromMeta)]
+struct Bounds<T> {
+    min: Option<T>,
+    max: Option<T>,
 }
 
 fn on(flag: &Option<SpannedValue<bool>>) -> bool {
@@ -107,6 +122,21 @@ fn action(method: &mut syn::ImplItemFn, mark: &syn::Attribute) -> darling::Resul
         None
     });
     let inputs = inputs(sig, &mut errors);
+    if matches!(method.sig.output, syn::ReturnType::Default)
+        && let Some(question) = first_question_mark(&method.block)
+    {
+        errors.push(
+            darling::Error::custom(
+                "`?` needs this action to return a `Result`: write `-> Result<(), purview::ToolError>` and end with `Ok(())` (a failed `cx.open`, `cx.update` or any error with `Display` converts into it, and the caller is told nothing was changed)",
+            )
+            .with_span(&question),
+        );
+        // The body is left out of the expansion, so the compiler does not
+        // add its own advice (a `Box<dyn Error>` return an action cannot have).
+        method.block = syn::parse_quote!({ ::core::unreachable!() });
+        method.attrs.push(syn::parse_quote!(#[allow(unused_variables)]));
+    }
+    let sig = &method.sig;
     let returns = match &sig.output {
         syn::ReturnType::Default => Returns::Unit,
         syn::ReturnType::Type(_, ty) => returns(ty),
@@ -132,6 +162,28 @@ fn action(method: &mut syn::ImplItemFn, mark: &syn::Attribute) -> darling::Resul
         inputs,
         returns,
     })
+}
+
+/// The first `?` of a method body, outside closures, async blocks and
+/// nested items (whose `?` belongs to them).
+fn first_question_mark(body: &syn::Block) -> Option<syn::token::Question> {
+    use syn::visit::Visit;
+    #[derive(Default)]
+    struct Find(Option<syn::token::Question>);
+    impl<'ast> Visit<'ast> for Find {
+        fn visit_expr_try(&mut self, e: &'ast syn::ExprTry) {
+            if self.0.is_none() {
+                syn::visit::visit_expr(self, &e.expr);
+                self.0.get_or_insert(e.question_token);
+            }
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_expr_async(&mut self, _: &'ast syn::ExprAsync) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut find = Find::default();
+    find.visit_block(body);
+    find.0
 }
 
 /// The receiver check and every typed parameter.
@@ -216,13 +268,16 @@ fn argument(pat: &mut syn::PatType) -> darling::Result<Arg> {
     }
     let mut errors = darling::Error::accumulator();
     let mut kept = Vec::new();
+    let mut constraints = Constraints::default();
     for attr in attrs {
         let path = attr.path();
         if path.is_ident("doc") || path.is_ident("serde") || path.is_ident("schemars") {
             kept.push(attr);
+        } else if path.is_ident("arg") {
+            constraints = arg_constraints(&attr, &mut errors);
         } else {
             errors.push(
-                darling::Error::custom("only doc comments, #[serde(..)] and #[schemars(..)] are allowed on action arguments").with_span(&attr),
+                darling::Error::custom("only doc comments, #[arg(..)], #[serde(..)] and #[schemars(..)] are allowed on action arguments").with_span(&attr),
             );
         }
     }
@@ -230,7 +285,122 @@ fn argument(pat: &mut syn::PatType) -> darling::Result<Arg> {
         ident: ident.ident.clone(),
         ty: (*pat.ty).clone(),
         attrs: kept,
+        constraints,
     }))
+}
+
+/// Parses and checks `#[arg(range(..), length(..), pattern = "..")]`.
+fn arg_constraints(attr: &syn::Attribute, errors: &mut Accumulator) -> Constraints {
+    // Where each constraint is written: darling has no span for an empty
+    // list such as `length()`.
+    let mut spans = std::collections::HashMap::new();
+    let parsed = match &attr.meta {
+        syn::Meta::List(list) => errors.handle(
+            NestedMeta::parse_meta_list(list.tokens.clone())
+                .map_err(darling::Error::from)
+                .and_then(|metas| {
+                    for meta in &metas {
+                        if let NestedMeta::Meta(m) = meta
+                            && let Some(ident) = m.path().get_ident()
+                        {
+                            spans.insert(ident.to_string(), syn::spanned::Spanned::span(m));
+                        }
+                    }
+                    ArgArgs::from_list(&metas)
+                }),
+        ),
+        _ => {
+            errors.push(
+                darling::Error::custom(
+                    "write #[arg(range(min = .., max = ..))], #[arg(length(min = .., max = ..))] or #[arg(pattern = \"..\")]",
+                )
+                .with_span(attr),
+            );
+            None
+        }
+    };
+    let Some(args) = parsed else { return Constraints::default() };
+    let mut constraints = Constraints::default();
+    let span = |name: &str| spans.get(name).copied().unwrap_or_else(|| attr_span(attr));
+    if let Some(range) = &args.range {
+        let min = range.min.as_ref().and_then(|e| errors.handle(number(e)));
+        let max = range.max.as_ref().and_then(|e| errors.handle(number(e)));
+        bounds_rule(
+            range.min.is_some() || range.max.is_some(),
+            min.zip(max).is_some_and(|(a, b)| a > b),
+            "range",
+            span("range"),
+            errors,
+        );
+        constraints.range = Some((min, max, span("range")));
+    }
+    if let Some(length) = &args.length {
+        bounds_rule(
+            length.min.is_some() || length.max.is_some(),
+            length.min.zip(length.max).is_some_and(|(a, b)| a > b),
+            "length",
+            span("length"),
+            errors,
+        );
+        constraints.length = Some((length.min, length.max, span("length")));
+    }
+    if let Some(pattern) = &args.pattern {
+        if let Err(e) = fancy_regex::Regex::new(pattern.as_str()) {
+            errors.push(
+                darling::Error::custom(format!(
+                    "this pattern is not a valid regular expression: {e}"
+                ))
+                .with_span(&pattern.span()),
+            );
+        }
+        constraints.pattern = Some((pattern.as_str().to_owned(), pattern.span()));
+    }
+    constraints
+}
+
+fn attr_span(attr: &syn::Attribute) -> Span {
+    syn::spanned::Spanned::span(attr)
+}
+
+/// A bound must be there, and the lower one not above the upper one.
+fn bounds_rule(any: bool, inverted: bool, what: &str, span: Span, errors: &mut Accumulator) {
+    if !any {
+        errors.push(
+            darling::Error::custom(format!(
+                "give `{what}` a bound: `{what}(min = ..)`, `{what}(max = ..)` or both"
+            ))
+            .with_span(&span),
+        );
+    } else if inverted {
+        errors.push(
+            darling::Error::custom(format!(
+                "this `{what}` admits nothing: its `min` is above its `max`"
+            ))
+            .with_span(&span),
+        );
+    }
+}
+
+/// A range bound: a number literal, possibly negative.
+fn number(expr: &syn::Expr) -> darling::Result<f64> {
+    let (negative, lit) = match expr {
+        syn::Expr::Unary(syn::ExprUnary { op: syn::UnOp::Neg(_), expr, .. }) => (true, &**expr),
+        other => (false, other),
+    };
+    let value = match lit {
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse::<f64>().ok(),
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Float(f), .. }) => {
+            f.base10_parse::<f64>().ok()
+        }
+        _ => None,
+    };
+    match value {
+        Some(v) => Ok(if negative { -v } else { v }),
+        None => {
+            Err(darling::Error::custom("a range bound is a number: write `min = 1` or `max = 9.5`")
+                .with_span(expr))
+        }
+    }
 }
 
 fn last_segment(ty: &syn::Type) -> Option<&syn::PathSegment> {

@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::{spanned::Spanned, visit_mut::VisitMut};
 
-use super::ast::{Action, Arg, Impl, Returns};
+use super::ast::{Action, Arg, Constraints, Impl, Returns};
 
 fn args_struct_ident(action: &Action) -> syn::Ident {
     format_ident!("__PurviewArgs_{}", action.method)
@@ -61,9 +61,20 @@ fn args_struct(krate: &syn::Path, self_ty: &syn::Type, action: &Action) -> Optio
         // Optional arguments may be left out, not only sent as null.
         let default =
             (is_option(&ty) && !has_serde_default(attrs)).then(|| quote!(#[serde(default)]));
-        quote!(#(#attrs)* #default #ident: #ty)
+        let constraints = schema_constraints(&p.constraints);
+        quote!(#(#attrs)* #default #constraints #ident: #ty)
+    });
+    let check_fn = format_ident!("__purview_argument_types_{}", action.method);
+    // Each argument's type checked first, with a message that says what to
+    // derive, at the argument.
+    let checks = params.iter().map(|p| {
+        let mut ty = p.ty.clone();
+        ReplaceSelf(self_ty).visit_type_mut(&mut ty);
+        quote_spanned!(p.ty.span()=> #krate::__private::argument::<#ty>();)
     });
     Some(quote! {
+        #[allow(dead_code, non_snake_case)]
+        fn #check_fn() { #(#checks)* }
         #[derive(#krate::serde::Deserialize, #krate::schemars::JsonSchema)]
         #[serde(crate = #serde_crate)]
         #[schemars(crate = #schemars_crate, rename = #schema_name)]
@@ -72,6 +83,94 @@ fn args_struct(krate: &syn::Path, self_ty: &syn::Type, action: &Action) -> Optio
             #(#fields,)*
         }
     })
+}
+
+/// The schemars attributes that put `#[arg(..)]` into the input schema.
+fn schema_constraints(c: &Constraints) -> TokenStream {
+    let mut out = TokenStream::new();
+    if let Some((min, max, _)) = &c.range {
+        let bounds = bound_list(min.map(json_number), max.map(json_number));
+        out.extend(quote!(#[schemars(range(#bounds))]));
+    }
+    if let Some((min, max, _)) = &c.length {
+        let bounds = bound_list(min.map(|n| quote!(#n)), max.map(|n| quote!(#n)));
+        out.extend(quote!(#[schemars(length(#bounds))]));
+    }
+    if let Some((pattern, _)) = &c.pattern {
+        out.extend(quote!(#[schemars(regex(pattern = #pattern))]));
+    }
+    out
+}
+
+fn bound_list(min: Option<TokenStream>, max: Option<TokenStream>) -> TokenStream {
+    let min = min.map(|m| quote!(min = #m));
+    let max = max.map(|m| quote!(max = #m));
+    match (min, max) {
+        (Some(min), Some(max)) => quote!(#min, #max),
+        (Some(one), None) | (None, Some(one)) => one,
+        (None, None) => TokenStream::new(),
+    }
+}
+
+/// `5` for 5.0 (so the schema says `"minimum": 5`), `0.5` otherwise.
+fn json_number(n: f64) -> TokenStream {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        proc_macro2::Literal::i64_unsuffixed(n as i64).into_token_stream()
+    } else {
+        proc_macro2::Literal::f64_unsuffixed(n).into_token_stream()
+    }
+}
+
+/// The checks of `#[arg(..)]` on decoded arguments, for the typed calls that
+/// never pass through the input schema; each spanned at the argument's type,
+/// so a constraint the type cannot carry is reported there.
+fn constraint_checks(krate: &syn::Path, action: &Action) -> TokenStream {
+    let p = quote!(#krate::__private);
+    let checks: Vec<TokenStream> = action
+        .params()
+        .filter_map(|param| {
+            let c = &param.constraints;
+            if c.range.is_none() && c.length.is_none() && c.pattern.is_none() {
+                return None;
+            }
+            let (ident, span) = (&param.ident, param.ty.span());
+            let field = crate::util::unraw(ident);
+            let option = |v: Option<TokenStream>| match v {
+                Some(v) => quote!(::core::option::Option::Some(#v)),
+                None => quote!(::core::option::Option::None),
+            };
+            let mut each = TokenStream::new();
+            if let Some((min, max, _)) = &c.range {
+                let (min, max) = (option(min.map(|m| quote!(#m))), option(max.map(|m| quote!(#m))));
+                each.extend(quote_spanned!(span=> __purview_check.range(&#ident, #min, #max);));
+            }
+            if let Some((min, max, _)) = &c.length {
+                let as_usize = |n: u64| {
+                    let n = n as usize;
+                    quote!(#n)
+                };
+                let (min, max) = (option(min.map(as_usize)), option(max.map(as_usize)));
+                each.extend(quote_spanned!(span=> __purview_check.length(&#ident, #min, #max);));
+            }
+            if let Some((pattern, _)) = &c.pattern {
+                each.extend(quote_spanned!(span=> __purview_check.pattern(&#ident, #pattern);));
+            }
+            Some(quote!({
+                let mut __purview_check = #p::Check::new(&mut __purview_bad, #field);
+                #each
+            }))
+        })
+        .collect();
+    if checks.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        let mut __purview_bad = ::std::vec::Vec::new();
+        #(#checks)*
+        if !__purview_bad.is_empty() {
+            return ::core::result::Result::Err(#p::ToolError::validation(__purview_bad));
+        }
+    }
 }
 
 /// `edit_field` → `EditField`.
@@ -169,7 +268,8 @@ fn dispatch_arm(krate: &syn::Path, self_ty: &syn::Type, action: &Action) -> Toke
         quote!(args.finish()?;)
     } else {
         let ident = args_struct_ident(action);
-        quote!(let #ident { #(#params),* } = args.__parse_or_take::<#ident>()?;)
+        let checks = constraint_checks(krate, action);
+        quote!(let #ident { #(#params),* } = args.__parse_or_take::<#ident>()?; #checks)
     };
     let call_args = action.inputs.iter().map(|a| match a {
         Arg::Param(p) => {

@@ -23,6 +23,18 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             return quote::quote!(#e #item);
         }
     };
+    if let Some(second) = check::only_impl(&item) {
+        // Only the message: generating anything would add the conflicts
+        // the message explains.
+        let error = second.write_errors();
+        let mut item = item;
+        for member in item.items.iter_mut() {
+            if let syn::ImplItem::Fn(method) = member {
+                method.attrs.retain(|a| !a.path().is_ident("action"));
+            }
+        }
+        return quote::quote!(#error #item);
+    }
     let mut errors = darling::Error::accumulator();
     check::impl_block(&item, &mut errors);
     let mut parsed = attr::parse(args, item, &mut errors);

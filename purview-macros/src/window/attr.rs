@@ -92,6 +92,47 @@ pub fn parse(args: TokenStream, mut item: syn::ItemStruct, errors: &mut Accumula
 
 const SAY_WHICH: &str = "say which block this field becomes: #[block(text)], #[block(field)], #[block(table)], #[block(list)], #[block(notice = \"error\")], #[block(media)] or #[block(custom)]";
 
+const BLOCK_KINDS: [&str; 7] = ["text", "field", "table", "list", "notice", "media", "custom"];
+const BLOCK_OPTIONS: [&str; 7] =
+    ["id", "label", "group", "sensitive", "limit", "ordered", "columns"];
+
+/// Reports a word that is neither a block kind nor an option, and is not a
+/// near miss of one (darling suggests the near misses), listing the kinds;
+/// the rest goes on to be parsed.
+fn unknown_kinds(metas: Vec<NestedMeta>, errors: &mut Accumulator) -> Vec<NestedMeta> {
+    let known = BLOCK_KINDS.iter().chain(&BLOCK_OPTIONS);
+    let known: Vec<&str> = known.copied().collect();
+    metas
+        .into_iter()
+        .filter(|meta| {
+            let NestedMeta::Meta(m) = meta else { return true };
+            let Some(word) = m.path().get_ident().map(ToString::to_string) else { return true };
+            if known.contains(&word.as_str())
+                || did_you_mean(&word, known.iter().copied()).is_some()
+            {
+                return true;
+            }
+            errors.push(
+                darling::Error::custom(format!(
+                    "`{word}` is not a block kind: a field becomes one of {}; its options are {}",
+                    BLOCK_KINDS
+                        .iter()
+                        .map(|k| if *k == "notice" {
+                            "`notice = \"error\"`".to_owned()
+                        } else {
+                            format!("`{k}`")
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    BLOCK_OPTIONS.map(|o| format!("`{o}`")).join(", "),
+                ))
+                .with_span(m.path()),
+            );
+            false
+        })
+        .collect()
+}
+
 /// Reads and removes every `#[block]` attribute.
 fn collect_blocks(item: &mut syn::ItemStruct, errors: &mut Accumulator) -> Vec<BlockField> {
     match item.fields {
@@ -121,11 +162,15 @@ fn collect_blocks(item: &mut syn::ItemStruct, errors: &mut Accumulator) -> Vec<B
         }
         let Some(attr) = block_attrs.first() else { continue };
         let args = match &attr.meta {
-            syn::Meta::List(list) => errors.handle(
-                NestedMeta::parse_meta_list(list.tokens.clone())
-                    .map_err(darling::Error::from)
-                    .and_then(|m| BlockArgs::from_list(&m)),
-            ),
+            syn::Meta::List(list) => {
+                let metas = errors.handle(
+                    NestedMeta::parse_meta_list(list.tokens.clone()).map_err(darling::Error::from),
+                );
+                metas.and_then(|m| {
+                    let known = unknown_kinds(m, errors);
+                    errors.handle(BlockArgs::from_list(&known))
+                })
+            }
             _ => {
                 errors.push(darling::Error::custom(SAY_WHICH).with_span(attr.path()));
                 None

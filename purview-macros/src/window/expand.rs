@@ -18,7 +18,9 @@ fn text_expr(text: &Text) -> TokenStream {
         }
         Text::Template(t) => {
             let literal = &t.literal;
-            let args = t.fields.iter().map(|f| quote!(&self.#f));
+            // Spanned at the field, so a field that cannot be shown (no
+            // `Display`) is reported at its declaration, not the attribute.
+            let args = t.fields.iter().map(|f| quote_spanned!(f.span()=> &self.#f));
             quote!(::std::format!(#literal, #(#args),*))
         }
     }

@@ -1,0 +1,366 @@
+//! What an action's arguments and result must be, and the constraints an
+//! argument can carry.
+//!
+//! An argument's type is an [`ArgumentType`] (it decodes from JSON and has a
+//! JSON Schema); a result's type is a [`ResultType`] (it has a JSON Schema,
+//! for the tool's outputSchema). For a type of your own, derive both
+//! through Purview's re-exports, so no second copy of serde or schemars can
+//! be picked:
+//!
+//! ```
+//! #[derive(purview::serde::Deserialize, purview::serde::Serialize, purview::schemars::JsonSchema)]
+//! #[serde(crate = "purview::serde")]
+//! #[schemars(crate = "purview::schemars")]
+//! struct Address { street: String, city: String }
+//! ```
+//!
+//! Constraints are written on the parameter with `#[arg(..)]`:
+//!
+//! | constraint | on | in the input schema | refused with |
+//! |---|---|---|---|
+//! | `range(min = 1, max = 99)` | numbers ([`Ranged`]) | `minimum` / `maximum` | "must be at least 1" |
+//! | `length(min = 1, max = 80)` | text and lists ([`Measured`]) | `minLength`/`maxLength`, or `minItems`/`maxItems` | "must be at most 80 characters long" |
+//! | `pattern = "^[A-Z]{3}$"` | text ([`Textual`]) | `pattern` | "must match the pattern ^[A-Z]{3}$" |
+//!
+//! Each bound is optional (`range(min = 0)` alone is fine). A constraint is
+//! part of the tool's input schema, so an agent sees it before calling; a
+//! call that breaks it is refused with `validation_failed` naming the
+//! argument, before the action runs, and nothing changes. The typed calls
+//! of the person's side (`handle.act()`) are held to the same constraints.
+//! An `Option` argument that is left out passes: a constraint applies to a
+//! value that is there.
+//!
+//! Lengths count characters (Unicode scalar values), as JSON Schema does,
+//! not bytes. A [`Secret`](crate::Secret) can carry `length` and `pattern`;
+//! the refusal never shows its value.
+//!
+//! ```
+//! use purview::{actions, window};
+//!
+//! #[window]
+//! #[derive(Clone, Default)]
+//! struct Ticket { priority: u8, subject: String }
+//!
+//! #[actions]
+//! impl Ticket {
+//!     /// Sets the ticket's priority and subject.
+//!     #[action]
+//!     fn triage(
+//!         &mut self,
+//!         /// 1 (lowest) to 5.
+//!         #[arg(range(min = 1, max = 5))]
+//!         priority: u8,
+//!         #[arg(length(min = 1, max = 80))]
+//!         subject: String,
+//!     ) {
+//!         self.priority = priority;
+//!         self.subject = subject;
+//!     }
+//! }
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let app = purview::App::builder().build();
+//! let ticket = app.open(Ticket::default()).unwrap();
+//! let tool = format!("{}__triage", ticket.id());
+//! let args = serde_json::json!({"priority": 9, "subject": "", "expectedVersion": 1});
+//! let refused = app.call(&tool, args.as_object().cloned()).await.unwrap_err();
+//! let fields: Vec<_> = refused.fields.unwrap().into_iter().map(|f| (f.field, f.error)).collect();
+//! assert_eq!(fields, [
+//!     ("priority".to_owned(), "must be at most 5".to_owned()),
+//!     ("subject".to_owned(), "must be at least 1 character long".to_owned()),
+//! ]);
+//! # });
+//! ```
+//!
+//! A constraint on a type it cannot apply to is a compile error that says
+//! which constraint and which type.
+
+use std::collections::{BTreeSet, HashSet, VecDeque};
+
+use crate::{Secret, model::FieldError, validate::count};
+
+/// A type an action can take as an argument: decodable from JSON, with a
+/// JSON Schema for the tool's input schema. Implemented for every such type.
+///
+/// ```
+/// fn takes<T: purview::constraint::ArgumentType>() {}
+/// takes::<Vec<String>>();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an action's argument: it has no JSON Schema",
+    label = "an argument's type needs `JsonSchema` (and `Deserialize`)",
+    note = "derive it through purview: #[derive(purview::serde::Deserialize, purview::schemars::JsonSchema)] with #[serde(crate = \"purview::serde\")] and #[schemars(crate = \"purview::schemars\")]"
+)]
+pub trait ArgumentType: schemars::JsonSchema {}
+
+impl<T: schemars::JsonSchema + ?Sized> ArgumentType for T {}
+
+/// Asserts at compile time that `T` can be an action's argument: what
+/// `#[actions]` writes for each argument, so a type without a schema is
+/// reported at the argument with what to derive.
+///
+/// ```
+/// purview::constraint::argument::<String>();
+/// ```
+pub fn argument<T: ArgumentType + ?Sized>() {}
+
+/// A type an action can return: it has a JSON Schema, for the tool's
+/// outputSchema. Implemented for every such type.
+///
+/// ```
+/// fn returns<T: purview::constraint::ResultType>() {}
+/// returns::<u32>();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an action's result: it has no JSON Schema",
+    label = "a result's type needs `JsonSchema` (and `Serialize`)",
+    note = "derive it through purview: #[derive(purview::serde::Serialize, purview::schemars::JsonSchema)] with #[serde(crate = \"purview::serde\")] and #[schemars(crate = \"purview::schemars\")]"
+)]
+pub trait ResultType: schemars::JsonSchema {}
+
+impl<T: schemars::JsonSchema + ?Sized> ResultType for T {}
+
+/// A number `#[arg(range(..))]` can bound.
+///
+/// Implemented for Rust's integer and float types, and `Option`s of them.
+///
+/// ```
+/// use purview::constraint::Ranged;
+/// assert_eq!(3u8.number(), Some(3.0));
+/// assert_eq!(None::<i32>.number(), None);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`range` bounds numbers, and `{Self}` is not a number",
+    label = "`range(..)` is declared on this argument",
+    note = "use `length(min = .., max = ..)` for text and lists, `pattern = \"..\"` for text"
+)]
+pub trait Ranged {
+    /// The value as a number; `None` when there is none to check.
+    fn number(&self) -> Option<f64>;
+}
+
+macro_rules! ranged {
+    ($($t:ty),*) => {$(
+        impl Ranged for $t {
+            #[allow(clippy::cast_precision_loss, clippy::cast_lossless)]
+            fn number(&self) -> Option<f64> { Some(*self as f64) }
+        }
+    )*};
+}
+ranged!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64);
+
+impl<T: Ranged> Ranged for Option<T> {
+    fn number(&self) -> Option<f64> {
+        self.as_ref().and_then(Ranged::number)
+    }
+}
+
+/// What `#[arg(length(..))]` measures: characters of text, items of a list.
+///
+/// ```
+/// use purview::constraint::{Measure, Measured};
+/// assert_eq!("héllo".to_owned().measure(), Some(Measure::Characters(5)));
+/// assert_eq!(vec![1, 2].measure(), Some(Measure::Items(2)));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`length` measures text and lists, and `{Self}` is neither",
+    label = "`length(..)` is declared on this argument",
+    note = "use `range(min = .., max = ..)` for numbers"
+)]
+pub trait Measured {
+    /// The value's length; `None` when there is none to check.
+    fn measure(&self) -> Option<Measure>;
+}
+
+/// A length, in the unit JSON Schema counts for the value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measure {
+    /// Characters of a string (`minLength` / `maxLength`).
+    Characters(usize),
+    /// Items of an array (`minItems` / `maxItems`).
+    Items(usize),
+}
+
+impl Measured for String {
+    fn measure(&self) -> Option<Measure> {
+        Some(Measure::Characters(self.chars().count()))
+    }
+}
+
+macro_rules! measured_list {
+    ($($t:ident),*) => {$(
+        impl<T> Measured for $t<T> {
+            fn measure(&self) -> Option<Measure> { Some(Measure::Items(self.len())) }
+        }
+    )*};
+}
+measured_list!(Vec, VecDeque, BTreeSet);
+
+impl<T, S> Measured for HashSet<T, S> {
+    fn measure(&self) -> Option<Measure> {
+        Some(Measure::Items(self.len()))
+    }
+}
+
+impl<T: Measured> Measured for Option<T> {
+    fn measure(&self) -> Option<Measure> {
+        self.as_ref().and_then(Measured::measure)
+    }
+}
+
+impl<T: Measured> Measured for Secret<T> {
+    fn measure(&self) -> Option<Measure> {
+        self.expose().measure()
+    }
+}
+
+/// Text `#[arg(pattern = "..")]` can match.
+///
+/// ```
+/// use purview::constraint::Textual;
+/// assert_eq!("EUR".to_owned().text(), Some("EUR"));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`pattern` matches text, and `{Self}` is not text",
+    label = "`pattern = \"..\"` is declared on this argument",
+    note = "a pattern applies to `String`, `Option<String>` or `Secret<String>`"
+)]
+pub trait Textual {
+    /// The text; `None` when there is none to check.
+    fn text(&self) -> Option<&str>;
+}
+
+impl Textual for String {
+    fn text(&self) -> Option<&str> {
+        Some(self)
+    }
+}
+
+impl<T: Textual> Textual for Option<T> {
+    fn text(&self) -> Option<&str> {
+        self.as_ref().and_then(Textual::text)
+    }
+}
+
+impl<T: Textual> Textual for Secret<T> {
+    fn text(&self) -> Option<&str> {
+        self.expose().text()
+    }
+}
+
+/// Checks one argument's declared constraints on its decoded value, adding a
+/// field error (worded as the input-schema check words it) for each it
+/// breaks.
+///
+/// `#[actions]` calls it for you, so the person's typed calls, whose
+/// arguments never pass through JSON, meet the constraints an agent's call
+/// meets; a hand-written [`Actions`](crate::Actions) impl can call it too.
+///
+/// ```
+/// use purview::{constraint::Check, model::ToolError};
+///
+/// let mut errors = Vec::new();
+/// Check::new(&mut errors, "priority").range(&9u8, Some(1.0), Some(5.0));
+/// Check::new(&mut errors, "code").pattern(&"eur".to_owned(), "^[A-Z]{3}$");
+/// let refused = ToolError::validation(errors);
+/// assert_eq!(refused.fields.unwrap()[0].error, "must be at most 5");
+/// ```
+pub struct Check<'a> {
+    errors: &'a mut Vec<FieldError>,
+    field: &'static str,
+}
+
+impl<'a> Check<'a> {
+    /// Checks for the argument named `field`, adding to `errors`.
+    pub fn new(errors: &'a mut Vec<FieldError>, field: &'static str) -> Self {
+        Self { errors, field }
+    }
+
+    fn refuse(&mut self, message: String) {
+        self.errors.push(FieldError::new(self.field, message));
+    }
+
+    /// `range(min = .., max = ..)`: each bound inclusive.
+    pub fn range<T: Ranged + ?Sized>(&mut self, value: &T, min: Option<f64>, max: Option<f64>) {
+        let Some(n) = value.number() else { return };
+        if let Some(min) = min.filter(|m| n < *m) {
+            self.refuse(format!("must be at least {}", number(min)));
+        } else if let Some(max) = max.filter(|m| n > *m) {
+            self.refuse(format!("must be at most {}", number(max)));
+        }
+    }
+
+    /// `length(min = .., max = ..)`: characters of text, items of a list.
+    pub fn length<T: Measured + ?Sized>(
+        &mut self,
+        value: &T,
+        min: Option<usize>,
+        max: Option<usize>,
+    ) {
+        let Some(measure) = value.measure() else { return };
+        let (n, unit, short, long, tail) = match measure {
+            Measure::Characters(n) => {
+                (n, "character", "must be at least", "must be at most", " long")
+            }
+            Measure::Items(n) => (n, "item", "must have at least", "must have at most", ""),
+        };
+        if let Some(min) = min.filter(|m| n < *m) {
+            self.refuse(format!("{short} {}{tail}", count(min as u64, unit)));
+        } else if let Some(max) = max.filter(|m| n > *m) {
+            self.refuse(format!("{long} {}{tail}", count(max as u64, unit)));
+        }
+    }
+
+    /// `pattern = ".."`: the JSON Schema meaning (a match anywhere, unless
+    /// anchored with `^`/`$`).
+    pub fn pattern<T: Textual + ?Sized>(&mut self, value: &T, pattern: &'static str) {
+        let Some(text) = value.text() else { return };
+        // The engine the input-schema check uses, so both agree.
+        let schema = serde_json::json!({ "pattern": pattern });
+        if !jsonschema::is_valid(&schema, &serde_json::Value::String(text.to_owned())) {
+            self.refuse(format!("must match the pattern {pattern}"));
+        }
+    }
+}
+
+/// `5` rather than `5.0`, as JSON writes an integer bound.
+fn number(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 { format!("{}", n as i64) } else { n.to_string() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(f: impl FnOnce(&mut Check<'_>)) -> Vec<String> {
+        let mut errors = Vec::new();
+        f(&mut Check::new(&mut errors, "x"));
+        errors.into_iter().map(|e| e.error).collect()
+    }
+
+    #[test]
+    fn s7_3_typed_constraints_word_refusals_as_the_schema_check_does() {
+        assert_eq!(check(|c| c.range(&0u8, Some(1.0), Some(5.0))), ["must be at least 1"]);
+        assert_eq!(check(|c| c.range(&6u8, Some(1.0), Some(5.0))), ["must be at most 5"]);
+        assert_eq!(check(|c| c.range(&0.25f64, Some(0.5), None)), ["must be at least 0.5"]);
+        assert!(check(|c| c.range(&None::<u8>, Some(1.0), None)).is_empty());
+        assert_eq!(
+            check(|c| c.length(&"héllo".to_owned(), None, Some(4))),
+            ["must be at most 4 characters long"]
+        );
+        assert_eq!(check(|c| c.length(&vec![1], Some(2), None)), ["must have at least 2 items"]);
+        assert_eq!(
+            check(|c| c.pattern(&"eur".to_owned(), "^[A-Z]{3}$")),
+            ["must match the pattern ^[A-Z]{3}$"]
+        );
+        assert!(check(|c| c.pattern(&"EUR".to_owned(), "^[A-Z]{3}$")).is_empty());
+    }
+
+    #[test]
+    fn s4_5_a_secret_is_checked_and_never_quoted() {
+        let pin = Secret::new("12a4".to_owned());
+        let errors = check(|c| c.pattern(&pin, r"^\d{4}$"));
+        assert_eq!(errors, [r"must match the pattern ^\d{4}$"]);
+        assert!(!errors[0].contains("12a4"));
+    }
+}

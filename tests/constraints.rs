@@ -1,0 +1,174 @@
+//! `#[arg(range(..), length(..), pattern = "..")]`: constraints declared on
+//! an action's arguments are in its input schema (so an agent knows them
+//! before calling), and a call that breaks one is refused with
+//! `validation_failed` naming every bad argument, before the action runs —
+//! for an agent's JSON call and for the person's typed call alike.
+
+use anyhow::{Context as _, Result};
+use purview::{App, Secret, WindowHandle, actions, model::ErrorCode, window};
+use purview_tests::Agent;
+use serde_json::{Value, json};
+
+#[window]
+#[derive(Clone, Default)]
+struct Ticket {
+    #[block(field)]
+    priority: u8,
+    #[block(field)]
+    subject: String,
+    #[block(field)]
+    tags: String,
+    #[block(field)]
+    discount: f64,
+    pin_set: bool,
+}
+
+#[actions]
+impl Ticket {
+    /// Triages the ticket.
+    #[action]
+    fn triage(
+        &mut self,
+        /// 1 (lowest) to 5.
+        #[arg(range(min = 1, max = 5))]
+        priority: u8,
+        #[arg(length(min = 1, max = 12))] subject: String,
+        #[arg(length(max = 2))] tags: Vec<String>,
+        /// An optional discount, from -0.5 to 0.5.
+        #[arg(range(min = -0.5, max = 0.5))]
+        discount: Option<f64>,
+    ) {
+        self.priority = priority;
+        self.subject = subject;
+        self.tags = tags.join(",");
+        self.discount = discount.unwrap_or_default();
+    }
+
+    /// Sets a four-digit PIN.
+    #[action]
+    fn set_pin(&mut self, #[arg(pattern = r"^\d{4}$")] pin: Secret<String>) {
+        self.pin_set = !pin.expose().is_empty();
+    }
+}
+
+fn app() -> (App, WindowHandle<Ticket>) {
+    let app = App::builder().name("tickets").build();
+    let ticket = app.open(Ticket::default()).expect("opens");
+    (app, ticket)
+}
+
+fn properties(app: &App, tool: &str) -> Result<Value> {
+    let tools = app.tools()?;
+    let tool = tools.iter().find(|t| t.name.ends_with(tool)).context("the tool is listed")?;
+    Ok(tool.input_schema["properties"].clone())
+}
+
+/// The schema of one property, with an `Option`'s `null` branch and `$ref`s
+/// left as schemars writes them: what matters is the keyword is there.
+fn keyword(properties: &Value, field: &str, keyword: &str) -> Value {
+    properties[field][keyword].clone()
+}
+
+#[tokio::test]
+async fn s5_5_constraints_are_in_the_input_schema() -> Result<()> {
+    let (app, _) = app();
+    let triage = properties(&app, "__triage")?;
+    assert_eq!(keyword(&triage, "priority", "minimum"), json!(1));
+    assert_eq!(keyword(&triage, "priority", "maximum"), json!(5));
+    assert_eq!(keyword(&triage, "subject", "minLength"), json!(1));
+    assert_eq!(keyword(&triage, "subject", "maxLength"), json!(12));
+    assert_eq!(keyword(&triage, "tags", "maxItems"), json!(2));
+    assert_eq!(keyword(&triage, "discount", "minimum"), json!(-0.5));
+    assert_eq!(keyword(&triage, "discount", "maximum"), json!(0.5));
+    let pin = properties(&app, "__set_pin")?;
+    assert_eq!(keyword(&pin, "pin", "pattern"), json!(r"^\d{4}$"));
+    Ok(())
+}
+
+#[tokio::test]
+async fn s7_3_an_agent_call_breaking_constraints_names_every_argument() -> Result<()> {
+    let (app, ticket) = app();
+    let agent = Agent::legacy(&app).await?;
+    let tool = format!("{}__triage", ticket.id());
+    let before = ticket.version()?;
+    let refused = agent
+        .call(
+            &tool,
+            json!({"priority": 9, "subject": "", "tags": ["a", "b", "c"], "discount": 2.0,
+                   "expectedVersion": before}),
+        )
+        .await?;
+    assert_eq!(refused.code(), Some("validation_failed"), "{refused:?}");
+    let fields: Vec<(String, String)> = refused.structured["fields"]
+        .as_array()
+        .context("fields")?
+        .iter()
+        .map(|f| (f["field"].as_str().unwrap().to_owned(), f["error"].as_str().unwrap().to_owned()))
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            ("discount".to_owned(), "must be at most 0.5".to_owned()),
+            ("priority".to_owned(), "must be at most 5".to_owned()),
+            ("subject".to_owned(), "must be at least 1 character long".to_owned()),
+            ("tags".to_owned(), "must have at most 2 items".to_owned()),
+        ]
+    );
+    assert_eq!(ticket.version()?, before, "nothing of a refused call is applied");
+    // Within the bounds, and with the optional argument left out, it runs.
+    let done = agent
+        .call(
+            &tool,
+            json!({"priority": 5, "subject": "Printer", "tags": [], "expectedVersion": before}),
+        )
+        .await?;
+    assert!(done.code().is_none(), "{done:?}");
+    assert_eq!(ticket.read(|t| t.priority)?, 5);
+    Ok(())
+}
+
+#[tokio::test]
+async fn s7_3_a_typed_call_is_held_to_the_same_constraints() -> Result<()> {
+    let (_app, ticket) = app();
+    let refused = ticket
+        .act()
+        .triage(0, "a subject far too long".into(), vec![], Some(-1.0))
+        .await
+        .expect_err("three arguments are out of bounds");
+    assert_eq!(refused.code, ErrorCode::ValidationFailed);
+    let fields: Vec<(String, String)> =
+        refused.fields.context("fields")?.into_iter().map(|f| (f.field, f.error)).collect();
+    assert_eq!(
+        fields,
+        [
+            ("priority".to_owned(), "must be at least 1".to_owned()),
+            ("subject".to_owned(), "must be at most 12 characters long".to_owned()),
+            ("discount".to_owned(), "must be at least -0.5".to_owned()),
+        ]
+    );
+    assert_eq!(ticket.read(|t| t.subject.clone())?, "", "nothing of a refused call is applied");
+    ticket.act().triage(1, "Printer".into(), vec!["hw".into()], None).await?;
+    assert_eq!(ticket.read(|t| (t.priority, t.tags.clone()))?, (1, "hw".to_owned()));
+    Ok(())
+}
+
+#[tokio::test]
+async fn s4_5_a_pattern_on_a_secret_refuses_without_showing_it() -> Result<()> {
+    let (app, ticket) = app();
+    let agent = Agent::legacy(&app).await?;
+    let tool = format!("{}__set_pin", ticket.id());
+    let refused = agent.call(&tool, json!({"pin": "12x4", "expectedVersion": 1})).await?;
+    assert_eq!(refused.code(), Some("validation_failed"), "{refused:?}");
+    assert_eq!(refused.structured["fields"][0]["field"], "pin");
+    assert!(!refused.structured.to_string().contains("12x4"));
+    let typed = ticket.act().set_pin(Secret::new("9x".into())).await.expect_err("not four digits");
+    assert!(!format!("{typed:?}").contains("9x"));
+    let fields = typed.fields.context("fields")?;
+    assert_eq!(
+        (fields[0].field.as_str(), fields[0].error.as_str()),
+        ("pin", r"must match the pattern ^\d{4}$")
+    );
+    ticket.act().set_pin(Secret::new("1234".into())).await?;
+    assert!(ticket.read(|t| t.pin_set)?);
+    Ok(())
+}

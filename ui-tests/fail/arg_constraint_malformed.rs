@@ -1,0 +1,22 @@
+use purview::{actions, window};
+
+#[window]
+#[derive(Clone)]
+struct Ticket;
+
+#[actions]
+impl Ticket {
+    #[action]
+    fn triage(
+        &mut self,
+        #[arg(range(min = 5, max = 1))] priority: u8,
+        #[arg(length())] subject: String,
+        #[arg(pattern = "([a-z]+")] code: String,
+        #[arg(range(min = "one"))] count: u32,
+        #[arg(lenght(max = 3))] note: String,
+    ) {
+        let _ = (priority, subject, code, count, note);
+    }
+}
+
+fn main() {}
