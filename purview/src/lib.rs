@@ -121,7 +121,7 @@
 //! ```
 //!
 //! With feature `cli`, `purview::cli` gives an app the usual command line
-//! (`--http ADDR`, `--token`, `--tools`) and logging that keeps what agents
+//! (`--http ADDR:PORT`, `--token`, `--tools`) and logging that keeps what agents
 //! send out of the logs. [`App::mcp_server`] serves one connection on any
 //! [`rmcp`] transport of your own.
 //!
