@@ -31,7 +31,7 @@
 //! value that is there.
 //!
 //! Lengths count characters (Unicode scalar values), as JSON Schema does,
-//! not bytes. A [`Secret`](crate::Secret) can carry `length` and `pattern`;
+//! not bytes. A [`Secret`] can carry `length` and `pattern`;
 //! the refusal never shows its value.
 //!
 //! ```

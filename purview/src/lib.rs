@@ -1,76 +1,162 @@
 //! # Purview
 //!
 //! Hand a multi-window Rust GUI application to AI agents over MCP, following
-//! the MCP GUI Bridge Protocol v0.1.0.
+//! the MCP GUI Bridge Protocol v0.1.0, while the person at the keyboard keeps
+//! using the same windows.
 //!
-//! You write view-model structs and implement [`Window`] (what the window
-//! shows) and [`Actions`] (what an agent may do in it). Purview does the rest
-//! of the protocol for you:
+//! ## A window, with the macros
+//!
+//! A window is a plain view-model struct. [`#[window]`](macro@window) says
+//! what it shows — a title, a one-line summary, and a semantic block per
+//! annotated field — and [`#[actions]`](macro@actions) turns the methods
+//! marked [`#[action]`](macro@action) into the tools agents call, with input
+//! schemas made from the arguments and descriptions from the doc comments:
+//!
+//! ```
+//! use purview::prelude::*;
+//!
+//! #[window(title = "Inbox", summary = "{open} open ticket(s)")]
+//! #[derive(Clone, Default)]
+//! struct Inbox {
+//!     open: usize,
+//!     #[block(list)]
+//!     tickets: Vec<String>,
+//!     #[block(notice = "info")]
+//!     hint: Option<String>,
+//! }
+//!
+//! #[actions]
+//! impl Inbox {
+//!     /// File a new ticket.
+//!     #[action]
+//!     fn file(
+//!         &mut self,
+//!         /// What is wrong, in a few words.
+//!         subject: String,
+//!         cx: &mut Context,
+//!     ) {
+//!         if subject.trim().is_empty() {
+//!             cx.invalid("subject", "must not be blank"); // validation_failed; nothing changes
+//!         }
+//!         self.tickets.push(subject);
+//!         self.open = self.tickets.len();
+//!     }
+//!
+//!     /// Close every ticket; offered only while there are some.
+//!     #[action(destructive, available = has_tickets)]
+//!     fn close_all(&mut self) {
+//!         self.tickets.clear();
+//!         self.open = 0;
+//!     }
+//!
+//!     fn has_tickets(&self) -> bool {
+//!         !self.tickets.is_empty()
+//!     }
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() {
+//!     let app = App::builder().name("inbox").build();
+//!     let inbox = app.open(Inbox::default()).unwrap();
+//!     assert_eq!(app.tool_names().unwrap(), ["app__read_windows", "app__act", "w1__file"]);
+//!
+//!     // An agent calls w1__file, as it would over MCP...
+//!     let args = purview::serde_json::json!({"subject": "Printer jams"});
+//!     app.call("w1__file", args.as_object().cloned()).await.unwrap();
+//!     // ...so the window shows it, and close_all is offered now.
+//!     assert_eq!(inbox.read(|i| i.open).unwrap(), 1);
+//!     assert!(app.tool_names().unwrap().contains(&"w1__close_all".to_owned()));
+//!
+//!     // The person's GUI presses a button wired to the same action.
+//!     inbox.act().close_all().await.unwrap();
+//!     assert_eq!(inbox.read(|i| i.open).unwrap(), 0);
+//! }
+//! ```
+//!
+//! Other blocks are `#[block(text)]`, `#[block(field)]` (with `label`,
+//! `group`, `sensitive`), `#[block(table)]` (over tuples with
+//! `columns = [..]`, or structs deriving [`Row`](derive@Row); `limit = N`
+//! pages), `#[block(media)]` and `#[block(custom)]`. Actions take options
+//! such as `idempotent`, `read_only`, `timeout = "5s"` and `approval`; they
+//! may be `async`, take `&mut Context` ([`Context`]: open windows and
+//! modals, edit other windows, reject arguments), and return `()`, a value,
+//! or a `Result`. An argument can carry constraints that go into its schema
+//! and are enforced before the action runs — `#[arg(range(min = 1, max = 5))]`,
+//! `#[arg(length(max = 80))]`, `#[arg(pattern = "^[A-Z]{3}$")]` (see
+//! [`constraint`]). App-level actions (`app__…` tools) are an `#[actions]` impl
+//! installed with [`AppBuilder::app_actions`]. A mistake in any of these is
+//! a compile error at the offending token.
+//!
+//! ## What Purview does for you
+//!
+//! From the view-models alone, without code of yours:
 //!
 //! - the single resource `app://windows`, with `operableWindowIds` computed
 //!   from modal chains and app-level modals;
 //! - tools/list holding exactly the available actions of operable windows,
-//!   named `{winId}__{action}` with name-safe ids;
-//! - per-window versions that move only when the projection changes, and
-//!   `stale_state` for calls whose `expectedVersion` is out of date;
+//!   named `{winId}__{action}` with name-safe ids (opening a modal hands its
+//!   owner's tools over to it), plus `app__read_windows` and `app__act`,
+//!   which reach every window in hosts that never refresh their tool list;
+//! - per-window versions that move only when what the window shows changes,
+//!   and `stale_state` for calls whose `expectedVersion` is out of date or
+//!   that raced the person's edit;
 //! - per-field `validation_failed`, `openedWindowIds`, timeouts, and calls
-//!   that either apply in full or not at all;
-//! - coalesced notifications broadcast to every session, over stdio or
-//!   streamable HTTP, for both protocol generations rmcp speaks;
-//! - masking of sensitive values ([`Secret`], [`model::FieldItem::sensitive`]).
+//!   that apply in full or not at all;
+//! - coalesced notifications broadcast to every session, for both protocol
+//!   generations rmcp speaks;
+//! - masking of sensitive values ([`Secret`], `#[block(field, sensitive)]`)
+//!   in every read, result, error and log line;
+//! - a person's approval before an agent's destructive action, when asked
+//!   for ([`Approver`], [`ApprovalQueue`]).
 //!
-//! The person at the keyboard edits the same windows through
-//! [`WindowHandle::update`]; their edits take the same serialized path as
-//! agent calls and are never overwritten by an agent working from stale
-//! state.
+//! ## Serving it
 //!
+//! One app serves any number of MCP sessions, on stdio (for a host that
+//! starts the program) or streamable HTTP (loopback by default; beyond it a
+//! bearer token is required), or both at once:
+//!
+//! ```no_run
+//! # async fn serve(app: purview::App) -> Result<(), purview::Error> {
+//! let server = app.serve_http(purview::HttpOptions::default()).await?;
+//! eprintln!("agents connect at {}", server.url()); // stderr: stdout is the protocol's
+//! app.serve_stdio().await
+//! # }
 //! ```
-//! use purview::{App, Actions, ActionSpec, ActionOutput, Args, BoxFuture, ActionResult, Context, View, Window};
-//! use purview::model::FieldItem;
 //!
-//! #[derive(Clone, Default)]
-//! struct Greeter { name: String }
+//! With feature `cli`, `purview::cli` gives an app the usual command line
+//! (`--http ADDR:PORT`, `--token`, `--tools`) and logging that keeps what agents
+//! send out of the logs. [`App::mcp_server`] serves one connection on any
+//! [`rmcp`] transport of your own.
 //!
-//! impl Window for Greeter {
-//!     fn title(&self) -> String { "Greeter".into() }
-//!     fn project(&self, view: &mut View) {
-//!         view.summary(format!("Greets {}", if self.name.is_empty() { "nobody yet" } else { &self.name }))
-//!             .fields("form", [FieldItem::new("Name", &self.name)]);
-//!     }
-//! }
+//! ## The person's side
 //!
-//! #[derive(serde::Deserialize, schemars::JsonSchema)]
-//! struct SetName { /// Who to greet.
-//!     name: String }
+//! The GUI changes windows only through Purview, so the person's edits and
+//! an agent's calls take one serialized path and an agent working from
+//! stale state never overwrites the person:
 //!
-//! impl Actions for Greeter {
-//!     fn actions() -> Vec<ActionSpec> {
-//!         vec![ActionSpec::new("set_name").description("Set who to greet").input::<SetName>().idempotent()]
-//!     }
-//!     fn call<'a>(&'a mut self, action: &'a str, args: Args, _cx: &'a mut Context) -> BoxFuture<'a, ActionResult> {
-//!         Box::pin(async move {
-//!             match action {
-//!                 "set_name" => {
-//!                     let SetName { name } = args.parse()?;
-//!                     self.name = name;
-//!                     Ok(ActionOutput::message(format!("Now greeting {}", self.name)))
-//!                 }
-//!                 other => Err(purview::unknown_action(other)),
-//!             }
-//!         })
-//!     }
-//! }
+//! - [`WindowHandle::read`] to draw, [`WindowHandle::update`] for what the
+//!   person types into a field;
+//! - `handle.act().some_action(..)` for a button: the typed calls
+//!   `#[actions]` generates ([`TypedCalls`], [`Call`]) run the action's own
+//!   logic for the person, with its arguments and result checked by the
+//!   compiler ([`App::perform`] is the same by tool name);
+//! - [`App::on_change`] to wake the GUI when an agent changed something,
+//!   [`App::window_list`], [`App::windows_of`] and
+//!   [`WindowKind`](derive@WindowKind) to know what is open,
+//!   [`App::agent_activity`] to show where the agent works.
 //!
-//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
-//! let app = App::builder().name("greeter").build();
-//! let window = app.open(Greeter::default()).unwrap();
-//! let tool = format!("{}__set_name", window.id());
-//! let args = serde_json::json!({"name": "Ada", "expectedVersion": 1});
-//! app.call(&tool, args.as_object().cloned()).await.unwrap();
-//! assert_eq!(window.read(|g| g.name.clone()).unwrap(), "Ada");
-//! // Serve it: app.serve_stdio().await, or app.serve_http(HttpOptions::default()).await
-//! # });
-//! ```
+//! The `purview-egui` crate draws any Purview app with egui from these
+//! alone — blocks, action bars, forms from input schemas, modals, approval
+//! prompts — and lets you draw chosen window types yourself.
+//!
+//! ## Where next
+//!
+//! - [`guide::patterns`]: two windows kept in sync, "open it or go to the
+//!   open one", buttons versus typing, state that must survive a failed
+//!   call, and a destructive action behind a dialog and an approval.
+//! - [`guide::hand_written`]: the advanced route, implementing [`Window`]
+//!   and [`Actions`] yourself instead of with the macros.
+//! - [`prelude`]: the one import most apps need.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -84,6 +170,7 @@ mod args;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod constraint;
+pub mod guide;
 mod instructions;
 pub mod model;
 pub mod projection;

@@ -16,6 +16,7 @@
 //! | `commit.rs` | applying a finished call in one step |
 //! | `context.rs` | what a handler can do beyond its own view-model |
 //! | `handle.rs` | the person's side |
+//! | `lookup.rs` | open windows found by their type |
 //! | `changes.rs`, `broadcast.rs` | what changed, and the notification policy |
 //! | `catalog.rs` | the tools agents are offered |
 
@@ -33,6 +34,7 @@ mod context;
 mod error;
 mod gates;
 mod handle;
+mod lookup;
 mod registry;
 mod route;
 mod shared;
