@@ -37,6 +37,7 @@ use super::{
     context::Context,
     gates::{self, Target, When},
     lock_unpoisoned,
+    progress::ProgressFeed,
     route::{ActionCall, Request, route},
 };
 use crate::{
@@ -54,16 +55,20 @@ tokio::task_local! {
 
 /// Who is calling: agents are recorded as activity and asked for approval,
 /// the person is not. An agent's session, when the transport knows it, can
-/// be asked to approve.
+/// be asked to approve; its progress reports go to `progress` when its
+/// client asked for them.
 #[derive(Clone)]
 pub(crate) enum Caller {
-    Agent(Option<Arc<dyn AgentSession>>),
+    Agent { session: Option<Arc<dyn AgentSession>>, progress: Option<Arc<ProgressFeed>> },
     Person,
 }
 
 impl Caller {
+    /// An agent the transport knows nothing about (in-process calls).
+    const ANONYMOUS: Self = Self::Agent { session: None, progress: None };
+
     fn is_agent(&self) -> bool {
-        matches!(self, Self::Agent(_))
+        matches!(self, Self::Agent { .. })
     }
 }
 
@@ -187,7 +192,7 @@ impl App {
         arguments: Option<JsonObject>,
         cancel: CancellationToken,
     ) -> Result<ToolResult, ToolError> {
-        self.call_typed(tool, arguments, Caller::Agent(None), cancel).await
+        self.call_typed(tool, arguments, Caller::ANONYMOUS, cancel).await
     }
 
     /// Calls any tool tools/list offers (`app__read_windows` included) and
@@ -195,7 +200,7 @@ impl App {
     /// and `isError`: for in-process agents and conformance checks.
     pub async fn call_tool(&self, tool: &str, arguments: Option<JsonObject>) -> ToolOutcome {
         let outcome =
-            self.call_tool_as(tool, arguments, Caller::Agent(None), CancellationToken::new());
+            self.call_tool_as(tool, arguments, Caller::ANONYMOUS, CancellationToken::new());
         match outcome.await {
             Ok(structured) => ToolOutcome { is_error: false, structured },
             Err(error) => ToolOutcome { is_error: true, structured: error_value(&error) },
@@ -290,7 +295,7 @@ impl App {
         let checked = self.check(&call)?;
         let mut call = call;
         if checked.needs_approval
-            && let Caller::Agent(session) = &caller
+            && let Caller::Agent { session, .. } = &caller
         {
             self.approve(&mut call, &checked, session.as_deref(), &cancel).await?;
         }
@@ -302,13 +307,14 @@ impl App {
             Target::Window { id, .. } => Some(id.clone()),
             Target::App => None,
         };
-        let called_by = match &caller {
-            Caller::Person => super::CalledBy::Person,
-            Caller::Agent(session) => {
-                super::CalledBy::Agent { session: session.as_ref().map(|s| s.number()) }
-            }
+        let (called_by, progress) = match &caller {
+            Caller::Person => (super::CalledBy::Person, None),
+            Caller::Agent { session, progress } => (
+                super::CalledBy::Agent { session: session.as_ref().map(|s| s.number()) },
+                progress.clone(),
+            ),
         };
-        let mut cx = Context::new(self.shared.clone(), window.clone(), called_by);
+        let mut cx = Context::new(self.shared.clone(), window.clone(), called_by, progress);
         let args = Args::new(arguments, params).with_typed(typed);
         let outcome = run_handler(&mut working, &action, args, &mut cx, timeout, &cancel).await;
         let output = handler_output(outcome, &action, timeout, &cancel)?;

@@ -9,6 +9,7 @@ use std::{
 use super::{
     Error, Shared,
     actor::{Actor, AsWindow, DynActions},
+    progress::{Progress, ProgressFeed},
     registry::Placement,
 };
 use crate::{Window, model::FieldError};
@@ -39,6 +40,8 @@ pub struct Context {
     shared: Arc<Shared>,
     origin: Option<Arc<str>>,
     called_by: CalledBy,
+    /// Where [`Context::progress`] goes: the calling client, when it asked.
+    progress: Option<Arc<ProgressFeed>>,
     pub(crate) effects: Vec<Effect>,
     pub(crate) invalid: Vec<FieldError>,
     pub(crate) failures: Vec<String>,
@@ -86,11 +89,17 @@ impl CalledBy {
 }
 
 impl Context {
-    pub(super) fn new(shared: Arc<Shared>, origin: Option<Arc<str>>, called_by: CalledBy) -> Self {
+    pub(super) fn new(
+        shared: Arc<Shared>,
+        origin: Option<Arc<str>>,
+        called_by: CalledBy,
+        progress: Option<Arc<ProgressFeed>>,
+    ) -> Self {
         Self {
             shared,
             origin,
             called_by,
+            progress,
             effects: Vec::new(),
             invalid: Vec::new(),
             failures: Vec::new(),
@@ -192,6 +201,69 @@ impl Context {
     /// focus-style action does, so the person sees where the agent works.
     pub fn request_focus(&mut self) {
         self.focus = true;
+    }
+
+    /// Reports how far a long action has got: `done` of `total` units of
+    /// work (items, bytes, steps), and what it is doing. An agent whose
+    /// client sent a `progressToken` with the call receives it as MCP
+    /// `notifications/progress` (`progress` = `done`, `total`, `message`),
+    /// on its own session only, before the call's result. For everyone
+    /// else — a client that did not ask, an in-process [`App::call`], the
+    /// person's own calls ([`App::perform`], a typed call) — this does
+    /// nothing, so a handler can always report.
+    ///
+    /// The rules, so a client never sees something MCP forbids:
+    /// - `done` must grow: a report whose `done` is not greater than the
+    ///   last one's is dropped (report finer steps instead of repeating one
+    ///   with a new message);
+    /// - reports closer together than 50 ms are coalesced into the latest,
+    ///   so a tight loop may report every item; the last report of a call
+    ///   always arrives;
+    /// - `total` 0 means the total is not known, and is left out; so is a
+    ///   total that `done` has passed; an empty `message` is no message.
+    ///
+    /// Progress is not an effect: it is reported while the handler runs,
+    /// even if the call then fails and changes nothing.
+    ///
+    /// [`App::call`]: crate::App::call
+    /// [`App::perform`]: crate::App::perform
+    ///
+    /// ```
+    /// use purview::{Context, actions, window};
+    ///
+    /// /// Messages waiting to be sent.
+    /// #[window(title = "Outbox", summary_fn = waiting)]
+    /// #[derive(Clone, Default)]
+    /// struct Outbox {
+    ///     queued: Vec<String>,
+    /// }
+    ///
+    /// impl Outbox {
+    ///     fn waiting(&self) -> String {
+    ///         format!("{} messages waiting", self.queued.len())
+    ///     }
+    /// }
+    ///
+    /// #[actions]
+    /// impl Outbox {
+    ///     /// Send every queued message.
+    ///     #[action]
+    ///     async fn send_all(&mut self, cx: &mut Context) {
+    ///         let total = self.queued.len() as u64;
+    ///         for (sent, message) in std::mem::take(&mut self.queued).into_iter().enumerate() {
+    ///             deliver(message).await;
+    ///             let sent = sent as u64 + 1;
+    ///             cx.progress(sent, total, format!("Sent {sent} of {total}"));
+    ///         }
+    ///     }
+    /// }
+    /// # async fn deliver(_: String) {}
+    /// # let _ = purview::App::builder().build().open(Outbox::default());
+    /// ```
+    pub fn progress(&self, done: u64, total: u64, message: impl Into<String>) {
+        if let Some(feed) = &self.progress {
+            feed.report(Progress::new(done, total, message.into()));
+        }
     }
 
     /// Rejects the call with `validation_failed` naming `field`, after the

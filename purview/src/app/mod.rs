@@ -15,6 +15,7 @@
 //! | `advice.rs` | what a failed call's error tells the agent to do next |
 //! | `commit.rs` | applying a finished call in one step |
 //! | `context.rs` | what a handler can do beyond its own view-model |
+//! | `progress.rs` | a call's progress reports: dropped unless they move forward, coalesced, the last one always delivered |
 //! | `handle.rs` | the person's side |
 //! | `lookup.rs` | open windows found by their type |
 //! | `changes.rs`, `broadcast.rs` | what changed, and the notification policy |
@@ -35,6 +36,7 @@ mod error;
 mod gates;
 mod handle;
 mod lookup;
+pub(crate) mod progress;
 mod registry;
 mod route;
 mod shared;

@@ -34,7 +34,7 @@ pub use http::{HttpOptions, HttpServer};
 use self::sessions::{LegacySession, ListenStream};
 use crate::{
     App, Error, ToolSurface,
-    app::{Caller, broadcast::Subscription, lock_unpoisoned},
+    app::{Caller, broadcast::Subscription, lock_unpoisoned, progress::ProgressFeed},
     model::{ToolDefinition, WINDOWS_URI},
     validate::echo,
 };
@@ -442,7 +442,10 @@ impl ServerHandler for McpServer {
         // A client that cancels the request gets nothing applied.
         let session =
             sessions::PeerSession { peer: context.peer.clone(), number: self.session.number };
-        let caller = Caller::Agent(Some(Arc::new(session)));
+        // Progress only for a client that asked, with a token.
+        let token = context.meta.get_progress_token();
+        let progress = token.as_ref().map(|_| ProgressFeed::new());
+        let caller = Caller::Agent { session: Some(Arc::new(session)), progress: progress.clone() };
         // Over HTTP, a call whose connection has closed has no one to answer
         // to: it is cancelled, so an approval question it waits on is
         // withdrawn instead of staying until the approval timeout.
@@ -458,7 +461,13 @@ impl ServerHandler for McpServer {
             });
             done.drop_guard()
         });
-        let outcome = self.app.call_tool_as(&request.name, request.arguments, caller, cancel).await;
+        let call = self.app.call_tool_as(&request.name, request.arguments, caller, cancel);
+        let outcome = match (token, progress) {
+            (Some(token), Some(feed)) => {
+                sessions::with_progress(&context.peer, token, &feed, call).await
+            }
+            _ => call.await,
+        };
         let result = match outcome {
             Ok(structured) => CallToolResult::structured(structured),
             Err(err) => {

@@ -1,7 +1,9 @@
 //! The transport side of §10.1 broadcasting: an MCP session (by its peer)
 //! or a 2026-07-28 `subscriptions/listen` stream (by its sink), as a
 //! [`Subscriber`] of the application. Pacing, coalescing and dropping dead
-//! or stalled sessions are the application's (`app/broadcast.rs`).
+//! or stalled sessions are the application's (`app/broadcast.rs`). Also the
+//! session as the asker of an approval, and as the receiver of one call's
+//! progress (whose policy is `app/progress.rs`'s).
 
 use std::{
     sync::{
@@ -13,7 +15,7 @@ use std::{
 
 use rmcp::{
     Peer, RoleServer, ServiceError,
-    model::ResourceUpdatedNotificationParam,
+    model::{ProgressNotificationParam, ProgressToken, ResourceUpdatedNotificationParam},
     service::{ElicitationError, ElicitationMode, SubscriptionSink},
 };
 
@@ -22,6 +24,7 @@ use crate::{
     app::{
         approval::{AgentSession, Answer},
         broadcast::{Gone, Subscriber},
+        progress::{self, Progress, ProgressFeed},
     },
     model::WINDOWS_URI,
     window::BoxFuture,
@@ -141,4 +144,31 @@ impl AgentSession for PeerSession {
             }
         })
     }
+}
+
+/// Runs `call` while its progress reports go to `peer` as
+/// `notifications/progress` for `token`: on the connection (stdio) or the
+/// request's own SSE stream (HTTP, where rmcp routes a progress
+/// notification by its token), never to another session. The last report
+/// is sent before `call`'s output is handed back, so it precedes the
+/// result; on 2026-07-28 HTTP nothing can follow the result anyway.
+pub(super) async fn with_progress<T>(
+    peer: &Peer<RoleServer>,
+    token: ProgressToken,
+    feed: &ProgressFeed,
+    call: impl Future<Output = T>,
+) -> T {
+    let finished = async {
+        let output = call.await;
+        feed.close();
+        output
+    };
+    let send = |progress: Progress| {
+        let mut param = ProgressNotificationParam::new(token.clone(), progress.done as f64);
+        param.total = progress.total.map(|total| total as f64);
+        param.message = progress.message;
+        async move { peer.notify_progress(param).await.map_err(|_| ()) }
+    };
+    let (output, ()) = tokio::join!(finished, progress::pace(feed, progress::INTERVAL, send));
+    output
 }
