@@ -79,6 +79,10 @@ pub fn window(args: TokenStream, item: TokenStream) -> TokenStream {
 /// - its arguments become the tool's inputSchema (doc comments on them
 ///   become descriptions); an argument `&mut purview::Context` is not one of
 ///   them but receives the call context;
+/// - `#[arg(range(min = .., max = ..))]`, `#[arg(length(min = .., max = ..))]`
+///   and `#[arg(pattern = "..")]` on an argument constrain it: the bounds go
+///   into the inputSchema and a call outside them is refused with
+///   `validation_failed` before the method runs (`purview::constraint`);
 /// - its return type becomes `result` in the outputSchema: `()` for none,
 ///   `T: Serialize + JsonSchema`, `Result<T, E>` with `E: Into<ToolError>`,
 ///   or `ActionOutput` for full control;
