@@ -157,8 +157,13 @@ fn report(name: &str, (ok, failed, mut latencies): (usize, usize, Vec<Duration>)
 }
 
 fn main() {
-    let calls: usize =
-        std::env::var("PURVIEW_LOCKOUT_CALLS").ok().and_then(|v| v.parse().ok()).unwrap_or(2_000);
+    if !purview_benches::should_run() {
+        return;
+    }
+    let calls: usize = std::env::var("PURVIEW_LOCKOUT_CALLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(purview_benches::scaled(2_000, 50));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -98,8 +98,13 @@ async fn agent(url: String, ops: u64) -> Tally {
 }
 
 fn main() {
-    let ops: u64 =
-        std::env::var("PURVIEW_SOAK_OPS").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
+    if !purview_benches::should_run() {
+        return;
+    }
+    let ops: u64 = std::env::var("PURVIEW_SOAK_OPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(purview_benches::scaled(10_000, 80) as u64);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
