@@ -15,29 +15,14 @@ use std::{
     time::{Duration, Instant},
 };
 
-use purview::{App, Context, HttpOptions, actions, window};
+use purview::{App, HttpOptions};
+use purview_benches::CountWindow;
 use rmcp::{
     ServiceExt,
     model::{CallToolRequestParams, ReadResourceRequestParams, ResourceContents},
     transport::StreamableHttpClientTransport,
 };
 use serde_json::{Value, json};
-
-#[window(title = "Counter", summary = "Counted to {count}")]
-#[derive(Clone, Default)]
-struct Counter {
-    #[block(field)]
-    count: u64,
-}
-
-#[actions]
-impl Counter {
-    /// Add one to the count; meant to be called with expectedVersion.
-    #[action]
-    fn increment(&mut self, _cx: &mut Context) {
-        self.count += 1;
-    }
-}
 
 fn rss_kib() -> u64 {
     std::fs::read_to_string("/proc/self/status")
@@ -111,7 +96,7 @@ fn main() {
         .build()
         .expect("runtime");
     let app = App::builder().name("soak").build();
-    let counter = app.open(Counter::default()).expect("open");
+    let counter = app.open(CountWindow::default()).expect("open");
     let server = runtime.block_on(app.serve_http(HttpOptions::default())).expect("serve");
     let rss_before = rss_kib();
     let started = Instant::now();

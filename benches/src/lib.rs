@@ -171,6 +171,24 @@ pub fn boards(windows: usize) -> App {
     app
 }
 
+/// The smallest window: one count, one `increment` action. The soak and
+/// lockout benches load it from many clients at once.
+#[window(title = "Counter", summary = "Counted to {count}")]
+#[derive(Clone, Default)]
+pub struct CountWindow {
+    #[block(field)]
+    pub count: u64,
+}
+
+#[actions]
+impl CountWindow {
+    /// Add one to the count; meant to be called with expectedVersion.
+    #[action]
+    fn increment(&mut self) {
+        self.count += 1;
+    }
+}
+
 /// The hand-written alternative to Purview for one `touch` action: checks
 /// `expectedVersion`, changes invisible state, answers with the same
 /// structured result.
