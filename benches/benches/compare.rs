@@ -16,7 +16,10 @@ use rmcp::{
 };
 use serde_json::{Value, json};
 
-const ROUNDS: usize = 1_000;
+/// Rounds per server (a few in the quick run).
+fn rounds() -> usize {
+    purview_benches::scaled(1_000, 20)
+}
 
 /// Rounds per second of: read app://windows, then edit_field with the
 /// version just read.
@@ -49,16 +52,17 @@ async fn rounds_per_second(command: tokio::process::Command) -> f64 {
         round(i).await;
     }
     let start = Instant::now();
-    for i in 0..ROUNDS {
+    let rounds = rounds();
+    for i in 0..rounds {
         round(i).await;
     }
     let elapsed = start.elapsed();
     let _ = client.cancel().await;
-    ROUNDS as f64 / elapsed.max(Duration::from_nanos(1)).as_secs_f64()
+    rounds as f64 / elapsed.max(Duration::from_nanos(1)).as_secs_f64()
 }
 
 fn main() {
-    if !std::env::args().any(|a| a == "--bench") {
+    if !purview_benches::should_run() {
         return;
     }
     let (Ok(order_desk), Ok(python)) =
@@ -82,7 +86,8 @@ fn main() {
         python_cmd.arg(server).stderr(std::process::Stdio::null());
         let purview = rounds_per_second(purview).await;
         let python = rounds_per_second(python_cmd).await;
-        println!("## Same work, other stack: {ROUNDS} rounds of read app://windows + edit_field over stdio");
+        let rounds = rounds();
+        println!("## Same work, other stack: {rounds} rounds of read app://windows + edit_field over stdio");
         println!("| server | rounds/s |\n|---|---|");
         println!("| Purview order_desk (release) | {purview:.0} |");
         println!("| Python SDK MCPServer (FastMCP) | {python:.0} |");

@@ -38,11 +38,15 @@ fn line(what: &str, report: &Report) {
 
 #[tokio::main]
 async fn main() {
+    if !purview_benches::should_run() {
+        return;
+    }
+    let steps = purview_benches::scaled(3_000, 100);
     for (what, gap) in [
         ("in-process, coalescing off", Duration::ZERO),
         ("in-process, 20 ms coalescing", Duration::from_millis(20)),
     ] {
-        let report = explorer(3_000)
+        let report = explorer(steps)
             .explore(move || {
                 order_desk::order_desk(
                     App::builder().tool_surface(ToolSurface::Windows).coalesce(gap),
@@ -53,7 +57,8 @@ async fn main() {
     }
     match std::env::var("PURVIEW_ORDER_DESK") {
         Ok(desk) => {
-            let report = explorer(1_000).run(&Endpoint::stdio(desk, ["--tools", "windows"])).await;
+            let report =
+                explorer(steps / 3).run(&Endpoint::stdio(desk, ["--tools", "windows"])).await;
             line("stdio, release order_desk", &report);
         }
         Err(_) => {

@@ -56,7 +56,7 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 }
 
 async fn edit_burst() {
-    const EDITS: u32 = 10_000;
+    let edits = purview_benches::scaled(10_000, 200) as u32;
     const SESSIONS: usize = 10;
     let app = boards(1);
     let board = app.window::<Board>("w1").expect("board");
@@ -77,12 +77,12 @@ async fn edit_burst() {
     let start = Instant::now();
     let cpu = cpu_time();
     // The person's side runs on a thread of its own, as a GUI thread would.
-    let edits = tokio::task::spawn_blocking(move || {
-        for i in 0..EDITS {
+    let person = tokio::task::spawn_blocking(move || {
+        for i in 0..edits {
             board.update(|b| b.count = i + 10).expect("edit");
         }
     });
-    edits.await.expect("edits");
+    person.await.expect("edits");
     let edit_wall = start.elapsed();
     tokio::time::sleep(Duration::from_millis(500)).await;
     let cpu = cpu_time() - cpu;
@@ -96,7 +96,7 @@ async fn edit_burst() {
         }
     }
     latencies.sort();
-    println!("## Human edit burst: {EDITS} edits, {SESSIONS} subscribed sessions");
+    println!("## Human edit burst: {edits} edits, {SESSIONS} subscribed sessions");
     println!("| measure | value |\n|---|---|");
     println!(
         "| resources/updated sent (all sessions) | {sent} ({:.1} per session) |",
@@ -104,11 +104,11 @@ async fn edit_burst() {
     );
     println!(
         "| wall time per edit on the editing thread | {:.2} µs |",
-        edit_wall.as_secs_f64() * 1e6 / EDITS as f64
+        edit_wall.as_secs_f64() * 1e6 / edits as f64
     );
     println!(
         "| process CPU per edit (editing + broadcasting) | {:.2} µs |",
-        cpu.as_secs_f64() * 1e6 / EDITS as f64
+        cpu.as_secs_f64() * 1e6 / edits as f64
     );
     println!(
         "| edit → first notification, p50 over sessions | {:.0} µs |",
@@ -155,10 +155,13 @@ async fn edit_burst() {
 
 async fn fan_out() {
     const SESSIONS: usize = 100;
-    const ROUNDS: usize = 20;
+    let rounds = purview_benches::scaled(20, 2);
     let app = boards(1);
     let board = app.window::<Board>("w1").expect("board");
-    let server = app.serve_http(purview::HttpOptions::default()).await.expect("serve");
+    // More sessions than the default caps (64 sessions, 64 GET streams), so
+    // the caps are raised for it.
+    let options = purview::HttpOptions::default().max_sessions(SESSIONS).max_streams(SESSIONS);
+    let server = app.serve_http(options).await.expect("serve");
     let mut clients = Vec::new();
     let mut counters = Vec::new();
     for _ in 0..SESSIONS {
@@ -169,7 +172,7 @@ async fn fan_out() {
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
     let mut latencies = Vec::new();
-    for round in 0..ROUNDS {
+    for round in 0..rounds {
         let before: Vec<usize> =
             counters.iter().map(|c| c.0.lock().expect("counts").tool_changes).collect();
         let start = Instant::now();
@@ -196,11 +199,13 @@ async fn fan_out() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     latencies.sort();
+    let reached = counters.iter().filter(|c| c.0.lock().expect("counts").tool_changes > 0).count();
+    assert_eq!(reached, SESSIONS, "sessions that never got tools/list_changed");
     println!(
-        "## Fan-out: tools/list_changed to {SESSIONS} streamable-HTTP sessions, {ROUNDS} rounds"
+        "## Fan-out: tools/list_changed to {SESSIONS} streamable-HTTP sessions, {rounds} rounds"
     );
     println!("| measure | value |\n|---|---|");
-    println!("| deliveries seen | {} of {} |", latencies.len(), SESSIONS * ROUNDS);
+    println!("| deliveries seen | {} of {} |", latencies.len(), SESSIONS * rounds);
     println!(
         "| p50 delivery latency | {:.2} ms |",
         percentile(&latencies, 0.5).as_secs_f64() * 1e3
@@ -271,7 +276,7 @@ async fn memory() {
 fn main() {
     // `cargo test --benches` runs bench targets with `--bench`-less args; only
     // measure when asked to benchmark.
-    if !std::env::args().any(|a| a == "--bench") {
+    if !purview_benches::should_run() {
         return;
     }
     let rt = tokio::runtime::Builder::new_multi_thread()

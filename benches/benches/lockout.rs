@@ -19,7 +19,8 @@ use std::{
     time::{Duration, Instant},
 };
 
-use purview::{App, Context, HttpOptions, actions, window};
+use purview::{App, HttpOptions};
+use purview_benches::CountWindow;
 use rmcp::{
     ClientLifecycleMode, ClientServiceExt, ServiceExt,
     model::{
@@ -35,22 +36,6 @@ use tokio::{
 };
 
 const TOKEN: &str = "lockout-bench-token-0123456789abcdef";
-
-#[window(title = "Counter", summary = "Counted to {count}")]
-#[derive(Clone, Default)]
-struct Counter {
-    #[block(field)]
-    count: u64,
-}
-
-#[actions]
-impl Counter {
-    /// Add one to the count.
-    #[action]
-    fn increment(&mut self, _cx: &mut Context) {
-        self.count += 1;
-    }
-}
 
 fn transport(url: &str) -> StreamableHttpClientTransport<reqwest::Client> {
     StreamableHttpClientTransport::from_config(
@@ -157,8 +142,13 @@ fn report(name: &str, (ok, failed, mut latencies): (usize, usize, Vec<Duration>)
 }
 
 fn main() {
-    let calls: usize =
-        std::env::var("PURVIEW_LOCKOUT_CALLS").ok().and_then(|v| v.parse().ok()).unwrap_or(2_000);
+    if !purview_benches::should_run() {
+        return;
+    }
+    let calls: usize = std::env::var("PURVIEW_LOCKOUT_CALLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(purview_benches::scaled(2_000, 50));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -166,7 +156,7 @@ fn main() {
         .expect("runtime");
     runtime.block_on(async {
         let app = App::builder().name("lockout").build();
-        app.open(Counter::default()).expect("open");
+        app.open(CountWindow::default()).expect("open");
         let server =
             app.serve_http(HttpOptions::default().bearer_token(TOKEN)).await.expect("serve");
         let (url, addr) = (server.url(), server.local_addr());

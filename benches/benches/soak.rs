@@ -15,29 +15,14 @@ use std::{
     time::{Duration, Instant},
 };
 
-use purview::{App, Context, HttpOptions, actions, window};
+use purview::{App, HttpOptions};
+use purview_benches::CountWindow;
 use rmcp::{
     ServiceExt,
     model::{CallToolRequestParams, ReadResourceRequestParams, ResourceContents},
     transport::StreamableHttpClientTransport,
 };
 use serde_json::{Value, json};
-
-#[window(title = "Counter", summary = "Counted to {count}")]
-#[derive(Clone, Default)]
-struct Counter {
-    #[block(field)]
-    count: u64,
-}
-
-#[actions]
-impl Counter {
-    /// Add one to the count; meant to be called with expectedVersion.
-    #[action]
-    fn increment(&mut self, _cx: &mut Context) {
-        self.count += 1;
-    }
-}
 
 fn rss_kib() -> u64 {
     std::fs::read_to_string("/proc/self/status")
@@ -98,15 +83,20 @@ async fn agent(url: String, ops: u64) -> Tally {
 }
 
 fn main() {
-    let ops: u64 =
-        std::env::var("PURVIEW_SOAK_OPS").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
+    if !purview_benches::should_run() {
+        return;
+    }
+    let ops: u64 = std::env::var("PURVIEW_SOAK_OPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(purview_benches::scaled(10_000, 80) as u64);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .expect("runtime");
     let app = App::builder().name("soak").build();
-    let counter = app.open(Counter::default()).expect("open");
+    let counter = app.open(CountWindow::default()).expect("open");
     let server = runtime.block_on(app.serve_http(HttpOptions::default())).expect("serve");
     let rss_before = rss_kib();
     let started = Instant::now();

@@ -7,6 +7,24 @@ use std::{
     time::Instant,
 };
 
+/// Whether this is the quick run `scripts/test` makes of every benchmark
+/// (`PURVIEW_BENCH_QUICK` set): the same code on a few iterations, so a
+/// bench that no longer runs fails the tests. Its figures mean nothing.
+pub fn quick() -> bool {
+    std::env::var_os("PURVIEW_BENCH_QUICK").is_some()
+}
+
+/// Whether to run at all: under `cargo bench` (`--bench`), or in the quick
+/// run. A plain `cargo test --benches` without it runs nothing.
+pub fn should_run() -> bool {
+    quick() || std::env::args().any(|a| a == "--bench")
+}
+
+/// `full` iterations when measuring, `few` in the quick run.
+pub fn scaled(full: usize, few: usize) -> usize {
+    if quick() { few } else { full }
+}
+
 use purview::{App, Context, actions, window};
 use rmcp::{
     ClientHandler, ErrorData, RoleClient, RoleServer, ServerHandler, ServiceExt,
@@ -144,11 +162,31 @@ impl Board {
 
 /// An app with `windows` boards.
 pub fn boards(windows: usize) -> App {
-    let app = App::builder().name("bench").build();
+    // Room for the memory bench's 1,000 windows (the default cap is 256).
+    let app =
+        App::builder().name("bench").limits(purview::Limits::default().max_windows(2_000)).build();
     for n in 0..windows {
         app.open(Board::new(n)).expect("open a board");
     }
     app
+}
+
+/// The smallest window: one count, one `increment` action. The soak and
+/// lockout benches load it from many clients at once.
+#[window(title = "Counter", summary = "Counted to {count}")]
+#[derive(Clone, Default)]
+pub struct CountWindow {
+    #[block(field)]
+    pub count: u64,
+}
+
+#[actions]
+impl CountWindow {
+    /// Add one to the count; meant to be called with expectedVersion.
+    #[action]
+    fn increment(&mut self) {
+        self.count += 1;
+    }
 }
 
 /// The hand-written alternative to Purview for one `touch` action: checks
