@@ -61,15 +61,21 @@ impl Walk<'_> {
         }
         if roll < 18 {
             // The same write again: what it set is already there, so a
-            // version that moves now moved for nothing (§7.1).
+            // version that moves now moved for nothing (§7.1). Mostly the
+            // latest write, whose value is surely still the current one;
+            // sometimes an older one.
             let again: Vec<Call> = self
                 .recent
                 .iter()
                 .filter(|c| self.obs.tools.contains_key(&c.tool))
                 .cloned()
                 .collect();
-            if !again.is_empty() {
-                let mut call = again[self.rng.random_range(0..again.len())].clone();
+            if let Some(latest) = again.last() {
+                let mut call = if self.rng.random_bool(0.75) {
+                    latest.clone()
+                } else {
+                    again[self.rng.random_range(0..again.len())].clone()
+                };
                 if call.expected_version == ExpectedVersion::Stale {
                     call.expected_version = ExpectedVersion::Current;
                 }
