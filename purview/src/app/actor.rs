@@ -135,6 +135,8 @@ pub(crate) struct CompiledAction {
     /// for window actions.
     pub input_schema: Arc<JsonObject>,
     pub output_schema: Arc<JsonObject>,
+    /// The one-line form `app__read_windows` lists (crate::signature).
+    pub signature: Arc<str>,
     /// The argument names the action takes (not `expectedVersion`).
     pub params: Arc<[String]>,
     /// The input schema, compiled once.
@@ -187,7 +189,10 @@ impl CompiledAction {
             .as_deref()
             .map(str::to_owned)
             .unwrap_or_else(|| naming::humanize(&spec.name));
+        let signature =
+            crate::signature::signature(&spec.name, &input, &spec.hints, spec.needs_approval());
         Ok(Self {
+            signature: signature.into(),
             spec,
             tool_title,
             input_schema: Arc::new(input),
