@@ -158,6 +158,9 @@ impl CompiledAction {
             ));
         }
         input.insert("type".into(), "object".into());
+        // The name of the Rust type that holds the arguments: nothing a
+        // model can use, in every tools/list and every read.
+        input.remove("title");
         let properties =
             input.entry("properties").or_insert_with(|| Value::Object(JsonObject::new()));
         let Value::Object(properties) = properties else {
@@ -176,7 +179,7 @@ impl CompiledAction {
                 json!({
                     "type": "integer",
                     "minimum": 0,
-                    "description": "The version of this window you last read. If the window changed since, the call is rejected with stale_state and nothing happens."
+                    "description": "The version you last read"
                 }),
             );
         }
