@@ -164,8 +164,8 @@ impl Walk<'_> {
                 list.as_array()
                     .into_iter()
                     .flatten()
-                    .filter_map(|a| a.get("name").and_then(Value::as_str))
-                    .map(move |name| format!("{window}__{name}"))
+                    .filter_map(Value::as_str)
+                    .map(move |signature| format!("{window}__{}", super::dispatch::signature_name(signature)))
             })
             .collect();
         let missing: Vec<&String> =
