@@ -170,7 +170,13 @@ fn no_arguments(signature: &Signature) -> Result<Value> {
 }
 
 /// `app__act` the way a model that read `view` writes it.
-async fn act(agent: &Agent, view: &Value, window: &str, action: &str, arguments: Value) -> Result<purview_tests::agent::Outcome> {
+async fn act(
+    agent: &Agent,
+    view: &Value,
+    window: &str,
+    action: &str,
+    arguments: Value,
+) -> Result<purview_tests::agent::Outcome> {
     let version = view["windows"]
         .as_array()
         .into_iter()
@@ -250,7 +256,8 @@ async fn s5_1_on_the_dispatcher_surface_an_agent_finishes_the_order_story_from_t
 
     let view = read(&agent).await?;
     ensure!(
-        titled(&view, "Order Editor")?["summary"] == "Order #12345 has been submitted to Ada Lovelace",
+        titled(&view, "Order Editor")?["summary"]
+            == "Order #12345 has been submitted to Ada Lovelace",
         "{view}"
     );
     agent.close().await
@@ -291,7 +298,11 @@ async fn s7_3_validation_failed_from_a_signature_call_names_every_bad_field_and_
                 .filter_map(|f| f["field"].as_str())
                 .collect();
             for p in &signature.params {
-                ensure!(named.contains(&p.name.as_str()), "{text}: `{}` not named in {error}", p.name);
+                ensure!(
+                    named.contains(&p.name.as_str()),
+                    "{text}: `{}` not named in {error}",
+                    p.name
+                );
             }
             ensure!(error["signature"] == text, "{text}: the answer repeats it: {error}");
             checked += 1;
@@ -315,7 +326,12 @@ async fn s7_3_validation_failed_from_a_signature_call_names_every_bad_field_and_
 async fn s7_3_each_signature_names_exactly_the_arguments_its_schema_takes() -> Result<()> {
     let agent = order_desk("both").await?;
     // Fill in the recipient, so submit is offered too.
-    ensure!(!agent.call("w1__edit_field", json!({"field": "recipient", "value": "Ada"})).await?.is_error);
+    ensure!(
+        !agent
+            .call("w1__edit_field", json!({"field": "recipient", "value": "Ada"}))
+            .await?
+            .is_error
+    );
     let full = agent.call("app__read_windows", json!({"schemas": true})).await?.structured;
     let mut compared = 0;
     for (window, list) in full["actions"].as_object().context("actions")? {
@@ -328,7 +344,8 @@ async fn s7_3_each_signature_names_exactly_the_arguments_its_schema_takes() -> R
             let signature = parse(text)?;
             let schema = &definitions[&signature.name]["inputSchema"];
             let properties = schema["properties"].as_object().context("properties")?;
-            let required: Vec<&Value> = schema["required"].as_array().into_iter().flatten().collect();
+            let required: Vec<&Value> =
+                schema["required"].as_array().into_iter().flatten().collect();
             let mut names: Vec<&str> =
                 properties.keys().map(String::as_str).filter(|k| *k != "expectedVersion").collect();
             let mut listed: Vec<&str> = signature.params.iter().map(|p| p.name.as_str()).collect();
@@ -336,9 +353,14 @@ async fn s7_3_each_signature_names_exactly_the_arguments_its_schema_takes() -> R
             listed.sort_unstable();
             ensure!(names == listed, "{text}: {names:?} in the schema");
             for p in &signature.params {
-                ensure!(p.required == required.contains(&&json!(p.name)), "{text}: `{}` required?", p.name);
+                ensure!(
+                    p.required == required.contains(&&json!(p.name)),
+                    "{text}: `{}` required?",
+                    p.name
+                );
             }
-            let destructive = definitions[&signature.name]["annotations"]["destructiveHint"] == true;
+            let destructive =
+                definitions[&signature.name]["annotations"]["destructiveHint"] == true;
             ensure!(destructive == signature.marks.contains(&"destructive".to_owned()), "{text}");
             ensure!(!signature.marks.iter().any(|m| m.starts_with("more rules")), "{text}");
             compared += 1;

@@ -236,10 +236,18 @@ async fn s5_1_read_windows_lists_actions_as_tools_list_shows_them_and_can_narrow
             let tool = serde_json::to_value(tool)?;
             let entry = &definitions[action];
             for key in ["inputSchema", "annotations"] {
-                ensure!(entry[key] == tool[key], "{name}: {key} differs:\n{}\n{}", entry[key], tool[key]);
+                ensure!(
+                    entry[key] == tool[key],
+                    "{name}: {key} differs:\n{}\n{}",
+                    entry[key],
+                    tool[key]
+                );
             }
             let title = entry["title"].as_str().context("a title")?;
-            ensure!(tool["title"].as_str().is_some_and(|t| t.starts_with(title)), "{name}: {title}");
+            ensure!(
+                tool["title"].as_str().is_some_and(|t| t.starts_with(title)),
+                "{name}: {title}"
+            );
             compared += 1;
         }
     }

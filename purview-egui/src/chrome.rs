@@ -48,7 +48,8 @@ impl Scene {
             if let Some(same_as) = definitions.as_str() {
                 definitions = schemas.get(same_as)?;
             }
-            let name = |signature: &'_ str| signature.split('(').next().unwrap_or_default().to_owned();
+            let name =
+                |signature: &'_ str| signature.split('(').next().unwrap_or_default().to_owned();
             Some(
                 signatures
                     .iter()

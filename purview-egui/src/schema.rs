@@ -259,24 +259,27 @@ mod tests {
 
     #[test]
     fn a_schema_becomes_form_fields_of_the_right_kinds() {
-        let action = ActionDef::from_value("edit_field", &json!({
-            "title": "Edit field · Order Editor (window w1)",
-            "annotations": {"destructiveHint": true},
-            "inputSchema": {
-                "type": "object",
-                "$defs": {"Field": {"type": "string", "enum": ["recipient", "amount"]}},
-                "properties": {
-                    "field": {"$ref": "#/$defs/Field"},
-                    "value": {"type": "string", "writeOnly": true},
-                    "count": {"type": "integer"},
-                    "ratio": {"type": "number"},
-                    "note": {"type": ["string", "null"]},
-                    "urgent": {"type": "boolean"},
-                    "expectedVersion": {"type": "integer"}
-                },
-                "required": ["field", "value"]
-            }
-        }))
+        let action = ActionDef::from_value(
+            "edit_field",
+            &json!({
+                "title": "Edit field · Order Editor (window w1)",
+                "annotations": {"destructiveHint": true},
+                "inputSchema": {
+                    "type": "object",
+                    "$defs": {"Field": {"type": "string", "enum": ["recipient", "amount"]}},
+                    "properties": {
+                        "field": {"$ref": "#/$defs/Field"},
+                        "value": {"type": "string", "writeOnly": true},
+                        "count": {"type": "integer"},
+                        "ratio": {"type": "number"},
+                        "note": {"type": ["string", "null"]},
+                        "urgent": {"type": "boolean"},
+                        "expectedVersion": {"type": "integer"}
+                    },
+                    "required": ["field", "value"]
+                }
+            }),
+        )
         .expect("an action");
         assert_eq!(action.title, "Edit field");
         assert!(action.destructive);

@@ -87,7 +87,9 @@ impl Default for Rest {
 impl Rest {
     /// Marks the line incomplete if `schema` has a rule outside `handled`.
     fn note_extra(&mut self, schema: &JsonObject, handled: &[&str]) {
-        if schema.keys().any(|k| !handled.contains(&k.as_str()) && !WORDS_ONLY.contains(&k.as_str()))
+        if schema
+            .keys()
+            .any(|k| !handled.contains(&k.as_str()) && !WORDS_ONLY.contains(&k.as_str()))
         {
             self.complete = false;
         }
@@ -130,7 +132,9 @@ fn object_params(schema: &JsonObject, depth: usize, rest: &mut Rest, skip: &[&st
         && extra != &Value::Bool(false)
     {
         match extra {
-            Value::Object(_) => parts.push(format!("[key: string]: {}", type_of(extra, depth + 1, rest))),
+            Value::Object(_) => {
+                parts.push(format!("[key: string]: {}", type_of(extra, depth + 1, rest)))
+            }
             // `true`: anything else is accepted too.
             _ => parts.push("...".to_owned()),
         }
@@ -242,7 +246,9 @@ fn one_type(
             if schema.get("uniqueItems") == Some(&Value::Bool(true)) {
                 rules.push("unique".to_owned());
             }
-            let item = schema.get("items").map_or_else(|| "any".to_owned(), |i| type_of(i, depth + 1, rest));
+            let item = schema
+                .get("items")
+                .map_or_else(|| "any".to_owned(), |i| type_of(i, depth + 1, rest));
             if item.contains('|') { format!("({item})[]") } else { format!("{item}[]") }
         }
         "object" => {
@@ -381,13 +387,19 @@ mod tests {
     #[test]
     fn hints_and_rules_it_cannot_carry_are_marked() {
         let Value::Object(schema) = json!({"type": "object", "properties": {
-            "a": {"type": "string", "not": {"const": "x"}}}}) else { unreachable!() };
-        let hints = ToolHints { destructive: Some(true), read_only: Some(false), ..ToolHints::default() };
+            "a": {"type": "string", "not": {"const": "x"}}}})
+        else {
+            unreachable!()
+        };
+        let hints =
+            ToolHints { destructive: Some(true), read_only: Some(false), ..ToolHints::default() };
         assert_eq!(
             signature("wipe", &schema, &hints, true),
             "wipe(a?: string) [destructive, needs approval, more rules in the schema]"
         );
-        let Value::Object(empty) = json!({"type": "object", "properties": {}}) else { unreachable!() };
+        let Value::Object(empty) = json!({"type": "object", "properties": {}}) else {
+            unreachable!()
+        };
         let read = ToolHints { read_only: Some(true), ..ToolHints::default() };
         assert_eq!(signature("look", &empty, &read, false), "look() [read-only]");
     }
@@ -398,7 +410,9 @@ mod tests {
         for _ in 0..100 {
             deep = json!({"type": "array", "items": deep});
         }
-        let line = sig(json!({"type": "object", "properties": {"d": deep, "f": false, "n": 5, "r": {"required": ["zz"], "type": "object", "properties": {}}}}));
+        let line = sig(
+            json!({"type": "object", "properties": {"d": deep, "f": false, "n": 5, "r": {"required": ["zz"], "type": "object", "properties": {}}}}),
+        );
         assert!(line.ends_with("[more rules in the schema]"), "{line}");
     }
 }

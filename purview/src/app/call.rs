@@ -265,7 +265,7 @@ impl App {
                             .read(|state| catalog::signature_of(state, &window, &action))
                             .ok()
                             .flatten()
-                            .map(|s| s.to_string());
+                            .map(|s| Box::from(&*s));
                         Err(error)
                     }
                     other => other,

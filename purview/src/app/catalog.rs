@@ -104,11 +104,7 @@ fn sentence(text: &str) -> String {
 /// `schemas`: each action's title, description, full input schema and
 /// annotations, given once per window type — a later window of a type
 /// already given names that window instead of repeating it.
-pub(super) fn read_windows(
-    state: &State,
-    only: Option<&[String]>,
-    with_schemas: bool,
-) -> Value {
+pub(super) fn read_windows(state: &State, only: Option<&[String]>, with_schemas: bool) -> Value {
     let wanted = |id: &str| only.is_none_or(|ids| ids.iter().any(|w| w == id));
     let windows: Vec<&Entry> = state.windows.values().filter(|e| wanted(&e.id)).collect();
     let mut actions = Map::new();
@@ -156,11 +152,8 @@ pub(super) fn read_windows(
 /// The signature of the available action `action` of the window `window`
 /// (or `"app"`), for a `validation_failed` answer to `app__act`.
 pub(super) fn signature_of(state: &State, window: &str, action: &str) -> Option<Arc<str>> {
-    let actor = if window == naming::APP {
-        state.app.as_ref()?
-    } else {
-        &state.entry_by_id(window)?.actor
-    };
+    let actor =
+        if window == naming::APP { state.app.as_ref()? } else { &state.entry_by_id(window)?.actor };
     let (_, action) = actor.spec.action(action)?;
     Some(action.signature.clone())
 }

@@ -185,7 +185,7 @@ pub struct ToolError {
     /// `app__act`: the action's signature as `app__read_windows` lists it,
     /// to correct the call by.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub signature: Option<String>,
+    pub signature: Option<Box<str>>,
 }
 
 impl ToolError {
