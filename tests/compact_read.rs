@@ -425,3 +425,20 @@ async fn the_frugal_order_story_on_the_default_surface_reads_at_most_8_kb() -> R
     ensure!(total <= 8_000, "the story reads {total} B");
     agent.close().await
 }
+
+#[tokio::test]
+async fn full_schemas_come_once_per_window_type_and_only_on_request() -> Result<()> {
+    let agent = order_desk("dispatcher").await?;
+    let opened = agent.call("app__act", json!({"window": "app", "action": "new_report"})).await?;
+    let second = opened.structured["openedWindowIds"][0].as_str().context("a report")?.to_owned();
+    let plain = read(&agent).await?;
+    ensure!(plain.get("schemas").is_none() && !plain.to_string().contains("inputSchema"));
+    let full = agent.call("app__read_windows", json!({"schemas": true})).await?.structured;
+    // The second Report Details names the first instead of repeating it.
+    let first = titled(&full, "Report Details")?["id"].as_str().context("an id")?.to_owned();
+    ensure!(first != second);
+    ensure!(full["schemas"][&second] == first.as_str(), "{}", full["schemas"]);
+    ensure!(full["schemas"][&first]["load_rows"]["inputSchema"]["properties"]["limit"].is_object());
+    ensure!(full["actions"][&second] == full["actions"][&first]);
+    agent.close().await
+}
