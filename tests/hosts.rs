@@ -93,7 +93,7 @@ async fn order_story(host: &FrozenHost) -> Result<()> {
         .as_array()
         .context("actions")?
         .iter()
-        .filter_map(|a| a["name"].as_str())
+        .filter_map(|a| a.as_str()?.split('(').next())
         .collect();
     ensure!(actions.contains(&"edit_field"), "the editor's actions are listed: {actions:?}");
 
@@ -215,15 +215,27 @@ async fn s5_1_read_windows_lists_actions_as_tools_list_shows_them_and_can_narrow
     let snapshot = host.agent.read_json().await?;
     ensure!(whole["windows"] == snapshot["windows"], "the same windows as app://windows");
     ensure!(whole["operableWindowIds"] == snapshot["operableWindowIds"]);
-    // Every listed action is the tool definition under its bare name.
-    let actions = whole["actions"].as_object().context("actions")?;
+    ensure!(whole.get("schemas").is_none(), "full schemas only on request: {whole}");
+    // Asked with schemas: every listed action carries the tool's own
+    // inputSchema and annotations, and the tool's title starts with its own.
+    let full = host.call("app__read_windows", json!({"schemas": true})).await?;
+    let full = full.map_err(|e| anyhow::anyhow!("{e}"))?;
+    ensure!(full["actions"] == whole["actions"], "the same signatures either way");
+    let actions = full["actions"].as_object().context("actions")?;
     let mut compared = 0;
     for (window, list) in actions {
-        for entry in list.as_array().context("a list")? {
-            let name = format!("{window}__{}", entry["name"].as_str().context("a name")?);
+        let mut definitions = &full["schemas"][window];
+        if let Some(same_as) = definitions.as_str() {
+            definitions = &full["schemas"][same_as];
+        }
+        for signature in list.as_array().context("a list")? {
+            let signature = signature.as_str().context("a signature")?;
+            let action = signature.split('(').next().context("a name")?;
+            let name = format!("{window}__{action}");
             let tool = tools.iter().find(|t| t.name == name).context(name.clone())?;
             let tool = serde_json::to_value(tool)?;
-            for key in ["title", "description", "inputSchema", "annotations"] {
+            let entry = &definitions[action];
+            for key in ["inputSchema", "annotations"] {
                 ensure!(
                     entry[key] == tool[key],
                     "{name}: {key} differs:\n{}\n{}",
@@ -231,6 +243,11 @@ async fn s5_1_read_windows_lists_actions_as_tools_list_shows_them_and_can_narrow
                     tool[key]
                 );
             }
+            let title = entry["title"].as_str().context("a title")?;
+            ensure!(
+                tool["title"].as_str().is_some_and(|t| t.starts_with(title)),
+                "{name}: {title}"
+            );
             compared += 1;
         }
     }

@@ -170,7 +170,7 @@ fn s11_order_desk_passes_over_stdio() -> Outcome {
         "--steps",
         "400",
         "--seed",
-        "11",
+        "12",
         "--allow-destructive",
         "--hint",
         "pin=\"1234\"",

@@ -10,6 +10,7 @@ use egui::{
 };
 use purview::{
     AgentActivity, Approval, ApprovalQueue, PendingApproval, model::WindowState, serde_json,
+    serde_json::Value,
 };
 
 use crate::{
@@ -30,17 +31,33 @@ pub(crate) struct Scene {
 }
 
 impl Scene {
-    /// `app__read_windows` as agents get it: the snapshot and each operable
-    /// window's actions with their schemas and annotations.
+    /// `app__read_windows` as agents get it with `schemas: true`: the
+    /// snapshot and each operable window's actions with their schemas and
+    /// annotations.
     pub(crate) fn read(app: &purview::App) -> Result<Self, String> {
-        let mut value = app.read_windows(None).map_err(|e| e.to_string())?;
+        let mut value = app.read_windows_with_schemas(None).map_err(|e| e.to_string())?;
         let operable: Vec<String> =
             serde_json::from_value(value["operableWindowIds"].take()).unwrap_or_default();
         let states: Vec<WindowState> =
             serde_json::from_value(value["windows"].take()).map_err(|e| e.to_string())?;
         let actions_of = |key: &str| -> Option<Vec<ActionDef>> {
-            let list = value.get("actions")?.get(key)?.as_array()?;
-            Some(list.iter().filter_map(ActionDef::from_value).collect())
+            let signatures = value.get("actions")?.get(key)?.as_array()?;
+            let schemas = value.get("schemas")?;
+            let mut definitions = schemas.get(key)?;
+            // A window of a type already described names the window that is.
+            if let Some(same_as) = definitions.as_str() {
+                definitions = schemas.get(same_as)?;
+            }
+            let name =
+                |signature: &'_ str| signature.split('(').next().unwrap_or_default().to_owned();
+            Some(
+                signatures
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(name)
+                    .filter_map(|n| ActionDef::from_value(&n, definitions.get(&n)?))
+                    .collect(),
+            )
         };
         // Purview says which window blocks which; the chains are not
         // worked out again here.

@@ -59,10 +59,11 @@ pub(crate) enum ParamKind {
 }
 
 impl ActionDef {
-    /// Reads one entry of `app__read_windows`' `actions`.
-    pub(crate) fn from_value(value: &Value) -> Option<Self> {
-        let name = value.get("name")?.as_str()?.to_owned();
-        // The tool title is "Edit field · Order Editor (window w1)": the
+    /// Reads action `name`'s entry under `schemas` in `app__read_windows`'
+    /// answer to `schemas: true`.
+    pub(crate) fn from_value(name: &str, value: &Value) -> Option<Self> {
+        let name = name.to_owned();
+        // A tool title is "Edit field · Order Editor (window w1)": the
         // button needs only the first part.
         let title = value
             .get("title")
@@ -258,25 +259,27 @@ mod tests {
 
     #[test]
     fn a_schema_becomes_form_fields_of_the_right_kinds() {
-        let action = ActionDef::from_value(&json!({
-            "name": "edit_field",
-            "title": "Edit field · Order Editor (window w1)",
-            "annotations": {"destructiveHint": true},
-            "inputSchema": {
-                "type": "object",
-                "$defs": {"Field": {"type": "string", "enum": ["recipient", "amount"]}},
-                "properties": {
-                    "field": {"$ref": "#/$defs/Field"},
-                    "value": {"type": "string", "writeOnly": true},
-                    "count": {"type": "integer"},
-                    "ratio": {"type": "number"},
-                    "note": {"type": ["string", "null"]},
-                    "urgent": {"type": "boolean"},
-                    "expectedVersion": {"type": "integer"}
-                },
-                "required": ["field", "value"]
-            }
-        }))
+        let action = ActionDef::from_value(
+            "edit_field",
+            &json!({
+                "title": "Edit field · Order Editor (window w1)",
+                "annotations": {"destructiveHint": true},
+                "inputSchema": {
+                    "type": "object",
+                    "$defs": {"Field": {"type": "string", "enum": ["recipient", "amount"]}},
+                    "properties": {
+                        "field": {"$ref": "#/$defs/Field"},
+                        "value": {"type": "string", "writeOnly": true},
+                        "count": {"type": "integer"},
+                        "ratio": {"type": "number"},
+                        "note": {"type": ["string", "null"]},
+                        "urgent": {"type": "boolean"},
+                        "expectedVersion": {"type": "integer"}
+                    },
+                    "required": ["field", "value"]
+                }
+            }),
+        )
         .expect("an action");
         assert_eq!(action.title, "Edit field");
         assert!(action.destructive);
@@ -297,8 +300,7 @@ mod tests {
 
     #[test]
     fn a_form_refuses_text_where_a_number_is_asked_for() {
-        let action = ActionDef::from_value(&json!({
-            "name": "load_rows",
+        let action = ActionDef::from_value("load_rows", &json!({
             "inputSchema": {"properties": {"offset": {"type": "integer"}, "limit": {"type": "integer"}},
                             "required": ["offset", "limit"]}
         }))

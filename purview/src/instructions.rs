@@ -11,9 +11,9 @@ const READING: &str = "Reading: the one resource app://windows holds everything:
 
 const WINDOW_TOOLS: &str = "Acting: tools are named {windowId}__{action} (app__{action} for the whole application); tools/list offers only what can be called now. Where a window has a focus action, call it before working there so the person sees where you are.";
 
-const DISPATCHER: &str = "Without resources, call app__read_windows: the same snapshot plus each operable window's actions. app__act calls any of them by window id and action name; use it when a window's tool is missing from your list (a dialog that opened after your list was fetched).";
+const DISPATCHER: &str = "Without resources, call app__read_windows: the same snapshot plus each operable window's actions as signatures, name(arg: type, opt?: type). app__act calls any of them by window id and action name, also where a window's tool is missing from your list (a dialog that opened after your list was fetched).";
 
-const DISPATCHER_ONLY: &str = "Acting: app__read_windows returns the app://windows snapshot plus, under actions, what each operable window lets you do; app__act calls one of those actions by window id (\"app\" for the whole application) and action name. Where a window has a focus action, call it before working there so the person sees where you are.";
+const DISPATCHER_ONLY: &str = "Acting: app__read_windows returns the app://windows snapshot plus, under actions, what each operable window lets you do as signatures, e.g. edit_field(field: 'recipient'|'amount', value: string): x? is optional, = its default, rules follow in parentheses (>=0, len<=200, /regex/), [destructive] only when the user wants it; schemas: true adds each action's full JSON Schema. app__act calls one by window id (\"app\" for the whole application), action name and those arguments. Where a window has a focus action, call it before working there so the person sees where you are.";
 
 const SYNC: &str = "Keeping up: after a change notification or a failed call, read app://windows again before deciding. The person's edits win: on stale_state, read again and decide afresh.";
 

@@ -177,6 +177,7 @@ pub mod projection;
 mod redact;
 mod schema;
 mod server;
+mod signature;
 mod validate;
 mod view;
 mod window;

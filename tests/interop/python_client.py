@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import os
 import subprocess
 import sys
@@ -118,6 +119,23 @@ class Surface:
             await notes.wait_for("notifications/tools/list_changed")
 
 
+
+def name_of(signature: str) -> str:
+    """The action a signature such as `load_rows(offset: integer(>=0))` names."""
+    return signature.split("(", 1)[0]
+
+
+def arguments_from(signature: str) -> dict:
+    """Arguments for the required integer parameters of a signature, each
+    two above its lower bound: what a model makes of `offset: integer(>=0)`."""
+    inside = signature[signature.index("(") + 1 : signature.rindex(")")]
+    arguments = {}
+    for part in re.findall(r"(\w+): integer(?:\(>=(\d+)\))?", inside):
+        name, low = part
+        arguments[name] = int(low or 0) + 2
+    assert arguments, signature
+    return arguments
+
 async def scenario(target, label: str, surface: Surface) -> None:
     notes = Notes()
     expect, act = surface.expect, surface.call
@@ -181,7 +199,21 @@ async def scenario(target, label: str, surface: Surface) -> None:
             # The snapshot agents without resources read, plus actions.
             is_error, view, _ = await call(client, "app__read_windows")
             assert not is_error and view["windows"] == final["windows"], view
-            assert [a["name"] for a in view["actions"]["w2"]] == ["load_rows", "refresh", "close"], view
+            assert [name_of(s) for s in view["actions"]["w2"]] == ["load_rows", "refresh", "close"], view
+            assert "inputSchema" not in json.dumps(view), "full schemas only on request"
+            # Act from the read alone: arguments made from the signature text.
+            signature = next(s for s in view["actions"]["w2"] if name_of(s) == "load_rows")
+            arguments = arguments_from(signature)
+            is_error, page, _ = await call(
+                client, "app__act", {"window": "w2", "action": "load_rows", "arguments": arguments}
+            )
+            assert not is_error, page
+            assert len(page["result"]["rows"]) == arguments["limit"], (signature, arguments, page)
+            is_error, wrong, _ = await call(
+                client, "app__act", {"window": "w2", "action": "load_rows", "arguments": {"offset": "x"}}
+            )
+            assert is_error and wrong["signature"] == signature, wrong
+            assert {f["field"] for f in wrong["fields"]} == {"offset", "limit"}, wrong
         if surface.name == "dispatcher":
             assert "notifications/tools/list_changed" not in notes.methods, notes.methods
     print(f"python-sdk {label}: ok")

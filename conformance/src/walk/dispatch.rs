@@ -1,6 +1,7 @@
 //! Purview's dispatcher tools, driven as an agent on a host that never
 //! refreshes its tool list would: `app__read_windows` says what each
-//! operable window offers (with its inputSchema and annotations), and
+//! operable window offers (asked with `schemas: true`, so with each
+//! action's inputSchema and annotations beside its signature), and
 //! `app__act` calls it. So the walk reaches on the `dispatcher` surface
 //! what the per-window tools reach on the others.
 
@@ -20,6 +21,11 @@ use super::{PURVIEW_ACT, PURVIEW_READ, ToolInfo, Walk};
 /// The window id `app__act` uses for application-level actions.
 const APP: &str = "app";
 
+/// The action a signature such as `edit_field(field: string)` names.
+pub(super) fn signature_name(signature: &str) -> &str {
+    signature.split('(').next().unwrap_or(signature).trim()
+}
+
 impl Walk<'_> {
     /// What `app__read_windows` offers now, keyed `{window}__{action}` as
     /// the per-window tool would be named; empty when the server has no
@@ -33,22 +39,35 @@ impl Walk<'_> {
         if !listed.contains_key(PURVIEW_READ) || !listed.contains_key(PURVIEW_ACT) {
             return out;
         }
-        let outcome = self.main.call(PURVIEW_READ, &Map::new(), self.cfg.call_timeout).await;
+        let mut ask = Map::new();
+        ask.insert("schemas".into(), Value::Bool(true));
+        let outcome = self.main.call(PURVIEW_READ, &ask, self.cfg.call_timeout).await;
         self.search_secrets(self.step, "the answer to app__read_windows", &outcome.visible_text());
         let CallOutcome::Result { is_error: false, structured: Some(result), .. } = outcome else {
             return out;
         };
         let Some(actions) = result.get("actions").and_then(Value::as_object) else { return out };
+        let schemas = result.get("schemas").and_then(Value::as_object);
         for (window, list) in actions {
-            for action in list.as_array().into_iter().flatten() {
-                let Some(name) = action.get("name").and_then(Value::as_str) else { continue };
+            let definitions = schemas.and_then(|s| {
+                let entry = s.get(window)?;
+                // A window of a type already described names that window.
+                match entry.as_str() {
+                    Some(same_as) => s.get(same_as),
+                    None => Some(entry),
+                }
+            });
+            for signature in list.as_array().into_iter().flatten().filter_map(Value::as_str) {
+                let name = signature_name(signature);
+                let action = definitions.and_then(|d| d.get(name));
+                let field = |key: &str| action.and_then(|a| a.get(key)).cloned();
                 let tool_name = format!("{window}__{name}");
                 let definition = json!({
                     "name": tool_name,
-                    "title": action.get("title"),
-                    "description": action.get("description"),
-                    "inputSchema": action.get("inputSchema").cloned().unwrap_or(json!({"type": "object"})),
-                    "annotations": action.get("annotations"),
+                    "title": field("title"),
+                    "description": field("description"),
+                    "inputSchema": field("inputSchema").unwrap_or(json!({"type": "object"})),
+                    "annotations": field("annotations"),
                 });
                 let Ok(tool) = serde_json::from_value::<Tool>(definition) else { continue };
                 let target_window = (window != APP).then(|| window.clone());

@@ -161,11 +161,11 @@ impl Walk<'_> {
         let offered: std::collections::BTreeSet<String> = actions
             .iter()
             .flat_map(|(window, list)| {
-                list.as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|a| a.get("name").and_then(Value::as_str))
-                    .map(move |name| format!("{window}__{name}"))
+                list.as_array().into_iter().flatten().filter_map(Value::as_str).map(
+                    move |signature| {
+                        format!("{window}__{}", super::dispatch::signature_name(signature))
+                    },
+                )
             })
             .collect();
         let missing: Vec<&String> =

@@ -142,7 +142,7 @@ impl State {
     }
 
     /// Purview's app__read_windows extension: the snapshot plus, for each
-    /// operable window (and "app"), its available actions.
+    /// operable window (and "app"), its available actions as signatures.
     fn read_windows(&self, defect: &str) -> Value {
         let mut result = self.snapshot(defect);
         let mut actions: Map<String, Value> = self
@@ -150,11 +150,11 @@ impl State {
             .iter()
             .filter(|w| self.operable().contains(&w.id))
             .map(|w| {
-                let list = Self::actions(w.kind).iter().map(|a| json!({"name": a})).collect();
+                let list = Self::actions(w.kind).iter().map(|a| json!(format!("{a}()"))).collect();
                 (w.id.clone(), Value::Array(list))
             })
             .collect();
-        actions.insert("app".into(), json!([{"name": "reset"}]));
+        actions.insert("app".into(), json!(["reset()"]));
         result["actions"] = Value::Object(actions);
         result
     }

@@ -135,6 +135,8 @@ pub(crate) struct CompiledAction {
     /// for window actions.
     pub input_schema: Arc<JsonObject>,
     pub output_schema: Arc<JsonObject>,
+    /// The one-line form `app__read_windows` lists (crate::signature).
+    pub signature: Arc<str>,
     /// The argument names the action takes (not `expectedVersion`).
     pub params: Arc<[String]>,
     /// The input schema, compiled once.
@@ -156,6 +158,9 @@ impl CompiledAction {
             ));
         }
         input.insert("type".into(), "object".into());
+        // The name of the Rust type that holds the arguments: nothing a
+        // model can use, in every tools/list and every read.
+        input.remove("title");
         let properties =
             input.entry("properties").or_insert_with(|| Value::Object(JsonObject::new()));
         let Value::Object(properties) = properties else {
@@ -174,7 +179,7 @@ impl CompiledAction {
                 json!({
                     "type": "integer",
                     "minimum": 0,
-                    "description": "The version of this window you last read. If the window changed since, the call is rejected with stale_state and nothing happens."
+                    "description": "The version you last read"
                 }),
             );
         }
@@ -187,7 +192,10 @@ impl CompiledAction {
             .as_deref()
             .map(str::to_owned)
             .unwrap_or_else(|| naming::humanize(&spec.name));
+        let signature =
+            crate::signature::signature(&spec.name, &input, &spec.hints, spec.needs_approval());
         Ok(Self {
+            signature: signature.into(),
             spec,
             tool_title,
             input_schema: Arc::new(input),

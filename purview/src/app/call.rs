@@ -210,16 +210,32 @@ impl App {
     /// What `app__read_windows` returns: the `app://windows` snapshot
     /// (narrowed to `only`, when given; `operableWindowIds` stays whole) plus
     /// `actions`, each operable window's available actions (and `"app"`'s)
-    /// as tools/list describes them.
+    /// as one-line signatures such as
+    /// `edit_field(field: 'recipient'|'amount', value: string)`.
     ///
     /// ```
     /// let app = purview::App::builder().build();
     /// let view = app.read_windows(None).unwrap();
     /// assert_eq!(view["windows"], serde_json::json!([]));
+    /// assert!(view.get("schemas").is_none());
     /// ```
     pub fn read_windows(&self, only: Option<&[String]>) -> Result<Value, Error> {
-        let config = &self.shared.config;
-        self.shared.read(|state| catalog::read_windows(state, config, only))
+        self.shared.read(|state| catalog::read_windows(state, only, false))
+    }
+
+    /// [`App::read_windows`] with `schemas`, as `app__read_windows` answers
+    /// `{"schemas": true}`: for each id under `actions`, its actions' title,
+    /// description, full input schema and annotations by name — or, for a
+    /// window whose type an earlier entry already describes, that entry's
+    /// window id.
+    ///
+    /// ```
+    /// let app = purview::App::builder().build();
+    /// let view = app.read_windows_with_schemas(None).unwrap();
+    /// assert_eq!(view["schemas"], serde_json::json!({}));
+    /// ```
+    pub fn read_windows_with_schemas(&self, only: Option<&[String]>) -> Result<Value, Error> {
+        self.shared.read(|state| catalog::read_windows(state, only, true))
     }
 
     /// The transport's entry point: any tool, with who is calling.
@@ -233,11 +249,27 @@ impl App {
         match route(self.shared.config.surface, tool, arguments.unwrap_or_default())
             .map_err(|e| self.explain(e))?
         {
-            Request::ReadWindows(only) => {
-                self.read_windows(only.as_deref()).map_err(ToolError::from)
-            }
+            Request::ReadWindows { only, schemas } => self
+                .shared
+                .read(|state| catalog::read_windows(state, only.as_deref(), schemas))
+                .map_err(ToolError::from),
             Request::Action(call) => {
-                let result = self.call_action(call, caller, cancel).await?;
+                let (window, action) = (call.window.clone(), call.action.clone());
+                let dispatched = call.dispatched;
+                let result = self.call_action(call, caller, cancel).await;
+                let result = match result {
+                    Err(mut error) if dispatched && error.code == ErrorCode::ValidationFailed => {
+                        // The line the agent built its call from, to correct it by.
+                        error.signature = self
+                            .shared
+                            .read(|state| catalog::signature_of(state, &window, &action))
+                            .ok()
+                            .flatten()
+                            .map(|s| Box::from(&*s));
+                        Err(error)
+                    }
+                    other => other,
+                }?;
                 Ok(serde_json::to_value(result).unwrap_or_default())
             }
         }
@@ -253,7 +285,7 @@ impl App {
         match route(self.shared.config.surface, tool, arguments.unwrap_or_default())
             .map_err(|e| self.explain(e))?
         {
-            Request::ReadWindows(_) => Err(ToolError::new(
+            Request::ReadWindows { .. } => Err(ToolError::new(
                 ErrorCode::ActionNotAvailable,
                 "app__read_windows answers with a snapshot, not an action result: use App::read_windows or App::call_tool.",
             )),

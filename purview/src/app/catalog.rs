@@ -7,7 +7,7 @@ use std::sync::{Arc, LazyLock};
 use serde_json::{Map, Value, json};
 
 use super::{
-    actor::CompiledAction,
+    actor::{Actor, CompiledAction},
     builder::{Config, ToolSurface},
     registry::{Entry, State, ToolRef, WindowsRef},
 };
@@ -69,10 +69,7 @@ fn lookup<'a>(state: &'a State, tool: &ToolRef) -> Option<(Option<&'a Entry>, &'
 
 /// A tool's title and description: what it does, and where.
 fn words(config: &Config, window: Option<&Entry>, action: &CompiledAction) -> (String, String) {
-    let mut what = sentence(action.spec.description.as_deref().unwrap_or(&action.tool_title));
-    if action.spec.needs_approval() {
-        what.push_str(" Waits for the person's approval before it runs, and may be declined.");
-    }
+    let what = what_it_does(action);
     match window {
         Some(w) => (
             format!("{} · {} (window {})", action.tool_title, w.title, w.id),
@@ -85,6 +82,15 @@ fn words(config: &Config, window: Option<&Entry>, action: &CompiledAction) -> (S
     }
 }
 
+/// What an action does, in the same words for every window of its type.
+fn what_it_does(action: &CompiledAction) -> String {
+    let mut what = sentence(action.spec.description.as_deref().unwrap_or(&action.tool_title));
+    if action.spec.needs_approval() {
+        what.push_str(" Waits for the person's approval before it runs, and may be declined.");
+    }
+    what
+}
+
 /// Ends a description with a full stop, so a note can follow it.
 fn sentence(text: &str) -> String {
     let text = text.trim_end();
@@ -93,21 +99,42 @@ fn sentence(text: &str) -> String {
 
 /// The structuredContent of `app__read_windows`: the `app://windows`
 /// snapshot (narrowed to `only`, when given; `operableWindowIds` stays
-/// whole) plus, under `actions`, each operable window's available actions as
-/// tools/list would show them, keyed by bare action name.
-pub(super) fn read_windows(state: &State, config: &Config, only: Option<&[String]>) -> Value {
+/// whole) plus, under `actions`, each operable window's available actions
+/// as one-line signatures (crate::signature). With `with_schemas`, also
+/// `schemas`: each action's title, description, full input schema and
+/// annotations, given once per window type — a later window of a type
+/// already given names that window instead of repeating it.
+pub(super) fn read_windows(state: &State, only: Option<&[String]>, with_schemas: bool) -> Value {
     let wanted = |id: &str| only.is_none_or(|ids| ids.iter().any(|w| w == id));
     let windows: Vec<&Entry> = state.windows.values().filter(|e| wanted(&e.id)).collect();
     let mut actions = Map::new();
+    let mut schemas = Map::new();
+    let mut given: Vec<(&Actor, &str)> = Vec::new();
     for id in state.operable.iter().filter(|id| wanted(id)) {
         let Some(entry) = state.entry_by_id(id) else { continue };
-        actions
-            .insert(id.to_string(), Value::Array(action_list(config, Some(entry), &entry.actor)));
+        actions.insert(id.to_string(), signatures(&entry.actor));
+        if with_schemas {
+            let same_type = given.iter().find(|(earlier, _)| {
+                Arc::ptr_eq(&earlier.spec, &entry.actor.spec)
+                    && available(&entry.actor).all(|a| earlier_has(earlier, a))
+            });
+            let schema = match same_type {
+                Some((_, earlier)) => Value::from(*earlier),
+                None => definitions(&entry.actor),
+            };
+            if same_type.is_none() {
+                given.push((&entry.actor, id.as_ref()));
+            }
+            schemas.insert(id.to_string(), schema);
+        }
     }
     if let Some(app) = &state.app
         && !state.app_modal_open()
     {
-        actions.insert(naming::APP.to_owned(), Value::Array(action_list(config, None, app)));
+        actions.insert(naming::APP.to_owned(), signatures(app));
+        if with_schemas {
+            schemas.insert(naming::APP.to_owned(), definitions(app));
+        }
     }
     let mut snapshot = Map::new();
     snapshot.insert(
@@ -116,27 +143,48 @@ pub(super) fn read_windows(state: &State, config: &Config, only: Option<&[String
     );
     snapshot.insert("windows".into(), WindowsRef::from(windows).into());
     snapshot.insert("actions".into(), Value::Object(actions));
+    if with_schemas {
+        snapshot.insert("schemas".into(), Value::Object(schemas));
+    }
     Value::Object(snapshot)
 }
 
-fn action_list(config: &Config, window: Option<&Entry>, actor: &super::actor::Actor) -> Vec<Value> {
-    actor
-        .spec
-        .actions
-        .iter()
-        .zip(&actor.available)
-        .filter(|(_, on)| **on)
-        .map(|(action, _)| {
-            let (title, description) = words(config, window, action);
+/// The signature of the available action `action` of the window `window`
+/// (or `"app"`), for a `validation_failed` answer to `app__act`.
+pub(super) fn signature_of(state: &State, window: &str, action: &str) -> Option<Arc<str>> {
+    let actor =
+        if window == naming::APP { state.app.as_ref()? } else { &state.entry_by_id(window)?.actor };
+    let (_, action) = actor.spec.action(action)?;
+    Some(action.signature.clone())
+}
+
+fn available(actor: &Actor) -> impl Iterator<Item = &CompiledAction> {
+    actor.spec.actions.iter().zip(&actor.available).filter(|(_, on)| **on).map(|(a, _)| a)
+}
+
+fn earlier_has(earlier: &Actor, action: &CompiledAction) -> bool {
+    available(earlier).any(|a| a.spec.name == action.spec.name)
+}
+
+fn signatures(actor: &Actor) -> Value {
+    available(actor).map(|a| Value::from(&*a.signature)).collect()
+}
+
+/// Each available action's words, input schema and annotations, by name.
+fn definitions(actor: &Actor) -> Value {
+    let mut out = Map::new();
+    for action in available(actor) {
+        out.insert(
+            action.spec.name.to_string(),
             json!({
-                "name": action.spec.name,
-                "title": title,
-                "description": description,
+                "title": action.tool_title,
+                "description": what_it_does(action),
                 "inputSchema": Value::Object((*action.input_schema).clone()),
                 "annotations": action.spec.hints,
-            })
-        })
-        .collect()
+            }),
+        );
+    }
+    Value::Object(out)
 }
 
 fn object(value: Value) -> Arc<JsonObject> {
@@ -146,19 +194,15 @@ fn object(value: Value) -> Arc<JsonObject> {
     }
 }
 
-static READ_WINDOWS: LazyLock<ToolDefinition> = LazyLock::new(|| {
-    ToolDefinition {
+static READ_WINDOWS: LazyLock<ToolDefinition> = LazyLock::new(|| ToolDefinition {
     name: naming::READ_WINDOWS_TOOL.to_owned(),
     title: "Read the application's windows".to_owned(),
-    description: "Read the whole application in one call: every open window (its title, a one-sentence summary, and its content as blocks: text, fields, tables, lists, notices), operableWindowIds (the only windows you may act in right now), and under `actions` what each of them lets you do (name, description, arguments) — call those with app__act. Read again before deciding after any change you did not make yourself or after a failed call: a person may be using the application at the same time. Masked values (sensitive) cannot be read. Pass `windows` to read only some windows.".to_owned(),
+    description: READ_WINDOWS_DESCRIPTION.to_owned(),
     input_schema: object(json!({
         "type": "object",
         "properties": {
-            "windows": {
-                "type": "array",
-                "items": {"type": "string"},
-                "description": "Only these window ids (operableWindowIds is always complete). Leave out to read every window."
-            }
+            "windows": {"type": "array", "items": {"type": "string"}, "description": "Only these ids"},
+            "schemas": {"type": "boolean", "description": "Add full JSON Schemas"}
         }
     })),
     output_schema: object(json!({
@@ -168,10 +212,21 @@ static READ_WINDOWS: LazyLock<ToolDefinition> = LazyLock::new(|| {
             "windows": {"type": "array", "items": {"type": "object"}, "description": "Open windows with their content (app://windows)"},
             "actions": {
                 "type": "object",
-                "description": "For each operable window id (and \"app\"), its available actions",
-                "additionalProperties": {"type": "array", "items": {"type": "object"}}
+                "description": "For each operable window id (and \"app\"), its available actions as signatures",
+                "additionalProperties": {"type": "array", "items": {"type": "string"}}
+            },
+            "schemas": {
+                "type": "object",
+                "description": "With schemas: true, for each id under actions: its actions' title, description, inputSchema and annotations by name, or the id of an earlier window of the same type whose entry holds them",
+                "additionalProperties": {
+                    "anyOf": [
+                        {"type": "string"},
+                        {"type": "object", "additionalProperties": {"type": "object"}}
+                    ]
+                }
             }
-        }
+        },
+        "required": ["operableWindowIds", "windows", "actions"]
     })),
     annotations: ToolHints {
         read_only: Some(true),
@@ -179,8 +234,10 @@ static READ_WINDOWS: LazyLock<ToolDefinition> = LazyLock::new(|| {
         idempotent: Some(true),
         open_world: Some(false),
     },
-}
 });
+
+/// What a model reads before its first read: how to read a signature.
+const READ_WINDOWS_DESCRIPTION: &str = "Every window (title, summary, content, version), operableWindowIds (where you may act now) and what each offers, as signatures: edit_field(field: 'a'|'b', value: string); x?: optional, = default, rules in (): >=0, 1..9, len<=200, /regex/, secret; [destructive]: only if the user wants it. Call them with app__act.";
 
 static ACT: LazyLock<ToolDefinition> = LazyLock::new(|| {
     let mut output = output_schema(None);
@@ -193,14 +250,14 @@ static ACT: LazyLock<ToolDefinition> = LazyLock::new(|| {
     ToolDefinition {
         name: naming::ACT_TOOL.to_owned(),
         title: "Act in a window".to_owned(),
-        description: "Do something in the application: call `action` of the window `window` (an id from operableWindowIds, or \"app\" for application-wide actions) with `arguments`, as app__read_windows lists them; this reaches dialogs that opened after your tool list was fetched. Pass expectedVersion, the window's version as you last read it, so a change the person made meanwhile is not overwritten: on stale_state, read again and decide afresh. A failure comes back with a code and says what to do next (validation_failed names each wrong argument; blocked_by_modal names the window to deal with first). The result's `next` lists what can be operated now, including windows this call opened. Some actions are destructive (submitting, deleting): take them only when the user wants them.".to_owned(),
+        description: "Call an action app__read_windows lists: its window id (\"app\" for app-level ones), its name, the arguments its signature gives, and expectedVersion, the window's version as you read it (on stale_state, read again). Errors and results say what to do next.".to_owned(),
         input_schema: object(json!({
             "type": "object",
             "properties": {
-                "window": {"type": "string", "description": "The window id, from operableWindowIds; \"app\" for application-wide actions"},
-                "action": {"type": "string", "description": "The action's name, as listed under actions in app__read_windows"},
-                "arguments": {"type": "object", "description": "The action's own arguments, as its inputSchema describes them"},
-                "expectedVersion": {"type": "integer", "minimum": 0, "description": "The window's version as you last read it; if it changed since, nothing happens and stale_state comes back"}
+                "window": {"type": "string"},
+                "action": {"type": "string"},
+                "arguments": {"type": "object"},
+                "expectedVersion": {"type": "integer", "minimum": 0}
             },
             "required": ["window", "action"]
         })),

@@ -15,8 +15,9 @@ use crate::{
 
 /// What a call asks for, once its tool name is understood.
 pub(super) enum Request {
-    /// `app__read_windows`, optionally narrowed to some windows.
-    ReadWindows(Option<Vec<String>>),
+    /// `app__read_windows`, optionally narrowed to some windows, with or
+    /// without the actions' full schemas.
+    ReadWindows { only: Option<Vec<String>>, schemas: bool },
     /// An action, named directly or through `app__act`.
     Action(ActionCall),
 }
@@ -29,6 +30,9 @@ pub(super) struct ActionCall {
     pub expected_version: Option<Value>,
     /// A typed call's decoded arguments (then `arguments` is empty).
     pub typed: Option<Box<dyn std::any::Any + Send>>,
+    /// Named through `app__act`, from a read's signatures: a
+    /// `validation_failed` answer then repeats the signature.
+    pub dispatched: bool,
 }
 
 /// Which window and action a tool name (or `app__act`'s arguments) means,
@@ -62,32 +66,38 @@ pub(super) fn route(
         arguments,
         expected_version,
         typed: None,
+        dispatched: false,
     }))
 }
 
 /// `app__read_windows`'s arguments.
 fn read_windows_request(mut arguments: JsonObject) -> Result<Request, ToolError> {
+    let mut problems = Vec::new();
     let only = match arguments.remove("windows") {
         None | Some(Value::Null) => None,
         Some(Value::Array(ids)) if ids.iter().all(Value::is_string) => {
             Some(ids.iter().filter_map(Value::as_str).map(str::to_owned).collect())
         }
         Some(_) => {
-            return Err(ToolError::validation(vec![FieldError::new(
-                "windows",
-                "must be an array of window ids (strings)",
-            )]));
+            problems.push(FieldError::new("windows", "must be an array of window ids (strings)"));
+            None
         }
     };
-    let unknown: Vec<FieldError> = arguments
-        .keys()
-        .take(5)
-        .map(|k| validate::unknown_argument(k, &["windows".to_owned()]))
-        .collect();
-    if !unknown.is_empty() {
-        return Err(ToolError::validation(unknown));
+    let schemas = match arguments.remove("schemas") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => b,
+        Some(_) => {
+            problems.push(FieldError::new("schemas", "must be true or false"));
+            false
+        }
+    };
+    let params = ["windows", "schemas"].map(str::to_owned);
+    problems.extend(arguments.keys().take(5).map(|k| validate::unknown_argument(k, &params)));
+    if problems.is_empty() {
+        Ok(Request::ReadWindows { only, schemas })
+    } else {
+        Err(ToolError::validation(problems))
     }
-    Ok(Request::ReadWindows(only))
 }
 
 /// `app__act`'s arguments: the action's own arguments stay separate, so
@@ -140,6 +150,7 @@ fn act_request(mut arguments: JsonObject) -> Result<Request, ToolError> {
             arguments: inner,
             expected_version,
             typed: None,
+            dispatched: true,
         })),
         _ => Err(ToolError::validation(problems)),
     }

@@ -207,6 +207,7 @@ impl<R> Call<R> {
             arguments: JsonObject::new(),
             expected_version: None,
             typed: arguments,
+            dispatched: false,
         };
         let (result, value) = app.perform_typed(call).await?;
         // An action that returns nothing has `()` for its value.

@@ -181,6 +181,11 @@ pub struct ToolError {
     /// what can be operated instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next: Option<Box<Next>>,
+    /// Purview extension, with [`ErrorCode::ValidationFailed`] from
+    /// `app__act`: the action's signature as `app__read_windows` lists it,
+    /// to correct the call by.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<Box<str>>,
 }
 
 impl ToolError {
@@ -200,6 +205,7 @@ impl ToolError {
             blocked_by: None,
             reason: None,
             next: None,
+            signature: None,
         }
     }
 
