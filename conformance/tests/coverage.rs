@@ -26,7 +26,7 @@ async fn walk(surface: ToolSurface, pin: Option<&str>) -> Report {
     // goes through app__act, so the dialog is reached less often: it takes
     // more steps to call each of its actions.
     let steps = if surface == ToolSurface::Dispatcher { 800 } else { 400 };
-    let mut explorer = Explorer::new().seed(7).steps(steps).allow_destructive(true);
+    let mut explorer = Explorer::new().seed(9).steps(steps).allow_destructive(true);
     if let Some(pin) = pin {
         explorer = explorer.hint("pin", pin);
     }
