@@ -15,7 +15,7 @@ mod windows;
 use std::process::ExitCode;
 
 use clap::Parser;
-use purview::{App, cli::ServeArgs};
+use purview::{App, WhoApproves, cli::ServeArgs};
 
 /// order_desk: Purview's reference app (an order editor with a confirmation
 /// dialog, a 10,000-row report and a lock screen), served to AI agents over
@@ -26,11 +26,33 @@ struct Cli {
     #[command(flatten)]
     serve: ServeArgs,
 
-    /// Make `confirm` on the "Confirm submission" dialog wait for a person's
-    /// approval when an agent calls it (asked through the agent's client,
-    /// by MCP elicitation; refused if the client cannot ask).
+    /// Make `confirm` on the "Confirm submission" dialog and the editor's
+    /// `set_details` wait for a person's approval when an agent calls them.
+    /// order_desk has no window of its own to ask in, so the agent's client
+    /// asks its user (MCP elicitation on 2025-11-25; on 2026-07-28 a
+    /// question the client answers on retry); a client that cannot ask is
+    /// refused.
     #[arg(long)]
     require_approval: bool,
+
+    /// Whose yes counts: `client`, the calling client's user (a client with
+    /// no person behind it can approve its own calls); or `in-app`, only a
+    /// person at the app, which order_desk has none of, so every call that
+    /// needs approval is refused.
+    #[arg(long, value_enum, default_value_t = ApprovalsFrom::Client)]
+    approvals_from: ApprovalsFrom,
+
+    /// Seconds a person has to answer an approval question before it counts
+    /// as refused.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120)]
+    approval_timeout: u64,
+}
+
+/// The values of `--approvals-from`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ApprovalsFrom {
+    Client,
+    InApp,
 }
 
 #[tokio::main]
@@ -41,8 +63,16 @@ pub async fn main() -> ExitCode {
     let cli = Cli::parse();
     let mut builder = App::builder().tool_surface(cli.serve.tools);
     if cli.require_approval {
-        builder = builder.require_approval::<windows::ConfirmSubmission>("confirm");
+        builder = builder
+            .require_approval::<windows::ConfirmSubmission>("confirm")
+            .require_approval::<windows::OrderEditor>("set_details");
     }
+    builder = builder
+        .who_approves(match cli.approvals_from {
+            ApprovalsFrom::Client => WhoApproves::InAppOrClient,
+            ApprovalsFrom::InApp => WhoApproves::InApp,
+        })
+        .approval_timeout(std::time::Duration::from_secs(cli.approval_timeout));
     let app = windows::order_desk(builder);
     purview::cli::serve(&app, &cli.serve).await
 }

@@ -190,7 +190,7 @@ pub use action::{ActionOutput, ActionSpec, JsonObject, schema_for, unknown_actio
 pub use app::{
     AgentActivity, App, AppBuilder, Approval, ApprovalQueue, ApprovalRequest, Approver, Call,
     CalledBy, Change, Context, Error, Limits, PendingApproval, Performed, ToolOutcome, ToolSurface,
-    TypedCalls, VariantHandle, WindowHandle, WindowInfo, WindowKind,
+    TypedCalls, VariantHandle, WhoApproves, WindowHandle, WindowInfo, WindowKind,
 };
 pub use args::Args;
 pub use instructions::instructions;

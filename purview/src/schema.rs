@@ -177,10 +177,11 @@ pub(crate) fn next_schema() -> Value {
     })
 }
 
-/// The ToolResult shape of §12.3 with the action's own result inside.
-/// Nothing is `required`, so the error object (§7.4), which also travels in
+/// The ToolResult shape of §12.3 with the action's own result inside (and,
+/// for an action that may need approval, whose yes let it run). Nothing is
+/// `required`, so the error object (§7.4), which also travels in
 /// structuredContent, validates too.
-pub(crate) fn output_schema(result: Option<&JsonObject>) -> JsonObject {
+pub(crate) fn output_schema(result: Option<&JsonObject>, approval: bool) -> JsonObject {
     let mut properties = JsonObject::new();
     properties.insert(
         "message".into(),
@@ -204,6 +205,15 @@ pub(crate) fn output_schema(result: Option<&JsonObject>) -> JsonObject {
         properties.insert("result".into(), Value::Object(result));
     }
     properties.insert("next".into(), next_schema());
+    if approval {
+        properties.insert(
+            "approvedBy".into(),
+            json!({
+                "enum": ["in_app", "client", "policy"],
+                "description": "Whose approval let the call run: the person at the app, the client's user, or the app's policy"
+            }),
+        );
+    }
     let mut schema = JsonObject::new();
     schema.insert("type".into(), "object".into());
     schema.insert("properties".into(), Value::Object(properties));

@@ -12,7 +12,7 @@ use purview::{App, model::Snapshot};
 use rmcp::{
     ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt,
     model::{
-        CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
+        CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
         ElicitationAction, ElicitationCapability, FormElicitationCapability, Implementation,
         ProtocolVersion, ReadResourceRequestParams, ResourceContents,
         ResourceUpdatedNotificationParam, ServerNotification, SubscribeRequestParams,
@@ -216,6 +216,22 @@ impl Agent {
         Self::modern_over(client_side).await
     }
 
+    /// A 2026-07-28 session over an in-process duplex whose client can put
+    /// forms to its user, answering as `elicitation` says: approval
+    /// questions come back as `input_required`, which [`Agent::call`]
+    /// answers and retries (rmcp's client does), and [`Agent::call_once`]
+    /// returns as they are.
+    pub async fn modern_eliciting(app: &App, elicitation: Elicitation) -> Result<Self> {
+        let (server_side, client_side) = tokio::io::duplex(1 << 20);
+        let server = app.mcp_server();
+        tokio::spawn(async move {
+            if let Ok(running) = server.serve(server_side).await {
+                let _ = running.waiting().await;
+            }
+        });
+        Self::modern_over_with(client_side, Some(elicitation)).await
+    }
+
     /// A 2026-07-28 session over any client transport, listening as
     /// [`Agent::modern`] does.
     pub async fn modern_over<T, E, A>(client_side: T) -> Result<Self>
@@ -223,8 +239,20 @@ impl Agent {
         T: rmcp::transport::IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
+        Self::modern_over_with(client_side, None).await
+    }
+
+    /// [`Agent::modern_over`] with a client that answers elicitations.
+    pub async fn modern_over_with<T, E, A>(
+        client_side: T,
+        elicitation: Option<Elicitation>,
+    ) -> Result<Self>
+    where
+        T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
         let (tx, notes) = mpsc::unbounded_channel();
-        let client = Recorder { tx: tx.clone(), elicitation: None }
+        let client = Recorder { tx: tx.clone(), elicitation }
             .serve_with_lifecycle(
                 client_side,
                 ClientLifecycleMode::Discover {
@@ -326,6 +354,12 @@ impl Agent {
             structured: result.structured_content.unwrap_or(Value::Null),
             text,
         })
+    }
+
+    /// One tools/call exactly as given, without answering an
+    /// `input_required` result (2026-07-28): for driving the rounds by hand.
+    pub async fn call_once(&self, params: CallToolRequestParams) -> Result<CallToolResponse> {
+        Ok(self.client.call_tool_once(params).await?)
     }
 
     /// Waits for the next notification (up to 5 s).

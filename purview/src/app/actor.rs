@@ -185,7 +185,7 @@ impl CompiledAction {
         }
         let check =
             ArgumentCheck::compile(&input).map_err(|e| format!("action `{}`: {e}", spec.name))?;
-        let output = output_schema(spec.result_schema.as_ref());
+        let output = output_schema(spec.result_schema.as_ref(), spec.needs_approval());
         let result_shape = ResultShape::of(spec.result_schema.as_ref());
         let tool_title = spec
             .title

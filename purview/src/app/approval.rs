@@ -40,7 +40,6 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 
 use super::lock_unpoisoned;
-pub use crate::model::DenialReason;
 use crate::window::BoxFuture;
 
 /// A person's answer.
@@ -245,6 +244,82 @@ where
     }
 }
 
+/// The app's own rule for approval questions, when no one is asked
+/// ([`WhoApproves::Policy`]).
+pub type ApprovalPolicy = Arc<dyn Fn(&ApprovalRequest) -> Approval + Send + Sync>;
+
+/// Whose yes the app accepts for an action that needs approval
+/// ([`AppBuilder::who_approves`](crate::AppBuilder::who_approves)).
+///
+/// Only the app's own approver is the app's word that a person answered:
+/// a client asked by elicitation vouches for its user itself, and a client
+/// with no person behind it can answer its own question. An app whose
+/// agents may run unattended should accept only [`WhoApproves::InApp`].
+///
+/// Without a setting, the app takes its approver's yes when one is
+/// registered, and otherwise its clients' users' (which is
+/// [`WhoApproves::InAppOrClient`]).
+///
+/// ```
+/// use purview::{App, Approval, WhoApproves};
+/// let strict = App::builder().who_approves(WhoApproves::InApp).build();
+/// let rule = App::builder()
+///     .who_approves(WhoApproves::policy(|request| {
+///         if request.action == "archive" { Approval::Approve } else { Approval::Decline }
+///     }))
+///     .build();
+/// # drop((strict, rule));
+/// ```
+#[derive(Clone)]
+#[non_exhaustive]
+pub enum WhoApproves {
+    /// Only the person at the app, through its [`Approver`]. With none
+    /// registered, such calls are refused (`no_approver`), unless
+    /// [`AppBuilder::when_no_one_can_approve`](crate::AppBuilder::when_no_one_can_approve)
+    /// says otherwise; clients are never asked.
+    InApp,
+    /// The app's approver when one is registered, otherwise the calling
+    /// client's user: by MCP elicitation on 2025-11-25 sessions, by a
+    /// question the client answers on retry on 2026-07-28.
+    InAppOrClient,
+    /// No one is asked: the app's rule answers each request (the result
+    /// says `approvedBy: "policy"`). A panicking rule is a refusal.
+    Policy(ApprovalPolicy),
+}
+
+impl WhoApproves {
+    /// [`WhoApproves::Policy`] from a closure.
+    pub fn policy(rule: impl Fn(&ApprovalRequest) -> Approval + Send + Sync + 'static) -> Self {
+        Self::Policy(Arc::new(rule))
+    }
+
+    /// Whether the calling client's user may be asked.
+    pub(crate) fn trusts_client(&self) -> bool {
+        matches!(self, Self::InAppOrClient)
+    }
+}
+
+impl fmt::Debug for WhoApproves {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::InApp => "InApp",
+            Self::InAppOrClient => "InAppOrClient",
+            Self::Policy(_) => "Policy(..)",
+        })
+    }
+}
+
+impl fmt::Display for WhoApproves {
+    /// How `--help` texts and logs say it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::InApp => "only the person at the app",
+            Self::InAppOrClient => "the person at the app, or else the calling client's user",
+            Self::Policy(_) => "the app's own policy (no one is asked)",
+        })
+    }
+}
+
 /// One question waiting in an [`ApprovalQueue`].
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -370,6 +445,12 @@ pub(crate) trait AgentSession: Send + Sync {
     fn number(&self) -> u64;
     /// Asks the client's user `message`; `None` when this client cannot.
     fn elicit(&self, message: String, timeout: Duration) -> BoxFuture<'_, Option<Answer>>;
+    /// Whether this client is asked by a question it answers on retry
+    /// instead (2026-07-28, which allows no server-to-client request),
+    /// and can put a form to its user.
+    fn asks_on_retry(&self) -> bool {
+        false
+    }
 }
 
 /// What an elicitation came back with.
@@ -377,44 +458,4 @@ pub(crate) trait AgentSession: Send + Sync {
 pub(crate) enum Answer {
     Given(Approval),
     TimedOut,
-}
-
-/// Asks the app's approver, else the session, else no one; `Ok` only for a
-/// yes given in time.
-pub(super) async fn ask(
-    approver: Option<Arc<dyn Approver>>,
-    session: Option<&dyn AgentSession>,
-    request: ApprovalRequest,
-    timeout: Duration,
-    no_one: Approval,
-) -> Result<(), DenialReason> {
-    let nobody = || match no_one {
-        Approval::Approve => {
-            tracing::warn!(action = %request.action, "no one can approve; the app's policy lets it go ahead");
-            Ok(())
-        }
-        Approval::Decline => Err(DenialReason::NoApprover),
-    };
-    let answer = if let Some(approver) = approver {
-        match tokio::time::timeout(timeout, approver.ask(request)).await {
-            Ok(approval) => Answer::Given(approval),
-            Err(_) => Answer::TimedOut,
-        }
-    } else if let Some(session) = session {
-        let message = format!(
-            "{} Reply with approve = true to let it go ahead, false to refuse.",
-            request.describe()
-        );
-        match session.elicit(message, timeout).await {
-            Some(answer) => answer,
-            None => return nobody(),
-        }
-    } else {
-        return nobody();
-    };
-    match answer {
-        Answer::Given(Approval::Approve) => Ok(()),
-        Answer::Given(Approval::Decline) => Err(DenialReason::Declined),
-        Answer::TimedOut => Err(DenialReason::Timeout),
-    }
 }

@@ -3,7 +3,7 @@
 use std::{any::TypeId, fmt, str::FromStr, sync::Arc, time::Duration};
 
 use super::{
-    App, Approval, Approver, Error, Shared, Touched,
+    App, Approval, Approver, Error, Shared, Touched, WhoApproves,
     actor::{Actor, AsAppActions, Level},
     lock_unpoisoned,
     registry::State,
@@ -187,7 +187,16 @@ pub(crate) struct Config {
     pub approval_timeout: Duration,
     /// What a call that needs approval gets when no one can be asked.
     pub no_approver: Approval,
+    /// Whose yes the app accepts.
+    pub who_approves: WhoApproves,
+    /// The key sealing 2026-07-28 approval questions; `None`: one made per
+    /// process.
+    pub approval_key: Option<Arc<[u8]>>,
 }
+
+/// The shortest key [`AppBuilder::approval_key`] accepts (what the HMAC
+/// codec sealing approval questions requires).
+const MIN_APPROVAL_KEY: usize = 32;
 
 /// Installs the app-level action set into a fresh state.
 type InstallAppActions = Box<dyn FnOnce(&mut State) -> Result<(), String> + Send>;
@@ -229,6 +238,8 @@ impl AppBuilder {
                 limits: Limits::default(),
                 approval_timeout: Duration::from_secs(120),
                 no_approver: Approval::Decline,
+                who_approves: WhoApproves::InAppOrClient,
+                approval_key: None,
             },
             app_actions: None,
             approver: None,
@@ -338,6 +349,40 @@ impl AppBuilder {
         self
     }
 
+    /// Whose yes the app accepts for actions that need approval
+    /// ([`WhoApproves`]): only the person at the app, the person at the app
+    /// or else the calling client's user (the default), or the app's own
+    /// policy. Results say whose yes let a call run (`approvedBy`), and so
+    /// does the log.
+    ///
+    /// ```
+    /// use purview::{App, WhoApproves};
+    /// // A client with no person behind it cannot approve its own calls here.
+    /// let app = App::builder().who_approves(WhoApproves::InApp).build();
+    /// # drop(app);
+    /// ```
+    pub fn who_approves(mut self, who: WhoApproves) -> Self {
+        self.config.who_approves = who;
+        self
+    }
+
+    /// The key that signs the state of 2026-07-28 approval questions (which
+    /// the client sends back with its answer), at least 32 bytes. Without
+    /// one, each process makes its own, so an answer holds only in the
+    /// process that asked; give every replica of an app served behind one
+    /// address the same key. A shorter key is refused by
+    /// [`AppBuilder::try_build`].
+    ///
+    /// ```
+    /// let key = [7u8; 32]; // from your secret store, not a literal
+    /// let app = purview::App::builder().approval_key(key).build();
+    /// # drop(app);
+    /// ```
+    pub fn approval_key(mut self, key: impl AsRef<[u8]>) -> Self {
+        self.config.approval_key = Some(Arc::from(key.as_ref()));
+        self
+    }
+
     /// What agents and clients may ask of the app ([`Limits::default`]).
     pub fn limits(mut self, limits: Limits) -> Self {
         self.config.limits = limits;
@@ -398,6 +443,14 @@ impl AppBuilder {
         for check in &self.approval_checks {
             check.run().map_err(Error::InvalidDefinition)?;
         }
+        if let Some(key) = &self.config.approval_key
+            && key.len() < MIN_APPROVAL_KEY
+        {
+            return Err(Error::InvalidDefinition(format!(
+                "AppBuilder::approval_key: the key has {} bytes; give at least {MIN_APPROVAL_KEY} random bytes",
+                key.len()
+            )));
+        }
         state.required_approvals = self.required_approvals;
         if let Some(install) = self.app_actions {
             install(&mut state).map_err(Error::InvalidDefinition)?;
@@ -419,7 +472,9 @@ impl AppBuilder {
         state.settle(Touched { windows: vec![], app: true, topology: true });
         let shared = Shared::new(state, self.config);
         *lock_unpoisoned(&shared.approver) = self.approver;
-        Ok(App { shared: Arc::new(shared) })
+        let app = App { shared: Arc::new(shared) };
+        app.warn_if_no_one_can_approve();
+        Ok(app)
     }
 }
 

@@ -28,15 +28,15 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    App, ApprovalRequest, Error, Touched,
+    App, Error, Touched,
     actor::{DynActions, ResultShape},
     advice,
-    approval::{self, AgentSession},
+    approval::AgentSession,
     catalog,
     commit::{Finished, apply},
+    consent::{self, Approved, Question, Resume},
     context::Context,
     gates::{self, Target, When},
-    lock_unpoisoned,
     progress::ProgressFeed,
     route::{ActionCall, Request, route},
 };
@@ -59,13 +59,18 @@ tokio::task_local! {
 /// client asked for them.
 #[derive(Clone)]
 pub(crate) enum Caller {
-    Agent { session: Option<Arc<dyn AgentSession>>, progress: Option<Arc<ProgressFeed>> },
+    Agent {
+        session: Option<Arc<dyn AgentSession>>,
+        progress: Option<Arc<ProgressFeed>>,
+        /// A 2026-07-28 retry's answer to an approval question.
+        resume: Option<Resume>,
+    },
     Person,
 }
 
 impl Caller {
     /// An agent the transport knows nothing about (in-process calls).
-    const ANONYMOUS: Self = Self::Agent { session: None, progress: None };
+    const ANONYMOUS: Self = Self::Agent { session: None, progress: None, resume: None };
 
     fn is_agent(&self) -> bool {
         matches!(self, Self::Agent { .. })
@@ -73,15 +78,42 @@ impl Caller {
 }
 
 /// What phase 2 learned, for asking approval.
-struct Checked {
-    needs_approval: bool,
+pub(super) struct Checked {
+    pub needs_approval: bool,
     /// The window's version when checked; `None` for app-level actions.
-    version: Option<u64>,
-    window_title: Option<String>,
-    window_summary: Option<String>,
-    action_title: String,
-    params: Arc<[String]>,
-    check: Arc<crate::validate::ArgumentCheck>,
+    pub version: Option<u64>,
+    /// For an app-level action, what the app looked like when checked
+    /// ([`consent::pin`]).
+    pub pin: Option<u64>,
+    pub window_title: Option<String>,
+    pub window_summary: Option<String>,
+    pub action_title: String,
+    pub params: Arc<[String]>,
+    pub check: Arc<crate::validate::ArgumentCheck>,
+}
+
+/// Why a call stopped short of a result: refused, or (2026-07-28) waiting
+/// for the answer to an approval question the client is to put.
+pub(crate) enum Stop {
+    Refused(ToolError),
+    Ask(Box<Question>),
+}
+
+impl From<ToolError> for Stop {
+    fn from(error: ToolError) -> Self {
+        Self::Refused(error)
+    }
+}
+
+impl Stop {
+    /// For callers no question can be put to (the person, in-process
+    /// agents): a refusal. They never get asked by round trip.
+    fn refusal(self, action: &str, timeout: Duration) -> ToolError {
+        match self {
+            Self::Refused(error) => error,
+            Self::Ask(_) => consent::denied(action, DenialReason::NoApprover, timeout),
+        }
+    }
 }
 
 /// What a tools/call returns on the wire: `structuredContent` and `isError`.
@@ -201,9 +233,13 @@ impl App {
     pub async fn call_tool(&self, tool: &str, arguments: Option<JsonObject>) -> ToolOutcome {
         let outcome =
             self.call_tool_as(tool, arguments, Caller::ANONYMOUS, CancellationToken::new());
+        let timeout = self.shared.config.approval_timeout;
         match outcome.await {
             Ok(structured) => ToolOutcome { is_error: false, structured },
-            Err(error) => ToolOutcome { is_error: true, structured: error_value(&error) },
+            Err(stop) => {
+                let error = stop.refusal(tool, timeout);
+                ToolOutcome { is_error: true, structured: error_value(&error) }
+            }
         }
     }
 
@@ -245,20 +281,22 @@ impl App {
         arguments: Option<JsonObject>,
         caller: Caller,
         cancel: CancellationToken,
-    ) -> Result<Value, ToolError> {
+    ) -> Result<Value, Stop> {
         match route(self.shared.config.surface, tool, arguments.unwrap_or_default())
             .map_err(|e| self.explain(e))?
         {
             Request::ReadWindows { only, schemas } => self
                 .shared
                 .read(|state| catalog::read_windows(state, only.as_deref(), schemas))
-                .map_err(ToolError::from),
+                .map_err(|e| ToolError::from(e).into()),
             Request::Action(call) => {
                 let (window, action) = (call.window.clone(), call.action.clone());
                 let dispatched = call.dispatched;
                 let result = self.call_action(call, caller, cancel).await;
                 let result = match result {
-                    Err(mut error) if dispatched && error.code == ErrorCode::ValidationFailed => {
+                    Err(Stop::Refused(mut error))
+                        if dispatched && error.code == ErrorCode::ValidationFailed =>
+                    {
                         // The line the agent built its call from, to correct it by.
                         error.signature = self
                             .shared
@@ -266,7 +304,7 @@ impl App {
                             .ok()
                             .flatten()
                             .map(|s| Box::from(&*s));
-                        Err(error)
+                        Err(error.into())
                     }
                     other => other,
                 }?;
@@ -289,7 +327,12 @@ impl App {
                 ErrorCode::ActionNotAvailable,
                 "app__read_windows answers with a snapshot, not an action result: use App::read_windows or App::call_tool.",
             )),
-            Request::Action(call) => self.call_action(call, caller, cancel).await,
+            Request::Action(call) => {
+                let action = call.action.clone();
+                let timeout = self.shared.config.approval_timeout;
+                let result = self.call_action(call, caller, cancel).await;
+                result.map_err(|stop| stop.refusal(&action, timeout))
+            }
         }
     }
 
@@ -298,11 +341,13 @@ impl App {
         call: ActionCall,
         caller: Caller,
         cancel: CancellationToken,
-    ) -> Result<ToolResult, ToolError> {
-        self.run_phases(call, caller, cancel)
-            .await
-            .map(|(result, _)| result)
-            .map_err(|e| self.explain(e))
+    ) -> Result<ToolResult, Stop> {
+        self.run_phases(call, caller, cancel).await.map(|(result, _)| result).map_err(|stop| {
+            match stop {
+                Stop::Refused(error) => Stop::Refused(self.explain(error)),
+                ask => ask,
+            }
+        })
     }
 
     /// A typed call of the person's ([`Call`](crate::Call)): the person's
@@ -312,9 +357,10 @@ impl App {
         &self,
         call: ActionCall,
     ) -> Result<(ToolResult, Option<Box<dyn std::any::Any + Send>>), ToolError> {
+        let (action, timeout) = (call.action.clone(), self.shared.config.approval_timeout);
         self.run_phases(call, Caller::Person, CancellationToken::new())
             .await
-            .map_err(|e| self.explain(e))
+            .map_err(|stop| self.explain(stop.refusal(&action, timeout)))
     }
 
     async fn run_phases(
@@ -322,18 +368,23 @@ impl App {
         call: ActionCall,
         caller: Caller,
         cancel: CancellationToken,
-    ) -> Result<(ToolResult, Option<Box<dyn std::any::Any + Send>>), ToolError> {
+    ) -> Result<(ToolResult, Option<Box<dyn std::any::Any + Send>>), Stop> {
         refuse_reentry(&call)?;
         let checked = self.check(&call)?;
         let mut call = call;
+        let mut caller = caller;
+        let mut approved = None;
         if checked.needs_approval
-            && let Caller::Agent { session, .. } = &caller
+            && let Caller::Agent { session, resume, .. } = &mut caller
         {
-            self.approve(&mut call, &checked, session.as_deref(), &cancel).await?;
+            let resume = resume.take();
+            approved =
+                Some(self.approve(&mut call, &checked, session.as_deref(), resume, &cancel).await?);
         }
         let _serialized = self.shared.op_lock.lock().await;
+        let pin = approved.as_ref().and_then(|a| a.pin);
         let Prepared { target, index, mut working, base_revision, params, result_shape, timeout } =
-            self.prepare(&call)?;
+            self.prepare(&call, pin)?;
         let ActionCall { action, arguments, typed, .. } = call;
         let window = match &target {
             Target::Window { id, .. } => Some(id.clone()),
@@ -341,7 +392,7 @@ impl App {
         };
         let (called_by, progress) = match &caller {
             Caller::Person => (super::CalledBy::Person, None),
-            Caller::Agent { session, progress } => (
+            Caller::Agent { session, progress, .. } => (
                 super::CalledBy::Agent { session: session.as_ref().map(|s| s.number()) },
                 progress.clone(),
             ),
@@ -351,7 +402,7 @@ impl App {
         let outcome = run_handler(&mut working, &action, args, &mut cx, timeout, &cancel).await;
         let output = handler_output(outcome, &action, timeout, &cancel)?;
         if !cx.invalid.is_empty() {
-            return Err(ToolError::validation(std::mem::take(&mut cx.invalid)));
+            return Err(ToolError::validation(std::mem::take(&mut cx.invalid)).into());
         }
         if !cx.failures.is_empty() {
             tracing::error!(action = %action, failures = ?cx.failures, "an action used its context wrongly");
@@ -361,10 +412,11 @@ impl App {
                     "`{action}` could not complete ({}); nothing was changed. This is a defect in the application, not in your call.",
                     cx.failures.join("; ")
                 ),
-            ));
+            )
+            .into());
         }
         if cancel.is_cancelled() {
-            return Err(cancelled(&action));
+            return Err(cancelled(&action).into());
         }
         let effects = std::mem::take(&mut cx.effects);
         let finished =
@@ -380,7 +432,8 @@ impl App {
             .unwrap_or_else(|| default_message(&action, &opened));
         let result = output.result.map(|value| result_shape.wrap(value));
         let typed = output.typed.0;
-        Ok((ToolResult { message: Some(message), opened_window_ids: opened, result, next }, typed))
+        let approved_by = approved.map(|Approved { by, .. }| by);
+        Ok((ToolResult { message: Some(message), opened_window_ids: opened, result, next, approved_by }, typed))
     }
 
     /// Phase 2, outside the operation lock: the gates as they stand now, and
@@ -390,21 +443,22 @@ impl App {
             let (target, index) = gates::resolve(state, &call.window, &call.action)?;
             gates::check_operable(state, &target, index, &call.action, When::Before)?;
             gates::check_expected_version(state, &target, call.expected_version.as_ref())?;
-            let (actor, version, window_title, window_summary) = match &target {
+            let (actor, version, pin, window_title, window_summary) = match &target {
                 Target::Window { id, .. } => {
                     let entry = state.entry_by_id(id).ok_or_else(|| window_gone(&call.window))?;
                     let summary = entry.summary.clone();
-                    (&entry.actor, Some(entry.version), Some(entry.title.clone()), summary)
+                    (&entry.actor, Some(entry.version), None, Some(entry.title.clone()), summary)
                 }
                 Target::App => {
                     let app = state.app.as_ref().ok_or_else(|| window_gone(&call.window))?;
-                    (app, None, None, None)
+                    (app, None, Some(consent::pin(state)), None, None)
                 }
             };
             let action = &actor.spec.actions[index];
             Ok::<_, ToolError>(Checked {
                 needs_approval: action.spec.needs_approval(),
                 version,
+                pin,
                 window_title,
                 window_summary,
                 action_title: action.tool_title.clone(),
@@ -422,68 +476,18 @@ impl App {
         if problems.is_empty() { Ok(checked) } else { Err(ToolError::validation(problems)) }
     }
 
-    /// Asks a person to approve the call (before the operation lock, so the
-    /// app goes on meanwhile). A yes holds for the window as it was: the
-    /// call then expects the version it had when asked.
-    async fn approve(
-        &self,
-        call: &mut ActionCall,
-        checked: &Checked,
-        session: Option<&dyn AgentSession>,
-        cancel: &CancellationToken,
-    ) -> Result<(), ToolError> {
-        let limits = &self.shared.config.limits;
-        let asker = session.map_or(0, AgentSession::number);
-        let _place = self
-            .shared
-            .pending_approvals
-            .take(asker, limits.max_pending_approvals_per_session, limits.max_pending_approvals)
-            .map_err(|too_many| too_many_questions(&call.action, too_many))?;
-        let mut request = ApprovalRequest {
-            window_id: checked.version.map(|_| call.window.clone()),
-            window_title: checked.window_title.clone(),
-            window_summary: checked.window_summary.clone(),
-            action: call.action.clone(),
-            action_title: checked.action_title.clone(),
-            arguments: checked.check.shown(&call.arguments),
-            agent: session.map_or_else(|| "An agent".to_owned(), |s| s.describe()),
-            wording: None,
-        };
-        let wording = lock_unpoisoned(&self.shared.approval_wording).clone();
-        if let Some(wording) = wording {
-            // The app's own code: a panic in it is a refusal, not a crash.
-            let worded =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| wording(&request)));
-            request.wording = worded.ok().flatten();
-        }
-        let approver = lock_unpoisoned(&self.shared.approver).clone();
-        let timeout = self.shared.config.approval_timeout;
-        tracing::info!(action = %call.action, "asking a person to approve");
-        let answer = tokio::select! {
-            () = cancel.cancelled() => return Err(cancelled(&call.action)),
-            answer = approval::ask(approver, session, request, timeout, self.shared.config.no_approver) => answer,
-        };
-        match answer {
-            Ok(()) => {
-                if call.expected_version.is_none() {
-                    call.expected_version = checked.version.map(Value::from);
-                }
-                Ok(())
-            }
-            Err(reason) => {
-                tracing::info!(action = %call.action, %reason, "approval not given");
-                Err(denied(&call.action, reason, timeout))
-            }
-        }
-    }
-
-    /// Phase 3, under the operation lock: the gates again, and a working copy.
-    fn prepare(&self, call: &ActionCall) -> Result<Prepared, ToolError> {
+    /// Phase 3, under the operation lock: the gates again (and, for an
+    /// app-level action approved at `pin`, the same pin), and a working copy.
+    fn prepare(&self, call: &ActionCall, pin: Option<u64>) -> Result<Prepared, ToolError> {
         let default_timeout = self.shared.config.default_timeout;
+        let approval_timeout = self.shared.config.approval_timeout;
         self.shared.read(|state| {
             let (target, index) = gates::resolve(state, &call.window, &call.action)?;
             gates::check_operable(state, &target, index, &call.action, When::Before)?;
             gates::check_expected_version(state, &target, call.expected_version.as_ref())?;
+            if matches!(target, Target::App) && pin.is_some_and(|pin| pin != consent::pin(state)) {
+                return Err(consent::denied(&call.action, DenialReason::Changed, approval_timeout));
+            }
             let actor = match &target {
                 Target::Window { id, .. } => state.entry_by_id(id).map(|e| &e.actor),
                 Target::App => state.app.as_ref(),
@@ -621,46 +625,7 @@ fn window_gone(window: &str) -> ToolError {
     )
 }
 
-/// The `limit_reached` error for a question that was not asked because too
-/// many already wait.
-fn too_many_questions(action: &str, too_many: approval::TooMany) -> ToolError {
-    let why = match too_many {
-        approval::TooMany::FromSession(n) => format!(
-            "your session already has {n} approval questions waiting for an answer, its limit"
-        ),
-        approval::TooMany::InAll(n) => {
-            format!("{n} approval questions are already waiting for an answer, the app's limit")
-        }
-    };
-    ToolError::new(
-        ErrorCode::LimitReached,
-        format!(
-            "`{action}` needs a person's approval, but {why}. Nothing was changed and no one was asked; wait for an answer to the questions already asked before calling again."
-        ),
-    )
-}
-
-/// The `approval_denied` error, saying what happened and that calling again
-/// asks again.
-fn denied(action: &str, reason: DenialReason, timeout: Duration) -> ToolError {
-    let message = match reason {
-        DenialReason::Declined => format!(
-            "The person declined `{action}`; nothing was changed. Calling again asks them again."
-        ),
-        DenialReason::NoApprover => format!(
-            "`{action}` needs a person's approval, and no one could be asked: this application has no approver and your client cannot ask its user. Nothing was changed; ask the user to do it in the application themselves."
-        ),
-        DenialReason::Timeout => format!(
-            "No one approved `{action}` within {} s; nothing was changed. Calling again asks again.",
-            timeout.as_secs()
-        ),
-    };
-    let mut error = ToolError::new(ErrorCode::ApprovalDenied, message);
-    error.reason = Some(reason);
-    error
-}
-
-fn cancelled(action: &str) -> ToolError {
+pub(super) fn cancelled(action: &str) -> ToolError {
     ToolError::new(
         ErrorCode::ActionFailed,
         format!("`{action}` was cancelled before it took effect; nothing was changed."),

@@ -240,7 +240,7 @@ static READ_WINDOWS: LazyLock<ToolDefinition> = LazyLock::new(|| ToolDefinition 
 const READ_WINDOWS_DESCRIPTION: &str = "Every window (title, summary, content, version), operableWindowIds (where you may act now) and what each offers, as signatures: edit_field(field: 'a'|'b', value: string); x?: optional, = default, rules in (): >=0, 1..9, len<=200, /regex/, secret; [destructive]: only if the user wants it. Call them with app__act.";
 
 static ACT: LazyLock<ToolDefinition> = LazyLock::new(|| {
-    let mut output = output_schema(None);
+    let mut output = output_schema(None, true);
     if let Some(Value::Object(properties)) = output.get_mut("properties") {
         properties.insert(
             "result".into(),

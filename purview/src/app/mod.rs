@@ -31,6 +31,7 @@ mod call;
 mod catalog;
 mod changes;
 mod commit;
+pub(crate) mod consent;
 mod context;
 mod error;
 mod gates;
@@ -46,9 +47,11 @@ mod typed;
 use std::{fmt, marker::PhantomData, sync::Arc};
 
 pub use activity::{AgentActivity, WindowInfo};
-pub use approval::{Approval, ApprovalQueue, ApprovalRequest, Approver, PendingApproval};
+pub use approval::{
+    Approval, ApprovalQueue, ApprovalRequest, Approver, PendingApproval, WhoApproves,
+};
 pub use builder::{AppBuilder, Limits, ToolSurface};
-pub(crate) use call::Caller;
+pub(crate) use call::{Caller, Stop};
 pub use call::ToolOutcome;
 pub use changes::Change;
 pub use context::{CalledBy, Context};

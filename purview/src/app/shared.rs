@@ -79,6 +79,13 @@ pub(super) struct Shared {
     pub approval_wording: Mutex<Option<super::approval::Wording>>,
     /// Approval questions waiting for an answer.
     pub pending_approvals: super::approval::PendingApprovals,
+    /// 2026-07-28 approval answers already used, and new questions' nonces.
+    pub redeemed: super::consent::Redeemed,
+    /// How the transport seals 2026-07-28 approval questions (made once,
+    /// with the app's key or a per-process one).
+    pub state_seal: std::sync::OnceLock<Arc<dyn super::consent::StateSeal>>,
+    /// Whether the app has said that no one can approve (said once).
+    pub approval_warned: std::sync::atomic::AtomicBool,
     pub config: Config,
 }
 
@@ -94,6 +101,9 @@ impl Shared {
             approver: Mutex::new(None),
             approval_wording: Mutex::new(None),
             pending_approvals: Default::default(),
+            redeemed: Default::default(),
+            state_seal: std::sync::OnceLock::new(),
+            approval_warned: Default::default(),
             config,
         }
     }

@@ -15,7 +15,7 @@ mod tool;
 pub use block::{Block, BlockKind, FieldItem, Severity};
 pub use definition::{ToolDefinition, ToolHints};
 pub use snapshot::{Snapshot, WindowState};
-pub use tool::{DenialReason, ErrorCode, FieldError, Next, ToolError, ToolResult};
+pub use tool::{ApprovedBy, DenialReason, ErrorCode, FieldError, Next, ToolError, ToolResult};
 
 /// The URI of the protocol's single resource (§4.1).
 pub const WINDOWS_URI: &str = "app://windows";

@@ -16,6 +16,16 @@ pub enum DenialReason {
     NoApprover,
     /// No answer came in time.
     Timeout,
+    /// What an app-level action depends on (the app's windows, modals or
+    /// state) changed while the person decided: the yes no longer holds.
+    Changed,
+    /// A 2026-07-28 retry came back after its question expired.
+    Expired,
+    /// A 2026-07-28 retry's answer had been used before: a yes applies once.
+    Replayed,
+    /// A 2026-07-28 retry's `requestState` was altered, belongs to another
+    /// call, or came with other arguments than those approved.
+    Invalid,
 }
 
 impl fmt::Display for DenialReason {
@@ -24,6 +34,42 @@ impl fmt::Display for DenialReason {
             Self::Declined => "declined",
             Self::NoApprover => "no_approver",
             Self::Timeout => "timeout",
+            Self::Changed => "changed",
+            Self::Expired => "expired",
+            Self::Replayed => "replayed",
+            Self::Invalid => "invalid",
+        })
+    }
+}
+
+/// Whose yes let an approval-requiring call run: the `approvedBy` of its
+/// result, and of the app's log line.
+///
+/// ```
+/// use purview::model::ApprovedBy;
+/// assert_eq!(serde_json::to_value(ApprovedBy::Client).unwrap(), "client");
+/// assert_eq!(ApprovedBy::InApp.to_string(), "in_app");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ApprovedBy {
+    /// The person at the app, through the app's own approver (its GUI).
+    InApp,
+    /// The calling client's user, asked by MCP elicitation (or, on
+    /// 2026-07-28, by a question the client put and answered on retry).
+    /// Only the client vouches that a person gave it.
+    Client,
+    /// No one was asked: the app's own policy said yes.
+    Policy,
+}
+
+impl fmt::Display for ApprovedBy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::InApp => "in_app",
+            Self::Client => "client",
+            Self::Policy => "policy",
         })
     }
 }
@@ -50,6 +96,10 @@ pub struct ToolResult {
     /// read resources show the model nothing else.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next: Option<Next>,
+    /// Purview extension: for an action that needed a person's approval,
+    /// whose yes let it run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approved_by: Option<ApprovedBy>,
 }
 
 /// What an agent can operate now: every operable window's available action

@@ -8,6 +8,7 @@ pub(crate) mod guard;
 mod http;
 mod http_sessions;
 pub(crate) mod lines;
+mod round_trip;
 mod sessions;
 
 use std::sync::{
@@ -18,7 +19,7 @@ use std::sync::{
 use rmcp::{
     ErrorData as McpError, Peer, RoleServer, ServerHandler, ServiceExt,
     model::{
-        CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
+        CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ProtocolVersion,
         ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
         ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ServerCapabilities,
         ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool, ToolAnnotations,
@@ -34,7 +35,7 @@ pub use http::{HttpOptions, HttpServer};
 use self::sessions::{LegacySession, ListenStream};
 use crate::{
     App, Error, ToolSurface,
-    app::{Caller, broadcast::Subscription, lock_unpoisoned, progress::ProgressFeed},
+    app::{Caller, Stop, broadcast::Subscription, lock_unpoisoned, progress::ProgressFeed},
     model::{ToolDefinition, WINDOWS_URI},
     validate::echo,
 };
@@ -200,6 +201,7 @@ impl App {
         R: tokio::io::AsyncRead + Unpin + Send + 'static,
         W: tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
+        self.warn_if_no_one_can_approve();
         let transport = lines::LineTransport::new(reader, writer);
         let flushed = transport.flushed();
         let stalled = transport.stalled();
@@ -264,6 +266,18 @@ fn connection_gone(
 ) -> Option<tokio_util::sync::CancellationToken> {
     let parts = context.extensions.get::<axum::http::request::Parts>()?;
     parts.extensions.get::<fair::ConnectionMark>().map(|mark| mark.gone.clone())
+}
+
+/// Whether a request's client is asked to approve by a question it answers
+/// on retry: 2026-07-28 or later, which allows no server-to-client request,
+/// from a client that can put a form to its user.
+fn asks_on_retry(context: &RequestContext<RoleServer>) -> bool {
+    let new = context.protocol_version().is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+    let form = context.client_capabilities().and_then(|c| c.elicitation).is_some_and(|e| {
+        // Neither mode named means form, for older clients.
+        e.form.is_some() || e.url.is_none()
+    });
+    new && form
 }
 
 fn rmcp_tool(tool: ToolDefinition) -> Tool {
@@ -440,12 +454,18 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         // A client that cancels the request gets nothing applied.
-        let session =
-            sessions::PeerSession { peer: context.peer.clone(), number: self.session.number };
+        let session = sessions::PeerSession {
+            peer: context.peer.clone(),
+            number: self.session.number,
+            client: context.client_info().map(|info| info.name),
+            asks_on_retry: asks_on_retry(&context),
+        };
         // Progress only for a client that asked, with a token.
         let token = context.meta.get_progress_token();
         let progress = token.as_ref().map(|_| ProgressFeed::new());
-        let caller = Caller::Agent { session: Some(Arc::new(session)), progress: progress.clone() };
+        let resume = round_trip::resume_of(&self.app, &request);
+        let caller =
+            Caller::Agent { session: Some(Arc::new(session)), progress: progress.clone(), resume };
         // Over HTTP, a call whose connection has closed has no one to answer
         // to: it is cancelled, so an approval question it waits on is
         // withdrawn instead of staying until the approval timeout.
@@ -461,7 +481,7 @@ impl ServerHandler for McpServer {
             });
             done.drop_guard()
         });
-        let call = self.app.call_tool_as(&request.name, request.arguments, caller, cancel);
+        let call = self.app.call_tool_as(&request.name, request.arguments.clone(), caller, cancel);
         let outcome = match (token, progress) {
             (Some(token), Some(feed)) => {
                 sessions::with_progress(&context.peer, token, &feed, call).await
@@ -470,11 +490,14 @@ impl ServerHandler for McpServer {
         };
         let result = match outcome {
             Ok(structured) => CallToolResult::structured(structured),
-            Err(err) => {
+            Err(Stop::Refused(err)) => {
                 // Debug-quoting keeps a newline or escape in a client's tool
                 // name from forging log lines.
                 tracing::info!(tool = ?echo(&request.name), code = %err.code, "call rejected");
                 CallToolResult::structured_error(serde_json::to_value(err).unwrap_or_default())
+            }
+            Err(Stop::Ask(question)) => {
+                return Ok(round_trip::ask(&self.app, &request, &question).into());
             }
         };
         Ok(result.into())

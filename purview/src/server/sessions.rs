@@ -80,31 +80,28 @@ impl Subscriber for ListenStream {
 }
 
 /// The calling agent's session, for asking its user to approve an action
-/// (MCP elicitation, form mode: one boolean). Only sessions that declared
-/// the capability are asked; 2026-07-28 sessions cannot be sent requests,
-/// so they are never asked this way.
+/// (MCP elicitation, form mode: one boolean). Only clients that declared
+/// the capability are asked; 2026-07-28 requests cannot be answered with
+/// a request, so those clients are asked by a question they answer on
+/// retry (round_trip.rs) instead.
 pub(super) struct PeerSession {
     pub peer: Peer<RoleServer>,
     pub number: u64,
+    /// The client's name, from this request or the session's handshake.
+    pub client: Option<String>,
+    /// Whether this request is 2026-07-28 or later from a client that can
+    /// put a form to its user.
+    pub asks_on_retry: bool,
 }
-
-/// The form a client shows its user.
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-struct ApprovalForm {
-    /// Let the agent go ahead.
-    approve: bool,
-}
-
-rmcp::elicit_safe!(ApprovalForm);
 
 impl AgentSession for PeerSession {
     fn describe(&self) -> String {
-        let client = self
-            .peer
-            .peer_info()
-            .map(|info| info.client_info.name.clone())
-            .unwrap_or_else(|| "An agent".to_owned());
-        format!("{} (session {})", crate::validate::echo(&client), self.number)
+        let client = self.client.as_deref().unwrap_or("An agent");
+        format!("{} (session {})", crate::validate::echo(client), self.number)
+    }
+
+    fn asks_on_retry(&self) -> bool {
+        self.asks_on_retry
     }
 
     fn number(&self) -> u64 {
@@ -116,7 +113,7 @@ impl AgentSession for PeerSession {
             if !self.peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {
                 return None;
             }
-            let asked = self.peer.elicit_with_timeout::<ApprovalForm>(message, Some(timeout)).await;
+            let asked = self.peer.elicit_with_timeout::<super::round_trip::ApprovalForm>(message, Some(timeout)).await;
             match asked {
                 Ok(Some(form)) => Some(Answer::Given(if form.approve {
                     Approval::Approve

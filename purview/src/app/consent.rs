@@ -1,0 +1,485 @@
+//! The yes an approval-requiring call needs, between phases 2 and 3 of a
+//! call (call.rs), from whom the app accepts it ([`WhoApproves`]): the
+//! app's own approver, the calling client's user, or the app's policy.
+//!
+//! The client's user is asked in one of two ways, by protocol generation:
+//! - **2025-11-25**: an elicitation request, answered while the call waits;
+//! - **2026-07-28**, which allows no server-to-client request: the call
+//!   ends with a [`Question`] (the transport answers `input_required` with
+//!   the same form and a sealed `requestState`), and the client calls again
+//!   with the answer and that state ([`Resume`]). The state carries a
+//!   [`Ticket`]: the window, its version (or, for an app-level action, a
+//!   [`pin`] of what the app looks like), the action and a once-only nonce.
+//!   The transport seals it, with the call's arguments as associated data
+//!   and the approval timeout as its lifetime, so an altered state, other
+//!   arguments or a late answer do not open; [`Redeemed`] refuses a second
+//!   use of the same answer.
+//!
+//! Whatever way the yes came, it holds only for what was asked about: the
+//! call then expects the window's version as it was (else `stale_state`),
+//! and an app-level action expects the same pin (else `approval_denied`
+//! with reason `changed`).
+
+use std::{
+    collections::HashMap,
+    hash::{Hash, Hasher},
+    panic::{AssertUnwindSafe, catch_unwind},
+    sync::{
+        Mutex,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::{
+    App, Approval, ApprovalRequest, WhoApproves,
+    approval::{AgentSession, Answer, TooMany},
+    call::{Checked, Stop, cancelled},
+    lock_unpoisoned,
+    registry::State,
+    route::ActionCall,
+};
+use crate::model::{ApprovedBy, DenialReason, ErrorCode, ToolError};
+
+/// Answers kept to refuse their second use, at most. Each stays for one
+/// approval timeout, after which its state no longer opens anyway.
+const MAX_REDEEMED: usize = 4096;
+
+/// What a 2026-07-28 approval question was about: sealed into the
+/// `requestState` the client sends back with its answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Ticket {
+    /// Once only ([`Redeemed`]).
+    pub nonce: String,
+    /// The window id as the call named it (`app` for app-level actions).
+    pub window: String,
+    pub action: String,
+    /// The window's version when asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<u64>,
+    /// For an app-level action, the [`pin`] when asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pin: Option<u64>,
+}
+
+/// A 2026-07-28 retry that carries a `requestState`, as the transport
+/// opened it.
+#[derive(Debug, Clone)]
+pub(crate) enum Resume {
+    /// The state opened: what it was about, and the answer given (`None`
+    /// when the client sent none).
+    Answered { ticket: Ticket, answer: Option<Approval> },
+    /// The state did not open: expired, or altered / for other arguments.
+    Unusable(DenialReason),
+}
+
+/// The question a 2026-07-28 call ends with: for the client to put to its
+/// user and send back answered, with the sealed ticket.
+#[derive(Debug, Clone)]
+pub(crate) struct Question {
+    pub ticket: Ticket,
+    /// The same words 2025-11-25 clients get in their elicitation.
+    pub message: String,
+    /// How long the answer may take.
+    pub expires_in: Duration,
+}
+
+/// Seals and opens tickets for the transport's `requestState` (rmcp's
+/// HMAC codec lives on the transport side).
+pub(crate) trait StateSeal: Send + Sync {
+    /// `ticket` as an opaque string bound to `bound_to` (the call's tool
+    /// name and arguments), valid for `ttl`.
+    fn seal(&self, ticket: &Ticket, bound_to: &[u8], ttl: Duration) -> String;
+    /// The ticket, if `sealed` is genuine, unexpired and bound to `bound_to`.
+    fn open(&self, sealed: &str, bound_to: &[u8]) -> Result<Ticket, DenialReason>;
+}
+
+/// What a yes holds for.
+pub(super) struct Approved {
+    pub by: ApprovedBy,
+    /// For an app-level action, the [`pin`] it was given for.
+    pub pin: Option<u64>,
+}
+
+/// Answers already used, and the nonces of new questions.
+pub(crate) struct Redeemed {
+    used: Mutex<HashMap<String, Instant>>,
+    /// Random per process, so two processes sharing a key (replicas, a
+    /// restart) do not hand out the same nonce.
+    prefix: u64,
+    next: AtomicU64,
+}
+
+impl Default for Redeemed {
+    fn default() -> Self {
+        let prefix = getrandom::u64().unwrap_or_else(|_| {
+            use std::hash::BuildHasher;
+            std::collections::hash_map::RandomState::new().hash_one(std::process::id())
+        });
+        Self { used: Mutex::default(), prefix, next: AtomicU64::new(1) }
+    }
+}
+
+/// Why an answer cannot be used.
+enum NotAgain {
+    Used,
+    Full,
+}
+
+impl Redeemed {
+    fn nonce(&self) -> String {
+        format!("{:016x}{:016x}", self.prefix, self.next.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Marks `nonce` used for `keep`; refuses one used before. Check and
+    /// mark happen under one lock, so two retries racing apply once.
+    fn redeem(&self, nonce: &str, keep: Duration) -> Result<(), NotAgain> {
+        let now = Instant::now();
+        let mut used = lock_unpoisoned(&self.used);
+        if used.get(nonce).is_some_and(|until| *until > now) {
+            return Err(NotAgain::Used);
+        }
+        if used.len() >= MAX_REDEEMED {
+            used.retain(|_, until| *until > now);
+            if used.len() >= MAX_REDEEMED {
+                return Err(NotAgain::Full);
+            }
+        }
+        used.insert(nonce.to_owned(), now + keep);
+        Ok(())
+    }
+}
+
+/// What an app-level action's approval depends on: the open windows (ids,
+/// which are modal, and their owners) and the app-level state's revision.
+/// A window opening or closing, a modal coming or going, or the app's own
+/// state changing gives another pin.
+pub(super) fn pin(state: &State) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    state.app.as_ref().map(|app| app.revision).hash(&mut hasher);
+    for entry in state.windows.values() {
+        (&*entry.id, entry.modal, entry.owner.as_deref()).hash(&mut hasher);
+    }
+    hasher.finish()
+}
+
+impl App {
+    /// Gets the yes `call` needs, or the refusal; on 2026-07-28 the first
+    /// call ends in a [`Stop::Ask`] instead. A yes makes the call expect
+    /// the window's version as it was asked about.
+    pub(super) async fn approve(
+        &self,
+        call: &mut ActionCall,
+        checked: &Checked,
+        session: Option<&dyn AgentSession>,
+        resume: Option<Resume>,
+        cancel: &CancellationToken,
+    ) -> Result<Approved, Stop> {
+        let who = self.shared.config.who_approves.clone();
+        let timeout = self.shared.config.approval_timeout;
+        if let Some(resume) = resume {
+            return Ok(self.redeem(call, &who, resume)?);
+        }
+        let request = self.approval_request(call, checked, session);
+        let approver = lock_unpoisoned(&self.shared.approver).clone();
+        tracing::info!(action = %call.action, "asking for approval");
+        let answer = match (&who, approver, session) {
+            (WhoApproves::Policy(rule), ..) => {
+                match catch_unwind(AssertUnwindSafe(|| rule(&request))) {
+                    Ok(Approval::Approve) => Ok(ApprovedBy::Policy),
+                    Ok(Approval::Decline) => Err(DenialReason::Declined),
+                    Err(_) => {
+                        tracing::error!(action = %call.action, "the app's approval policy panicked; refusing");
+                        Err(DenialReason::Declined)
+                    }
+                }
+            }
+            (_, Some(approver), _) => {
+                let _place = self.take_place(call, session)?;
+                tokio::select! {
+                    () = cancel.cancelled() => return Err(cancelled(&call.action).into()),
+                    answer = tokio::time::timeout(timeout, approver.ask(request)) => match answer {
+                        Ok(Approval::Approve) => Ok(ApprovedBy::InApp),
+                        Ok(Approval::Decline) => Err(DenialReason::Declined),
+                        Err(_) => Err(DenialReason::Timeout),
+                    },
+                }
+            }
+            (who, None, Some(session)) if who.trusts_client() => {
+                let message = question_text(&request);
+                if session.asks_on_retry() {
+                    return Err(Stop::Ask(Box::new(self.question(call, checked, message))));
+                }
+                let _place = self.take_place(call, Some(session))?;
+                let asked = tokio::select! {
+                    () = cancel.cancelled() => return Err(cancelled(&call.action).into()),
+                    answer = session.elicit(message, timeout) => answer,
+                };
+                match asked {
+                    Some(Answer::Given(Approval::Approve)) => Ok(ApprovedBy::Client),
+                    Some(Answer::Given(Approval::Decline)) => Err(DenialReason::Declined),
+                    Some(Answer::TimedOut) => Err(DenialReason::Timeout),
+                    None => self.no_one_asked(call),
+                }
+            }
+            _ => self.no_one_asked(call),
+        };
+        match answer {
+            Ok(by) => {
+                tracing::info!(action = %call.action, approved_by = %by, "approval given");
+                if call.expected_version.is_none() {
+                    call.expected_version = checked.version.map(Value::from);
+                }
+                Ok(Approved { by, pin: checked.pin })
+            }
+            Err(reason) => {
+                tracing::info!(action = %call.action, %reason, "approval not given");
+                Err(denied(&call.action, reason, timeout).into())
+            }
+        }
+    }
+
+    /// A 2026-07-28 retry: the answer holds only once, only for the call it
+    /// was asked about, and only from a client the app trusts.
+    fn redeem(
+        &self,
+        call: &mut ActionCall,
+        who: &WhoApproves,
+        resume: Resume,
+    ) -> Result<Approved, ToolError> {
+        let timeout = self.shared.config.approval_timeout;
+        let refuse = |reason| {
+            tracing::info!(action = %call.action, %reason, "approval answer refused");
+            denied(&call.action, reason, timeout)
+        };
+        let (ticket, answer) = match resume {
+            Resume::Unusable(reason) => return Err(refuse(reason)),
+            Resume::Answered { ticket, answer } => (ticket, answer),
+        };
+        if ticket.window != call.window || ticket.action != call.action || !who.trusts_client() {
+            return Err(refuse(DenialReason::Invalid));
+        }
+        match self.shared.redeemed.redeem(&ticket.nonce, timeout) {
+            Ok(()) => {}
+            Err(NotAgain::Used) => return Err(refuse(DenialReason::Replayed)),
+            Err(NotAgain::Full) => {
+                return Err(ToolError::new(
+                    ErrorCode::LimitReached,
+                    format!(
+                        "Too many approval answers came back in the last {} s for this application to tell a repeated one; nothing was changed. Try again later.",
+                        timeout.as_secs()
+                    ),
+                ));
+            }
+        }
+        if answer != Some(Approval::Approve) {
+            return Err(refuse(DenialReason::Declined));
+        }
+        tracing::info!(action = %call.action, approved_by = %ApprovedBy::Client, "approval given");
+        call.expected_version = ticket.version.map(Value::from);
+        Ok(Approved { by: ApprovedBy::Client, pin: ticket.pin })
+    }
+
+    /// What the person is asked, with the app's own wording if it has one.
+    fn approval_request(
+        &self,
+        call: &ActionCall,
+        checked: &Checked,
+        session: Option<&dyn AgentSession>,
+    ) -> ApprovalRequest {
+        let mut request = ApprovalRequest {
+            window_id: checked.version.map(|_| call.window.clone()),
+            window_title: checked.window_title.clone(),
+            window_summary: checked.window_summary.clone(),
+            action: call.action.clone(),
+            action_title: checked.action_title.clone(),
+            arguments: checked.check.shown(&call.arguments),
+            agent: session.map_or_else(|| "An agent".to_owned(), |s| s.describe()),
+            wording: None,
+        };
+        let wording = lock_unpoisoned(&self.shared.approval_wording).clone();
+        if let Some(wording) = wording {
+            // The app's own code: a panic in it is its wording left out.
+            let worded = catch_unwind(AssertUnwindSafe(|| wording(&request)));
+            request.wording = worded.ok().flatten();
+        }
+        request
+    }
+
+    fn question(&self, call: &ActionCall, checked: &Checked, message: String) -> Question {
+        let ticket = Ticket {
+            nonce: self.shared.redeemed.nonce(),
+            window: call.window.clone(),
+            action: call.action.clone(),
+            version: checked.version,
+            pin: checked.pin,
+        };
+        tracing::info!(action = %call.action, "approval asked of the client's user, to answer on retry");
+        Question { ticket, message, expires_in: self.shared.config.approval_timeout }
+    }
+
+    /// A place among the questions waiting, or `limit_reached`.
+    fn take_place(
+        &self,
+        call: &ActionCall,
+        session: Option<&dyn AgentSession>,
+    ) -> Result<super::approval::PendingPlace<'_>, ToolError> {
+        let limits = &self.shared.config.limits;
+        let asker = session.map_or(0, AgentSession::number);
+        self.shared
+            .pending_approvals
+            .take(asker, limits.max_pending_approvals_per_session, limits.max_pending_approvals)
+            .map_err(|too_many| too_many_questions(&call.action, too_many))
+    }
+
+    /// No one the app accepts could be asked: its policy for that decides.
+    fn no_one_asked(&self, call: &ActionCall) -> Result<ApprovedBy, DenialReason> {
+        match self.shared.config.no_approver {
+            Approval::Approve => {
+                tracing::warn!(action = %call.action, "no one can approve; the app's policy lets it go ahead");
+                Ok(ApprovedBy::Policy)
+            }
+            Approval::Decline => Err(DenialReason::NoApprover),
+        }
+    }
+
+    /// The seal of this app's 2026-07-28 approval questions, made by `make`
+    /// from the app's key ([`AppBuilder::approval_key`](crate::AppBuilder::approval_key))
+    /// the first time it is needed.
+    pub(crate) fn state_seal(
+        &self,
+        make: impl FnOnce(Option<&[u8]>) -> std::sync::Arc<dyn StateSeal>,
+    ) -> std::sync::Arc<dyn StateSeal> {
+        let key = self.shared.config.approval_key.as_deref();
+        self.shared.state_seal.get_or_init(|| make(key)).clone()
+    }
+
+    /// Logs, once, when an action needs approval and, as the app is set up
+    /// now, no one whose yes it accepts can give one: every such call would
+    /// be refused, or a client with no person behind it could approve its
+    /// own.
+    pub(crate) fn warn_if_no_one_can_approve(&self) {
+        let guarded = self.shared.read(needs_approval).unwrap_or_default();
+        let has_approver = lock_unpoisoned(&self.shared.approver).is_some();
+        let Some(action) = guarded else { return };
+        let who = &self.shared.config.who_approves;
+        if has_approver
+            || matches!(who, WhoApproves::Policy(_))
+            || self.shared.approval_warned.swap(true, Ordering::Relaxed)
+        {
+            return;
+        }
+        match who {
+            WhoApproves::InApp => tracing::warn!(
+                %action,
+                "actions need the approval of the person at the app, but it has no approver: every agent's call of them is refused until App::set_approver"
+            ),
+            _ => tracing::warn!(
+                %action,
+                "actions need approval and the app has no approver, so the calling client's user is asked; a client with no person behind it can approve its own calls. Register an approver, or choose AppBuilder::who_approves(WhoApproves::InApp)"
+            ),
+        }
+    }
+}
+
+/// The first action of the app's window types (or app-level ones) that
+/// needs approval, if any.
+fn needs_approval(state: &State) -> Option<String> {
+    let required = state.required_approvals.first().map(|(_, action)| action.clone());
+    required.or_else(|| {
+        let specs = state.types.values().filter_map(|spec| spec.as_ref().ok());
+        let app = state.app.iter().map(|actor| &actor.spec);
+        specs
+            .chain(app)
+            .flat_map(|spec| spec.actions.iter())
+            .find(|action| action.spec.needs_approval())
+            .map(|action| action.spec.name.to_string())
+    })
+}
+
+/// The question as a person reads it, with how to answer the form.
+fn question_text(request: &ApprovalRequest) -> String {
+    format!("{} Reply with approve = true to let it go ahead, false to refuse.", request.describe())
+}
+
+/// The `limit_reached` error for a question that was not asked because too
+/// many already wait.
+fn too_many_questions(action: &str, too_many: TooMany) -> ToolError {
+    let why = match too_many {
+        TooMany::FromSession(n) => format!(
+            "your session already has {n} approval questions waiting for an answer, its limit"
+        ),
+        TooMany::InAll(n) => {
+            format!("{n} approval questions are already waiting for an answer, the app's limit")
+        }
+    };
+    ToolError::new(
+        ErrorCode::LimitReached,
+        format!(
+            "`{action}` needs a person's approval, but {why}. Nothing was changed and no one was asked; wait for an answer to the questions already asked before calling again."
+        ),
+    )
+}
+
+/// The `approval_denied` error, saying what happened and that calling again
+/// asks again.
+pub(super) fn denied(action: &str, reason: DenialReason, timeout: Duration) -> ToolError {
+    let message = match reason {
+        DenialReason::Declined => format!(
+            "The person declined `{action}`; nothing was changed. Calling again asks them again."
+        ),
+        DenialReason::NoApprover => format!(
+            "`{action}` needs a person's approval, and no one could be asked: this application has no approver and your client cannot ask its user. Nothing was changed; ask the user to do it in the application themselves."
+        ),
+        DenialReason::Timeout => format!(
+            "No one approved `{action}` within {} s; nothing was changed. Calling again asks again.",
+            timeout.as_secs()
+        ),
+        DenialReason::Changed => format!(
+            "What `{action}` acts on changed while the person decided (a window opened or closed, a modal came or went, or the application's own state changed), so the approval no longer holds; nothing was changed. Read app://windows, then call again to ask again."
+        ),
+        DenialReason::Expired => format!(
+            "The answer to the approval question for `{action}` came back after {} s, when the question had expired; nothing was changed. Calling again asks again.",
+            timeout.as_secs()
+        ),
+        DenialReason::Replayed => format!(
+            "That approval of `{action}` was used already, and a yes applies once; nothing was changed. Calling again asks again."
+        ),
+        DenialReason::Invalid => format!(
+            "The approval state sent back with `{action}` was altered, belongs to another call, or came with other arguments than those the person was asked about; nothing was changed. Call again without it to ask again."
+        ),
+    };
+    let mut error = ToolError::new(ErrorCode::ApprovalDenied, message);
+    error.reason = Some(reason);
+    error
+}
+
+/// The wire form of an approval answer: an elicitation result whose
+/// `action` is `accept` and whose form says `approve: true` is a yes;
+/// anything else is a no.
+pub(crate) fn answer_of(response: &Value) -> Approval {
+    let accepted = response.get("action").and_then(Value::as_str) == Some("accept");
+    let approve = response.pointer("/content/approve").and_then(Value::as_bool) == Some(true);
+    if accepted && approve { Approval::Approve } else { Approval::Decline }
+}
+
+/// A stable byte form of a call's arguments, for binding a question to
+/// them: keys sorted at every level.
+pub(crate) fn canonical(value: &Value) -> Vec<u8> {
+    fn sorted(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let mut entries: Vec<_> = map.iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+                Value::Object(entries.into_iter().map(|(k, v)| (k.clone(), sorted(v))).collect())
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    serde_json::to_vec(&sorted(value)).unwrap_or_default()
+}
