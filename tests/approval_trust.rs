@@ -76,10 +76,9 @@ async fn answer(
     }
     let retry = params.with_request_state(state).with_input_responses(responses);
     match agent.call_once(retry).await? {
-        CallToolResponse::Complete(result) => Ok((
-            result.is_error == Some(true),
-            result.structured_content.unwrap_or(Value::Null),
-        )),
+        CallToolResponse::Complete(result) => {
+            Ok((result.is_error == Some(true), result.structured_content.unwrap_or(Value::Null)))
+        }
         other => Err(anyhow!("expected a result, got {other:?}")),
     }
 }
@@ -150,7 +149,8 @@ async fn s7_1_a_2026_yes_for_a_window_that_moved_applies_nothing() -> Result<()>
     let editor = app.window::<Editor>("w1")?;
     editor.update(|e| e.recipient = "Bo".into())?;
     let now = editor.version()?;
-    let (is_error, stale) = answer(&agent, details("Ada", 7), &state_of(&asked)?, Some(true)).await?;
+    let (is_error, stale) =
+        answer(&agent, details("Ada", 7), &state_of(&asked)?, Some(true)).await?;
     ensure!(is_error && stale["code"] == "stale_state", "{stale}");
     ensure!(stale["currentVersion"] == now, "{stale}");
     ensure!(recipient(&app)? == "Bo", "the newer edit stands");
@@ -203,10 +203,8 @@ async fn s5_6_a_2026_state_from_another_app_does_not_open() -> Result<()> {
     // With one key for both (replicas behind one address), it does.
     let key = [42u8; 32];
     let build = || -> Result<App> {
-        let app = demo_builder()
-            .require_approval::<Editor>("set_details")
-            .approval_key(key)
-            .build();
+        let app =
+            demo_builder().require_approval::<Editor>("set_details").approval_key(key).build();
         app.open(Editor::default())?;
         Ok(app)
     };
@@ -462,12 +460,27 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
                     let first = !q.answered;
                     q.answered = true;
                     let applies = first && approve && version_now == q.version;
-                    prop_assert_eq!(!is_error, applies, "answer {} of {:?}: {}", i, approve, outcome);
+                    prop_assert_eq!(
+                        !is_error,
+                        applies,
+                        "answer {} of {:?}: {}",
+                        i,
+                        approve,
+                        outcome
+                    );
                     if applies {
-                        prop_assert_eq!(editor.read(|e| e.recipient.clone()).unwrap(), q.recipient.clone());
+                        prop_assert_eq!(
+                            editor.read(|e| e.recipient.clone()).unwrap(),
+                            q.recipient.clone()
+                        );
                         prop_assert_eq!(&outcome["approvedBy"], "client");
                     } else {
-                        prop_assert_eq!(app.snapshot_json().unwrap(), before, "a refused answer changed the state: {}", outcome);
+                        prop_assert_eq!(
+                            app.snapshot_json().unwrap(),
+                            before,
+                            "a refused answer changed the state: {}",
+                            outcome
+                        );
                         let expected = if !first {
                             "replayed"
                         } else if !approve {
@@ -490,7 +503,9 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
                     }
                     let before = app.snapshot_json().unwrap();
                     let (is_error, outcome) =
-                        answer(&agent, details(&q.recipient, 1), &q.state, Some(true)).await.unwrap();
+                        answer(&agent, details(&q.recipient, 1), &q.state, Some(true))
+                            .await
+                            .unwrap();
                     prop_assert!(is_error, "a replayed answer applied: {}", outcome);
                     prop_assert_eq!(&outcome["reason"], "replayed", "{}", outcome);
                     prop_assert_eq!(app.snapshot_json().unwrap(), before);

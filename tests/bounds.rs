@@ -157,7 +157,9 @@ async fn s5_6_the_approval_question_says_what_is_being_approved() -> Result<()> 
         rmcp::transport::TokioChildProcess::builder(command).stderr(Stdio::null()).spawn()?;
     let elicitation = Elicitation::new(Elicit::Decline);
     let agent = Agent::over_with(transport, Some(elicitation.clone())).await?;
-    agent.call("w1__set_details", json!({"recipient": "Ada Lovelace", "amount": 1250.5})).await?;
+    // set_details needs approval too here: fill the fields one by one.
+    agent.call("w1__edit_field", json!({"field": "recipient", "value": "Ada Lovelace"})).await?;
+    agent.call("w1__edit_field", json!({"field": "amount", "value": "1250.5"})).await?;
     agent.call("w1__submit", json!({})).await?;
     let declined = agent.call("w3__confirm", json!({})).await?;
     ensure!(declined.structured["reason"] == "declined", "{declined:?}");

@@ -101,6 +101,8 @@ fn the_command_line_explains_every_option() -> Result<()> {
         "--token",
         "--tools",
         "--require-approval",
+        "--approvals-from",
+        "--approval-timeout",
         "--allow-remote-without-token",
         "--allow-host",
         "--version",

@@ -107,7 +107,8 @@
 //! - masking of sensitive values ([`Secret`], `#[block(field, sensitive)]`)
 //!   in every read, result, error and log line;
 //! - a person's approval before an agent's destructive action, when asked
-//!   for ([`Approver`], [`ApprovalQueue`]).
+//!   for ([`Approver`], [`ApprovalQueue`]), on both protocol generations,
+//!   and only from whom the app trusts ([`WhoApproves`]).
 //!
 //! ## Serving it
 //!

@@ -155,18 +155,18 @@ async def modern(target, label: str) -> None:
     print(f"python-sdk approval by question and retry (2026-07-28, {label}): ok")
 
 
-async def expired(binary: str) -> None:
-    """A state sent back after the approval timeout."""
-    params = StdioServerParameters(
-        command=binary, args=["--require-approval", "--approval-timeout", "1"], env=SERVER_ENV
-    )
-    async with Client(params, mode="2026-07-28", elicitation_callback=Person([]), cache=None) as client:
+EXPIRING = ["--require-approval", "--approval-timeout", "1"]
+
+
+async def expired(target, label: str) -> None:
+    """A state sent back after the approval timeout (order_desk started with EXPIRING)."""
+    async with Client(target, mode="2026-07-28", elicitation_callback=Person([]), cache=None) as client:
         state = await question(client, "Gus")
         await asyncio.sleep(1.5)
         is_error, late = await answer(client, "Gus", state, True)
         assert is_error and late["reason"] == "expired", late
         assert await recipient(client) == ""
-    print("python-sdk approval answered too late (2026-07-28, stdio): ok (refused)")
+    print(f"python-sdk approval answered too late (2026-07-28, {label}): ok (refused)")
 
 
 async def in_app_only(binary: str) -> None:
@@ -185,9 +185,10 @@ async def in_app_only(binary: str) -> None:
     print("python-sdk approval with --approvals-from in-app: ok (the client's own yes is refused, both generations)")
 
 
-async def over_http(binary: str) -> None:
+async def over_http(binary: str, args: list[str], run) -> None:
+    """Runs `run(url, label)` against order_desk serving streamable HTTP with `args`."""
     process = subprocess.Popen(
-        [binary, "--http", "127.0.0.1:0", "--require-approval"],
+        [binary, "--http", "127.0.0.1:0", *args],
         stderr=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         text=True,
@@ -200,7 +201,7 @@ async def over_http(binary: str) -> None:
                 url = line.split("MCP endpoint ", 1)[1].strip()
                 break
         assert url, "order_desk did not print its endpoint"
-        await modern(url, "streamable HTTP")
+        await run(url, "streamable HTTP")
     finally:
         process.terminate()
         process.wait(timeout=10)
@@ -208,11 +209,13 @@ async def over_http(binary: str) -> None:
 
 async def main(binary: str) -> int:
     stdio = StdioServerParameters(command=binary, args=["--require-approval"], env=SERVER_ENV)
+    expiring = StdioServerParameters(command=binary, args=EXPIRING, env=SERVER_ENV)
     runs = [
         ("legacy, stdio", lambda: legacy(binary)),
         ("2026-07-28, stdio", lambda: modern(stdio, "stdio")),
-        ("2026-07-28, streamable HTTP", lambda: over_http(binary)),
-        ("2026-07-28, expired", lambda: expired(binary)),
+        ("2026-07-28, streamable HTTP", lambda: over_http(binary, ["--require-approval"], modern)),
+        ("2026-07-28, expired, stdio", lambda: expired(expiring, "stdio")),
+        ("2026-07-28, expired, streamable HTTP", lambda: over_http(binary, EXPIRING, expired)),
         ("--approvals-from in-app", lambda: in_app_only(binary)),
     ]
     failed = 0

@@ -12,11 +12,11 @@ use purview::{App, model::Snapshot};
 use rmcp::{
     ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt,
     model::{
-        CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
-        ElicitationAction, ElicitationCapability, FormElicitationCapability, Implementation,
-        ProtocolVersion, ReadResourceRequestParams, ResourceContents,
-        ResourceUpdatedNotificationParam, ServerNotification, SubscribeRequestParams,
-        SubscriptionFilter, Tool,
+        CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig,
+        ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
+        FormElicitationCapability, Implementation, ProtocolVersion, ReadResourceRequestParams,
+        ResourceContents, ResourceUpdatedNotificationParam, ServerNotification,
+        SubscribeRequestParams, SubscriptionFilter, Tool,
     },
     service::{NotificationContext, RequestContext, RunningService},
 };

@@ -5,11 +5,13 @@
 //! [`ActionSpec::approval`](crate::ActionSpec::approval) or
 //! [`AppBuilder::require_approval`](crate::AppBuilder::require_approval))
 //! asks before it runs, when an agent calls it — never when the person
-//! does ([`App::perform`](crate::App::perform)). The question goes, in this
-//! order, to the app's own [`Approver`] (its GUI), to the calling session
-//! by MCP elicitation when that client supports it, or nowhere: no one could
-//! approve, so the call is refused. No answer within the app's approval
-//! timeout counts as a refusal.
+//! does ([`App::perform`](crate::App::perform)). Whose yes counts is the
+//! app's setting, [`WhoApproves`]: by default the app's own [`Approver`]
+//! (its GUI) when it has one, otherwise the calling client's user (MCP
+//! elicitation on 2025-11-25; on 2026-07-28 a question the client answers
+//! when it calls again, see `consent.rs`), otherwise no one: the call is
+//! refused. No answer within the app's approval timeout counts as a
+//! refusal. A result says whose yes let the call run (`approvedBy`).
 //!
 //! The question says what the call would do: the action's title, the
 //! arguments as a person reads them (secrets masked), and the window's
@@ -23,7 +25,9 @@
 //! The question is asked before the call takes the operation lock, so the
 //! app goes on meanwhile; the approval is for the window as it was when
 //! asked, so if its version moved by the time the answer comes, the call
-//! fails with `stale_state` instead of running.
+//! fails with `stale_state` instead of running (for an app-level action:
+//! if the app's windows, modals or state changed, `approval_denied` with
+//! reason `changed`).
 
 use std::{
     collections::HashMap,

@@ -289,8 +289,9 @@ impl AppBuilder {
 
     /// Who decides when an agent calls an action that needs approval: the
     /// app's GUI, typically an [`ApprovalQueue`](crate::ApprovalQueue).
-    /// Without one, the calling client's user is asked (MCP elicitation)
-    /// when the client supports it, and otherwise the call is refused.
+    /// Without one, the calling client's user is asked when the client
+    /// supports it and [`AppBuilder::who_approves`] allows it, and
+    /// otherwise the call is refused.
     pub fn approver(mut self, approver: impl Approver) -> Self {
         self.approver = Some(Arc::new(approver));
         self

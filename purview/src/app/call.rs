@@ -433,7 +433,16 @@ impl App {
         let result = output.result.map(|value| result_shape.wrap(value));
         let typed = output.typed.0;
         let approved_by = approved.map(|Approved { by, .. }| by);
-        Ok((ToolResult { message: Some(message), opened_window_ids: opened, result, next, approved_by }, typed))
+        Ok((
+            ToolResult {
+                message: Some(message),
+                opened_window_ids: opened,
+                result,
+                next,
+                approved_by,
+            },
+            typed,
+        ))
     }
 
     /// Phase 2, outside the operation lock: the gates as they stand now, and

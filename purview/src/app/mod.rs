@@ -12,6 +12,7 @@
 //! | `gates.rs` | the §7 rules, written once |
 //! | `route.rs` | what a call asks for (tool names, `app__act`) |
 //! | `call.rs` | an agent's call in phases |
+//! | `consent.rs` | the yes an approval-requiring call needs, and from whom |
 //! | `advice.rs` | what a failed call's error tells the agent to do next |
 //! | `commit.rs` | applying a finished call in one step |
 //! | `context.rs` | what a handler can do beyond its own view-model |
@@ -51,8 +52,8 @@ pub use approval::{
     Approval, ApprovalQueue, ApprovalRequest, Approver, PendingApproval, WhoApproves,
 };
 pub use builder::{AppBuilder, Limits, ToolSurface};
-pub(crate) use call::{Caller, Stop};
 pub use call::ToolOutcome;
+pub(crate) use call::{Caller, Stop};
 pub use changes::Change;
 pub use context::{CalledBy, Context};
 pub use error::Error;

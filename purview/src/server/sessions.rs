@@ -113,7 +113,10 @@ impl AgentSession for PeerSession {
             if !self.peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {
                 return None;
             }
-            let asked = self.peer.elicit_with_timeout::<super::round_trip::ApprovalForm>(message, Some(timeout)).await;
+            let asked = self
+                .peer
+                .elicit_with_timeout::<super::round_trip::ApprovalForm>(message, Some(timeout))
+                .await;
             match asked {
                 Ok(Some(form)) => Some(Answer::Given(if form.approve {
                     Approval::Approve
