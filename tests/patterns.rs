@@ -1,4 +1,4 @@
-//! The flows of the Patterns guide (docs/patterns.md), run against an MCP
+//! The flows of the Patterns guide (purview/guide/patterns.md), run against an MCP
 //! session: what an agent reads and is told, not only what the view-models
 //! hold. The guide's own examples run as doctests of `purview`; these check
 //! the same behaviour from the wire, plus `App::windows_of`.

@@ -10,8 +10,8 @@
 //! [`Window`]: crate::Window
 //! [`Actions`]: crate::Actions
 
-#[doc = include_str!("../../docs/patterns.md")]
+#[doc = include_str!("../guide/patterns.md")]
 pub mod patterns {}
 
-#[doc = include_str!("../../docs/hand-written.md")]
+#[doc = include_str!("../guide/hand-written.md")]
 pub mod hand_written {}
