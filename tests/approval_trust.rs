@@ -83,6 +83,20 @@ async fn answer(
     }
 }
 
+/// The next question the app's approver is asked.
+async fn next_question(queue: &ApprovalQueue) -> purview::PendingApproval {
+    loop {
+        if let Some(pending) = queue.pending().into_iter().next() {
+            return pending;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+async fn call_new_editor(app: App) -> Result<purview::model::ToolResult, purview::ToolError> {
+    app.call("app__new_editor", None).await
+}
+
 fn state_of(question: &InputRequiredResult) -> Result<String> {
     question.request_state.clone().context("the question carries no requestState")
 }
@@ -244,13 +258,8 @@ async fn s5_6_a_client_answering_itself_is_refused_when_only_the_person_at_the_a
     let answering = {
         let queue = queue.clone();
         tokio::spawn(async move {
-            loop {
-                if let Some(pending) = queue.pending().first() {
-                    queue.answer(pending.id, Approval::Approve);
-                    return;
-                }
-                tokio::time::sleep(Duration::from_millis(5)).await;
-            }
+            let pending = next_question(&queue).await;
+            queue.answer(pending.id, Approval::Approve);
         })
     };
     let done = modern.call("w1__set_details", json!({"recipient": "Ada", "amount": 7})).await?;
@@ -334,16 +343,8 @@ async fn s10_2_an_app_level_approval_is_voided_by_a_change_to_the_apps_windows()
     // In-app: while the person decides, a window opens.
     let queue = ApprovalQueue::new();
     app.set_approver(queue.clone());
-    let calling = {
-        let app = app.clone();
-        tokio::spawn(async move { app.call("app__new_editor", None).await })
-    };
-    let pending = loop {
-        if let Some(pending) = queue.pending().into_iter().next() {
-            break pending;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    };
+    let calling = tokio::spawn(call_new_editor(app.clone()));
+    let pending = next_question(&queue).await;
     app.open(Editor::default())?;
     queue.answer(pending.id, Approval::Approve);
     let voided = calling.await?.unwrap_err();
@@ -351,16 +352,8 @@ async fn s10_2_an_app_level_approval_is_voided_by_a_change_to_the_apps_windows()
     ensure!(voided.reason.map(|r| r.to_string()).as_deref() == Some("changed"), "{voided:?}");
     ensure!(app.snapshot()?.windows.len() == 1, "the action ran anyway");
     // An unchanged app: the same yes holds.
-    let calling = {
-        let app = app.clone();
-        tokio::spawn(async move { app.call("app__new_editor", None).await })
-    };
-    let pending = loop {
-        if let Some(pending) = queue.pending().into_iter().next() {
-            break pending;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    };
+    let calling = tokio::spawn(call_new_editor(app.clone()));
+    let pending = next_question(&queue).await;
     queue.answer(pending.id, Approval::Approve);
     let done = calling.await?.map_err(|e| anyhow!("{e:?}"))?;
     ensure!(done.approved_by == Some(purview::model::ApprovedBy::InApp));

@@ -23,10 +23,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
 import sys
 import traceback
 
+from desk_http import serving
 from mcp import Client, StdioServerParameters, types
 
 SERVER_ENV = {"RUST_LOG": os.environ.get("RUST_LOG", "warn")}
@@ -187,24 +187,8 @@ async def in_app_only(binary: str) -> None:
 
 async def over_http(binary: str, args: list[str], run) -> None:
     """Runs `run(url, label)` against order_desk serving streamable HTTP with `args`."""
-    process = subprocess.Popen(
-        [binary, "--http", "127.0.0.1:0", *args],
-        stderr=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, **SERVER_ENV},
-    )
-    try:
-        url = None
-        for line in process.stderr:
-            if "MCP endpoint " in line:
-                url = line.split("MCP endpoint ", 1)[1].strip()
-                break
-        assert url, "order_desk did not print its endpoint"
+    with serving(binary, args, SERVER_ENV) as url:
         await run(url, "streamable HTTP")
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 async def main(binary: str) -> int:

@@ -18,11 +18,11 @@ import asyncio
 import json
 import re
 import os
-import subprocess
 import sys
 import traceback
 import warnings
 
+from desk_http import serving
 from mcp import Client, StdioServerParameters
 
 WINDOWS = "app://windows"
@@ -220,24 +220,8 @@ async def scenario(target, label: str, surface: Surface) -> None:
 
 
 async def over_http(binary: str, surface: Surface) -> None:
-    process = subprocess.Popen(
-        [binary, "--http", "127.0.0.1:0", "--tools", surface.name],
-        stderr=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, **SERVER_ENV},
-    )
-    try:
-        url = None
-        for line in process.stderr:
-            if "MCP endpoint " in line:
-                url = line.split("MCP endpoint ", 1)[1].strip()
-                break
-        assert url, "order_desk did not print its endpoint"
+    with serving(binary, ["--tools", surface.name], SERVER_ENV) as url:
         await scenario(url, f"streamable HTTP, --tools {surface.name}", surface)
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 async def main(binary: str) -> int:
