@@ -102,3 +102,25 @@ fn the_docs_cite_only_tests_that_exist() {
     }
     assert!(cited > 30, "only {cited} test names found: the check is not reading the docs");
 }
+
+#[test]
+fn every_refusal_is_declared_in_the_refusals_file() {
+    let src = workspace().join("purview/src");
+    let allowed = [src.join("refusals.rs"), src.join("model/tool.rs")];
+    let mut checked = 0;
+    for file in rust_files(&src) {
+        checked += 1;
+        if allowed.contains(&file) {
+            continue;
+        }
+        let text = fs::read_to_string(&file).expect("readable source");
+        for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            assert!(
+                !line.contains("ToolError::new"),
+                "{} words a refusal itself; declare it in purview/src/refusals.rs: {line}",
+                file.display()
+            );
+        }
+    }
+    assert!(checked > 30, "only {checked} files read: the check is not reading the sources");
+}

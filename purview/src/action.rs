@@ -6,7 +6,7 @@ use std::{borrow::Cow, time::Duration};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::model::{ErrorCode, ToolError, ToolHints};
+use crate::model::{ToolError, ToolHints};
 
 /// A JSON object, as schemas are stored.
 pub type JsonObject = Map<String, Value>;
@@ -276,10 +276,5 @@ impl ActionOutput {
 /// assert_eq!(e.code, purview::model::ErrorCode::ActionNotAvailable);
 /// ```
 pub fn unknown_action(action: &str) -> ToolError {
-    ToolError::new(
-        ErrorCode::ActionNotAvailable,
-        format!(
-            "This window has no action `{action}`. Call tools/list for the actions on offer now."
-        ),
-    )
+    crate::refusals::unknown_action(action)
 }

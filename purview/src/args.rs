@@ -65,11 +65,11 @@ impl Args {
         match self.typed.take() {
             None => self.parse(),
             Some(typed) => typed.downcast::<T>().map(|t| *t).map_err(|_| {
-                tracing::error!(expected = std::any::type_name::<T>(), "a typed call carried arguments of another action");
-                ToolError::new(
-                    crate::model::ErrorCode::ActionFailed,
-                    "The call's arguments were made for another action; nothing was changed. This is a defect in the application.",
-                )
+                tracing::error!(
+                    expected = std::any::type_name::<T>(),
+                    "a typed call carried arguments of another action"
+                );
+                crate::refusals::arguments_for_another_action()
             }),
         }
     }

@@ -176,6 +176,7 @@ mod instructions;
 pub mod model;
 pub mod projection;
 mod redact;
+mod refusals;
 mod schema;
 mod server;
 mod signature;

@@ -44,6 +44,7 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 
 use super::lock_unpoisoned;
+use crate::refusals::QuestionLimit;
 use crate::window::BoxFuture;
 
 /// A person's answer.
@@ -172,15 +173,6 @@ pub(crate) struct PendingApprovals {
     waiting: Mutex<HashMap<u64, usize>>,
 }
 
-/// Why a question was not asked: too many already wait.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum TooMany {
-    /// This session's share is taken.
-    FromSession(usize),
-    /// The app's whole budget is taken.
-    InAll(usize),
-}
-
 /// A question's place among those waiting; given back on drop.
 pub(crate) struct PendingPlace<'a> {
     pending: &'a PendingApprovals,
@@ -207,14 +199,14 @@ impl PendingApprovals {
         session: u64,
         per_session: usize,
         in_all: usize,
-    ) -> Result<PendingPlace<'_>, TooMany> {
+    ) -> Result<PendingPlace<'_>, QuestionLimit> {
         let mut waiting = lock_unpoisoned(&self.waiting);
         if waiting.values().sum::<usize>() >= in_all {
-            return Err(TooMany::InAll(in_all));
+            return Err(QuestionLimit::InAll(in_all));
         }
         let mine = waiting.entry(session).or_default();
         if *mine >= per_session {
-            return Err(TooMany::FromSession(per_session));
+            return Err(QuestionLimit::FromSession(per_session));
         }
         *mine += 1;
         Ok(PendingPlace { pending: self, session })

@@ -44,7 +44,7 @@ use crate::{
     ActionOutput, Args,
     action::JsonObject,
     model::{DenialReason, ErrorCode, Next, ToolError, ToolResult},
-    validate,
+    refusals,
 };
 
 tokio::task_local! {
@@ -111,7 +111,7 @@ impl Stop {
     fn refusal(self, action: &str, timeout: Duration) -> ToolError {
         match self {
             Self::Refused(error) => error,
-            Self::Ask(_) => consent::denied(action, DenialReason::NoApprover, timeout),
+            Self::Ask(_) => refusals::denied(action, DenialReason::NoApprover, timeout),
         }
     }
 }
@@ -323,10 +323,7 @@ impl App {
         match route(self.shared.config.surface, tool, arguments.unwrap_or_default())
             .map_err(|e| self.explain(e))?
         {
-            Request::ReadWindows { .. } => Err(ToolError::new(
-                ErrorCode::ActionNotAvailable,
-                "app__read_windows answers with a snapshot, not an action result: use App::read_windows or App::call_tool.",
-            )),
+            Request::ReadWindows { .. } => Err(refusals::read_windows_is_no_action()),
             Request::Action(call) => {
                 let action = call.action.clone();
                 let timeout = self.shared.config.approval_timeout;
@@ -406,17 +403,10 @@ impl App {
         }
         if !cx.failures.is_empty() {
             tracing::error!(action = %action, failures = ?cx.failures, "an action used its context wrongly");
-            return Err(ToolError::new(
-                ErrorCode::ActionFailed,
-                format!(
-                    "`{action}` could not complete ({}); nothing was changed. This is a defect in the application, not in your call.",
-                    cx.failures.join("; ")
-                ),
-            )
-            .into());
+            return Err(refusals::context_misused(&action, &cx.failures).into());
         }
         if cancel.is_cancelled() {
-            return Err(cancelled(&action).into());
+            return Err(refusals::cancelled(&action).into());
         }
         let effects = std::mem::take(&mut cx.effects);
         let finished =
@@ -454,12 +444,17 @@ impl App {
             gates::check_expected_version(state, &target, call.expected_version.as_ref())?;
             let (actor, version, pin, window_title, window_summary) = match &target {
                 Target::Window { id, .. } => {
-                    let entry = state.entry_by_id(id).ok_or_else(|| window_gone(&call.window))?;
+                    let entry = state
+                        .entry_by_id(id)
+                        .ok_or_else(|| refusals::window_not_found(&call.window))?;
                     let summary = entry.summary.clone();
                     (&entry.actor, Some(entry.version), None, Some(entry.title.clone()), summary)
                 }
                 Target::App => {
-                    let app = state.app.as_ref().ok_or_else(|| window_gone(&call.window))?;
+                    let app = state
+                        .app
+                        .as_ref()
+                        .ok_or_else(|| refusals::window_not_found(&call.window))?;
                     (app, None, Some(consent::pin(state)), None, None)
                 }
             };
@@ -495,17 +490,21 @@ impl App {
             gates::check_operable(state, &target, index, &call.action, When::Before)?;
             gates::check_expected_version(state, &target, call.expected_version.as_ref())?;
             if matches!(target, Target::App) && pin.is_some_and(|pin| pin != consent::pin(state)) {
-                return Err(consent::denied(&call.action, DenialReason::Changed, approval_timeout));
+                return Err(refusals::denied(
+                    &call.action,
+                    DenialReason::Changed,
+                    approval_timeout,
+                ));
             }
             let actor = match &target {
                 Target::Window { id, .. } => state.entry_by_id(id).map(|e| &e.actor),
                 Target::App => state.app.as_ref(),
             }
-            .ok_or_else(|| ToolError::new(ErrorCode::WindowNotFound, "The window is gone."))?;
+            .ok_or_else(|| refusals::window_not_found(&call.window))?;
             let compiled = &actor.spec.actions[index];
             let working = actor.working_copy().ok_or_else(|| {
                 tracing::error!(action = %call.action, "cloning the view-model panicked");
-                failed_inside(&call.action)
+                refusals::failed_inside(&call.action)
             })?;
             Ok(Prepared {
                 target,
@@ -585,13 +584,7 @@ fn error_value(error: &ToolError) -> Value {
 /// `App::call` from inside a handler would wait for the call it is part of.
 fn refuse_reentry(call: &ActionCall) -> Result<(), ToolError> {
     if IN_HANDLER.try_with(|_| ()).is_ok() {
-        return Err(ToolError::new(
-            ErrorCode::ActionFailed,
-            format!(
-                "`{}` was called from inside another action's handler, which would wait for itself; nothing was changed. This is a defect in the application: a handler acts on other windows through its Context.",
-                validate::echo(&call.action)
-            ),
-        ));
+        return Err(refusals::reentered(&call.action));
     }
     Ok(())
 }
@@ -608,46 +601,18 @@ fn handler_output(
         HandlerOutcome::Failed(error) => Err(error),
         HandlerOutcome::Cancelled => {
             tracing::info!(action, "call cancelled by the client before it took effect");
-            Err(cancelled(action))
+            Err(refusals::cancelled(action))
         }
         HandlerOutcome::TimedOut => {
             tracing::warn!(action, "action timed out");
-            Err(ToolError::new(
-                ErrorCode::ActionTimeout,
-                format!(
-                    "`{action}` did not finish within {timeout:?} and was abandoned; nothing was changed."
-                ),
-            ))
+            Err(refusals::timed_out(action, timeout))
         }
-        HandlerOutcome::Panicked if cancel.is_cancelled() => Err(cancelled(action)),
+        HandlerOutcome::Panicked if cancel.is_cancelled() => Err(refusals::cancelled(action)),
         HandlerOutcome::Panicked => {
             tracing::error!(action, "action handler panicked; the call was rolled back");
-            Err(failed_inside(action))
+            Err(refusals::failed_inside(action))
         }
     }
-}
-
-fn window_gone(window: &str) -> ToolError {
-    ToolError::new(
-        ErrorCode::WindowNotFound,
-        format!("Window `{}` is not open.", validate::echo(window)),
-    )
-}
-
-pub(super) fn cancelled(action: &str) -> ToolError {
-    ToolError::new(
-        ErrorCode::ActionFailed,
-        format!("`{action}` was cancelled before it took effect; nothing was changed."),
-    )
-}
-
-fn failed_inside(action: &str) -> ToolError {
-    ToolError::new(
-        ErrorCode::ActionFailed,
-        format!(
-            "`{action}` failed inside the application; nothing was changed. Retrying the same call will likely fail the same way."
-        ),
-    )
 }
 
 /// A message for handlers that give none: the protocol says one SHOULD be there.

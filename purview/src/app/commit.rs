@@ -16,7 +16,7 @@ use super::{
     registry::Placement,
     registry::{State, Touched},
 };
-use crate::model::{ErrorCode, ToolError};
+use crate::{model::ToolError, refusals};
 
 /// A finished handler, waiting to be applied.
 pub(super) struct Finished {
@@ -127,14 +127,7 @@ fn stage_updates(
         })
         .collect();
     let mut rest = Vec::with_capacity(effects.len());
-    let fail = |what: String| {
-        ToolError::new(
-            ErrorCode::ActionFailed,
-            format!(
-                "{what}; nothing was changed. Re-read app://windows before deciding what to do."
-            ),
-        )
-    };
+    let fail = |what: String| refusals::moved_under_the_call(&what);
     for effect in effects {
         let Effect::Update { id, type_id, type_name, edit } = effect else {
             rest.push(effect);
@@ -183,14 +176,7 @@ fn check_effects(state: &State, effects: &[Effect], max_windows: usize) -> Resul
     // a close takes every window stacked on it along (as `close_cascade` will).
     let mut owners: HashMap<Arc<str>, Option<Arc<str>>> =
         state.windows.values().map(|e| (e.id.clone(), e.owner.clone())).collect();
-    let fail = |what: String| {
-        Err(ToolError::new(
-            ErrorCode::ActionFailed,
-            format!(
-                "{what}; nothing was changed. This is a defect in the application, not in your call."
-            ),
-        ))
-    };
+    let fail = |what: String| Err(refusals::defect(&what));
     for effect in effects {
         match effect {
             Effect::Open { id, placement, .. } => {

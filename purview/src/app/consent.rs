@@ -37,13 +37,16 @@ use tokio_util::sync::CancellationToken;
 
 use super::{
     App, Approval, ApprovalRequest, WhoApproves,
-    approval::{AgentSession, Answer, TooMany},
-    call::{Checked, Stop, cancelled},
+    approval::{AgentSession, Answer},
+    call::{Checked, Stop},
     lock_unpoisoned,
     registry::State,
     route::ActionCall,
 };
-use crate::model::{ApprovedBy, DenialReason, ErrorCode, ToolError};
+use crate::{
+    model::{ApprovedBy, DenialReason, ToolError},
+    refusals,
+};
 
 /// Answers kept to refuse their second use, at most. Each stays for one
 /// approval timeout, after which its state no longer opens anyway.
@@ -201,7 +204,7 @@ impl App {
             (_, Some(approver), _) => {
                 let _place = self.take_place(call, session)?;
                 tokio::select! {
-                    () = cancel.cancelled() => return Err(cancelled(&call.action).into()),
+                    () = cancel.cancelled() => return Err(refusals::cancelled(&call.action).into()),
                     answer = tokio::time::timeout(timeout, approver.ask(request)) => match answer {
                         Ok(Approval::Approve) => Ok(ApprovedBy::InApp),
                         Ok(Approval::Decline) => Err(DenialReason::Declined),
@@ -216,7 +219,7 @@ impl App {
                 }
                 let _place = self.take_place(call, Some(session))?;
                 let asked = tokio::select! {
-                    () = cancel.cancelled() => return Err(cancelled(&call.action).into()),
+                    () = cancel.cancelled() => return Err(refusals::cancelled(&call.action).into()),
                     answer = session.elicit(message, timeout) => answer,
                 };
                 match asked {
@@ -238,7 +241,7 @@ impl App {
             }
             Err(reason) => {
                 tracing::info!(action = %call.action, %reason, "approval not given");
-                Err(denied(&call.action, reason, timeout).into())
+                Err(refusals::denied(&call.action, reason, timeout).into())
             }
         }
     }
@@ -254,7 +257,7 @@ impl App {
         let timeout = self.shared.config.approval_timeout;
         let refuse = |reason| {
             tracing::info!(action = %call.action, %reason, "approval answer refused");
-            denied(&call.action, reason, timeout)
+            refusals::denied(&call.action, reason, timeout)
         };
         let (ticket, answer) = match resume {
             Resume::Unusable(reason) => return Err(refuse(reason)),
@@ -267,13 +270,7 @@ impl App {
             Ok(()) => {}
             Err(NotAgain::Used) => return Err(refuse(DenialReason::Replayed)),
             Err(NotAgain::Full) => {
-                return Err(ToolError::new(
-                    ErrorCode::LimitReached,
-                    format!(
-                        "Too many approval answers came back in the last {} s for this application to tell a repeated one; nothing was changed. Try again later.",
-                        timeout.as_secs()
-                    ),
-                ));
+                return Err(refusals::too_many_answers(timeout));
             }
         }
         if answer != Some(Approval::Approve) {
@@ -333,7 +330,7 @@ impl App {
         self.shared
             .pending_approvals
             .take(asker, limits.max_pending_approvals_per_session, limits.max_pending_approvals)
-            .map_err(|too_many| too_many_questions(&call.action, too_many))
+            .map_err(|too_many| refusals::too_many_questions(&call.action, too_many))
     }
 
     /// No one the app accepts could be asked: its policy for that decides.
@@ -404,58 +401,6 @@ fn needs_approval(state: &State) -> Option<String> {
 /// The question as a person reads it, with how to answer the form.
 fn question_text(request: &ApprovalRequest) -> String {
     format!("{} Reply with approve = true to let it go ahead, false to refuse.", request.describe())
-}
-
-/// The `limit_reached` error for a question that was not asked because too
-/// many already wait.
-fn too_many_questions(action: &str, too_many: TooMany) -> ToolError {
-    let why = match too_many {
-        TooMany::FromSession(n) => format!(
-            "your session already has {n} approval questions waiting for an answer, its limit"
-        ),
-        TooMany::InAll(n) => {
-            format!("{n} approval questions are already waiting for an answer, the app's limit")
-        }
-    };
-    ToolError::new(
-        ErrorCode::LimitReached,
-        format!(
-            "`{action}` needs a person's approval, but {why}. Nothing was changed and no one was asked; wait for an answer to the questions already asked before calling again."
-        ),
-    )
-}
-
-/// The `approval_denied` error, saying what happened and that calling again
-/// asks again.
-pub(super) fn denied(action: &str, reason: DenialReason, timeout: Duration) -> ToolError {
-    let message = match reason {
-        DenialReason::Declined => format!(
-            "The person declined `{action}`; nothing was changed. Calling again asks them again."
-        ),
-        DenialReason::NoApprover => format!(
-            "`{action}` needs a person's approval, and no one could be asked: this application has no approver and your client cannot ask its user. Nothing was changed; ask the user to do it in the application themselves."
-        ),
-        DenialReason::Timeout => format!(
-            "No one approved `{action}` within {} s; nothing was changed. Calling again asks again.",
-            timeout.as_secs()
-        ),
-        DenialReason::Changed => format!(
-            "What `{action}` acts on changed while the person decided (a window opened or closed, a modal came or went, or the application's own state changed), so the approval no longer holds; nothing was changed. Read app://windows, then call again to ask again."
-        ),
-        DenialReason::Expired => format!(
-            "The answer to the approval question for `{action}` came back after {} s, when the question had expired; nothing was changed. Calling again asks again.",
-            timeout.as_secs()
-        ),
-        DenialReason::Replayed => format!(
-            "That approval of `{action}` was used already, and a yes applies once; nothing was changed. Calling again asks again."
-        ),
-        DenialReason::Invalid => format!(
-            "The approval state sent back with `{action}` was altered, belongs to another call, or came with other arguments than those the person was asked about; nothing was changed. Call again without it to ask again."
-        ),
-    };
-    let mut error = ToolError::new(ErrorCode::ApprovalDenied, message);
-    error.reason = Some(reason);
-    error
 }
 
 /// The wire form of an approval answer: an elicitation result whose

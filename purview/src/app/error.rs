@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::model::{ErrorCode, ToolError};
+use crate::model::ToolError;
 
 /// What can go wrong when the application (not an agent) drives Purview.
 ///
@@ -95,16 +95,8 @@ impl std::error::Error for Error {}
 impl From<Error> for ToolError {
     fn from(error: Error) -> Self {
         if let Error::LimitReached { .. } = error {
-            return Self::new(
-                ErrorCode::LimitReached,
-                format!("{error}; nothing was changed. Close something first, or ask the person."),
-            );
+            return crate::refusals::limit_inside_handler(&error);
         }
-        Self::new(
-            ErrorCode::ActionFailed,
-            format!(
-                "The action could not complete ({error}); nothing was changed. This is a defect in the application, not in your call."
-            ),
-        )
+        crate::refusals::inside_handler(&error)
     }
 }

@@ -17,8 +17,8 @@ use serde_json::Value;
 
 use super::{actor::Actor, registry::State};
 use crate::{
-    model::{ErrorCode, FieldError, ToolError},
-    naming,
+    model::{FieldError, ToolError},
+    naming, refusals,
     validate::echo,
 };
 
@@ -52,13 +52,6 @@ fn actor<'a>(state: &'a State, target: &Target) -> Option<&'a Actor> {
     }
 }
 
-fn window_not_found(id: &str) -> ToolError {
-    ToolError::new(
-        ErrorCode::WindowNotFound,
-        format!("Window `{}` is not open (it was closed, or never existed).", echo(id)),
-    )
-}
-
 /// Rule 1: which window (or the app) and which of its actions a call means.
 pub(super) fn resolve(
     state: &State,
@@ -67,18 +60,15 @@ pub(super) fn resolve(
 ) -> Result<(Target, usize), ToolError> {
     let target = if window == naming::APP {
         if state.app.is_none() {
-            return Err(ToolError::new(
-                ErrorCode::ActionNotAvailable,
-                "This application has no app-level actions.",
-            ));
+            return Err(refusals::no_app_actions());
         }
         Target::App
     } else {
-        let entry = state.entry_by_id(window).ok_or_else(|| window_not_found(window))?;
+        let entry = state.entry_by_id(window).ok_or_else(|| refusals::window_not_found(window))?;
         Target::Window { seq: entry.seq, id: entry.id.clone() }
     };
     let Some(actor) = actor(state, &target) else {
-        return Err(window_not_found(window));
+        return Err(refusals::window_not_found(window));
     };
     let Some((index, _)) = actor.spec.action(action) else {
         let names: Vec<&str> = actor.spec.actions.iter().map(|a| a.spec.name.as_ref()).collect();
@@ -86,14 +76,7 @@ pub(super) fn resolve(
             Target::Window { id, .. } => format!("Window {}", describe(state, id)),
             Target::App => "The application".to_owned(),
         };
-        return Err(ToolError::new(
-            ErrorCode::ActionNotAvailable,
-            format!(
-                "{owner} has no action `{}`; its actions are: {}.",
-                echo(action),
-                if names.is_empty() { "none".to_owned() } else { names.join(", ") }
-            ),
-        ));
+        return Err(refusals::no_such_action(&owner, action, &names));
     };
     Ok((target, index))
 }
@@ -108,14 +91,9 @@ pub(super) fn check_operable(
 ) -> Result<(), ToolError> {
     let actor = match target {
         Target::Window { id, .. } => {
-            &state.entry_by_id(id).ok_or_else(|| window_not_found(id))?.actor
+            &state.entry_by_id(id).ok_or_else(|| refusals::window_not_found(id))?.actor
         }
-        Target::App => state.app.as_ref().ok_or_else(|| {
-            ToolError::new(
-                ErrorCode::ActionNotAvailable,
-                "This application has no app-level actions.",
-            )
-        })?,
+        Target::App => state.app.as_ref().ok_or_else(refusals::no_app_actions)?,
     };
     if let Some(blocker) = blocker(state, target) {
         let what = match (target, when) {
@@ -133,12 +111,8 @@ pub(super) fn check_operable(
                 format!("An app-level modal opened while `{action}` ran, so nothing was applied")
             }
         };
-        let mut e = ToolError::new(
-            ErrorCode::BlockedByModal,
-            format!("{what}; {} is operable in its place.", describe(state, &blocker)),
-        );
-        e.blocked_by = Some(blocker);
-        return Err(e);
+        let described = describe(state, &blocker);
+        return Err(refusals::blocked_by_modal(&what, blocker, &described));
     }
     if !actor.available.get(index).copied().unwrap_or(false) {
         let whose = match target {
@@ -151,10 +125,7 @@ pub(super) fn check_operable(
                 " any more: it was withdrawn while it ran, so nothing was applied".to_owned()
             }
         };
-        return Err(ToolError::new(
-            ErrorCode::ActionNotAvailable,
-            format!("`{action}` {whose} is not available{now}."),
-        ));
+        return Err(refusals::not_available(action, &whose, &now));
     }
     Ok(())
 }
@@ -210,12 +181,9 @@ pub(super) fn check_unchanged(
     Err(match target {
         Target::Window { id, .. } => match state.entry_by_id(id) {
             Some(entry) => stale(state, id, entry.version, None),
-            None => window_not_found(id),
+            None => refusals::window_not_found(id),
         },
-        Target::App => ToolError::new(
-            ErrorCode::StaleState,
-            "The application's state changed while your action ran; nothing was applied.",
-        ),
+        Target::App => refusals::app_state_changed(),
     })
 }
 
@@ -228,8 +196,5 @@ fn stale(state: &State, id: &str, current: u64, expected: Option<u64>) -> ToolEr
             "was changed by someone else while your action ran (now version {current}); your action was not applied"
         ),
     };
-    let mut e =
-        ToolError::new(ErrorCode::StaleState, format!("Window {} {why}.", describe(state, id)));
-    e.current_version = Some(current);
-    e
+    refusals::stale(&describe(state, id), &why, current)
 }

@@ -9,8 +9,8 @@ use serde_json::Value;
 use super::ToolSurface;
 use crate::{
     action::JsonObject,
-    model::{ErrorCode, FieldError, ToolError},
-    naming, validate,
+    model::{FieldError, ToolError},
+    naming, refusals, validate,
 };
 
 /// What a call asks for, once its tool name is understood.
@@ -51,13 +51,7 @@ pub(super) fn route(
         }
     }
     let Some((window, action)) = tool.split_once("__") else {
-        return Err(ToolError::new(
-            ErrorCode::ActionNotAvailable,
-            format!(
-                "There is no tool `{}`: tool names are `{{windowId}}__{{action}}` or `app__{{action}}`.",
-                validate::echo(tool)
-            ),
-        ));
+        return Err(refusals::no_such_tool(tool));
     };
     let expected_version = arguments.remove("expectedVersion");
     Ok(Request::Action(ActionCall {

@@ -22,7 +22,7 @@ use super::{App, WindowHandle, route::ActionCall};
 use crate::{
     Actions, Window,
     action::JsonObject,
-    model::{ErrorCode, Next, ToolError, ToolResult},
+    model::{Next, ToolError, ToolResult},
     naming,
 };
 
@@ -214,10 +214,7 @@ impl<R> Call<R> {
         let value = value.unwrap_or_else(|| Box::new(()));
         let value = value.downcast::<R>().map_err(|_| {
             tracing::error!(action, "a typed call's result was of another type");
-            ToolError::new(
-                ErrorCode::ActionFailed,
-                format!("`{action}` was applied, but its result was not of the type its call expected. This is a defect in the application."),
-            )
+            crate::refusals::wrong_result_type(action)
         })?;
         let ToolResult { message, opened_window_ids, next, .. } = result;
         Ok(Performed { value: *value, message, opened_window_ids, next })
@@ -234,13 +231,7 @@ fn app_actions_are(app: &App, target: &CallTarget) -> Result<(), ToolError> {
     if registered == Some(target.actions) {
         return Ok(());
     }
-    Err(ToolError::new(
-        ErrorCode::ActionNotAvailable,
-        format!(
-            "`{}` are not this application's app-level actions (see AppBuilder::app_actions); nothing was changed. Use `WindowHandle::act` for a window's actions.",
-            target.actions_name
-        ),
-    ))
+    Err(crate::refusals::not_the_apps_actions(target.actions_name))
 }
 
 impl<R: Send + 'static> IntoFuture for Call<R> {
