@@ -124,3 +124,36 @@ fn every_refusal_is_declared_in_the_refusals_file() {
     }
     assert!(checked > 30, "only {checked} files read: the check is not reading the sources");
 }
+
+#[test]
+fn protocol_words_are_spelled_only_in_purview_naming() {
+    // A tool name composed or split by hand, `expectedVersion` or a window
+    // id spelled out: each belongs to purview-naming.
+    let by_hand = [
+        "\"__\"",
+        "\"expectedVersion\"",
+        "format!(\"w{",
+        "}__{}\"",
+        "}__{a}\"",
+        "}__{action}\"",
+        "}__{name}\"",
+        "\"app__{",
+    ];
+    let mut checked = 0;
+    for dir in ["purview/src", "purview-macros/src", "purview-egui/src", "conformance/src"] {
+        for file in rust_files(&workspace().join(dir)) {
+            checked += 1;
+            let text = fs::read_to_string(&file).expect("readable source");
+            for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+                for word in by_hand {
+                    assert!(
+                        !line.contains(word),
+                        "{} spells {word} itself; use purview_naming (tool_name, split_tool_name, SEPARATOR, EXPECTED_VERSION, window_id): {line}",
+                        file.display()
+                    );
+                }
+            }
+        }
+    }
+    assert!(checked > 60, "only {checked} files read: the check is not reading the sources");
+}

@@ -1,6 +1,7 @@
 //! The explorer: its settings, a run (a random walk, then shrinking every
 //! failure to the shortest sequence that still shows it) and replays.
 
+use purview::naming;
 use std::{
     collections::{BTreeSet, HashMap},
     time::{Duration, Instant},
@@ -404,10 +405,10 @@ impl Explorer {
 /// `step` with its (single) call moved to each of `windows` in turn.
 fn retargeted(step: &Step, windows: &[String]) -> Vec<Step> {
     let Step::Call(call) = step else { return Vec::new() };
-    let Some((window, action)) = call.tool.split_once("__") else { return Vec::new() };
+    let Some((window, action)) = call.tool.split_once(naming::SEPARATOR) else { return Vec::new() };
     windows
         .iter()
         .filter(|w| w.as_str() != window && window != "app")
-        .map(|w| Step::Call(Call { tool: format!("{w}__{action}"), ..call.clone() }))
+        .map(|w| Step::Call(Call { tool: naming::tool_name(w, action), ..call.clone() }))
         .collect()
 }

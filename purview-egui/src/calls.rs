@@ -125,7 +125,7 @@ impl Core {
 
 /// `{window}__{action}`, or `app__{action}` for the app's own.
 pub(crate) fn tool_name(window: Option<&str>, action: &str) -> String {
-    format!("{}__{action}", window.unwrap_or(purview::naming::APP))
+    purview::naming::tool_name(window.unwrap_or(purview::naming::APP), action)
 }
 
 /// One window as this frame draws it.

@@ -109,8 +109,10 @@ fn params(schema: &Map<String, Value>) -> Vec<Param> {
     };
     // JSON objects here do not keep their order, but `required` does (the
     // declaration order): required arguments first, in it, then the rest.
-    let mut names: Vec<&String> =
-        properties.keys().filter(|name| name.as_str() != "expectedVersion").collect();
+    let mut names: Vec<&String> = properties
+        .keys()
+        .filter(|name| name.as_str() != purview::naming::EXPECTED_VERSION)
+        .collect();
     names.sort_by_key(|name| required.iter().position(|r| r == name).unwrap_or(usize::MAX));
     names
         .into_iter()
@@ -274,7 +276,7 @@ mod tests {
                         "ratio": {"type": "number"},
                         "note": {"type": ["string", "null"]},
                         "urgent": {"type": "boolean"},
-                        "expectedVersion": {"type": "integer"}
+                        (purview::naming::EXPECTED_VERSION): {"type": "integer"}
                     },
                     "required": ["field", "value"]
                 }

@@ -262,6 +262,30 @@ pub fn tool_name(window: &str, action: &str) -> String {
     name
 }
 
+/// The window (or [`APP`]) and the action a tool name names, split at the
+/// first [`SEPARATOR`]; `None` for a name without one.
+///
+/// ```
+/// assert_eq!(purview_naming::split_tool_name("w1__submit"), Some(("w1", "submit")));
+/// assert_eq!(purview_naming::split_tool_name("submit"), None);
+/// ```
+pub fn split_tool_name(name: &str) -> Option<(&str, &str)> {
+    name.split_once(SEPARATOR)
+}
+
+/// The argument every window action takes beside its own: the window's
+/// version as the agent last read it (GUI Bridge §7.1).
+pub const EXPECTED_VERSION: &str = "expectedVersion";
+
+/// The id of the `seq`-th window an application opens: `w{seq}`.
+///
+/// ```
+/// assert_eq!(purview_naming::window_id(3), "w3");
+/// ```
+pub fn window_id(seq: u64) -> String {
+    format!("w{seq}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

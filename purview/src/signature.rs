@@ -51,7 +51,7 @@ pub(crate) fn signature(
     needs_approval: bool,
 ) -> String {
     let mut rest = Rest::default();
-    let params = object_params(input, 0, &mut rest, &["expectedVersion"]);
+    let params = object_params(input, 0, &mut rest, &[crate::naming::EXPECTED_VERSION]);
     rest.note_extra(input, &["type", "properties", "required", "additionalProperties"]);
     let mut out = format!("{name}({params})");
     let mut marks = Vec::new();
@@ -336,7 +336,7 @@ mod tests {
     fn required_first_in_declared_order_then_optional_with_defaults() {
         let line = sig(json!({"type": "object", "properties": {
             "b": {"type": "string"}, "a": {"type": "integer"}, "c": {"type": "boolean", "default": true},
-            "expectedVersion": {"type": "integer", "minimum": 0}},
+            (crate::naming::EXPECTED_VERSION): {"type": "integer", "minimum": 0}},
             "required": ["b", "a"]}));
         assert_eq!(line, "act(b: string, a: integer, c?: boolean = true)");
     }

@@ -5,6 +5,7 @@
 //! `app__act` calls it. So the walk reaches on the `dispatcher` surface
 //! what the per-window tools reach on the others.
 
+use purview::naming;
 use std::{collections::BTreeMap, sync::Arc};
 
 use rand::RngExt as _;
@@ -61,7 +62,7 @@ impl Walk<'_> {
                 let name = signature_name(signature);
                 let action = definitions.and_then(|d| d.get(name));
                 let field = |key: &str| action.and_then(|a| a.get(key)).cloned();
-                let tool_name = format!("{window}__{name}");
+                let tool_name = naming::tool_name(window, name);
                 let definition = json!({
                     "name": tool_name,
                     "title": field("title"),
@@ -92,7 +93,7 @@ impl Walk<'_> {
     pub(super) fn act_target(&self, arguments: &Map<String, Value>) -> Option<Arc<ToolInfo>> {
         let window = arguments.get("window").and_then(Value::as_str)?;
         let action = arguments.get("action").and_then(Value::as_str)?;
-        let name = format!("{window}__{action}");
+        let name = naming::tool_name(window, action);
         self.obs.dispatch.get(&name).or_else(|| self.ever_dispatched.get(&name)).cloned()
     }
 
@@ -113,8 +114,10 @@ impl Walk<'_> {
                 {
                     // The version goes beside `window`, not among the action's
                     // own arguments (where a second one would be a conflict).
-                    Some((mut inner, broke)) if !broke.iter().any(|b| b == "expectedVersion") => {
-                        inner.remove("expectedVersion");
+                    Some((mut inner, broke))
+                        if !broke.iter().any(|b| b == naming::EXPECTED_VERSION) =>
+                    {
+                        inner.remove(naming::EXPECTED_VERSION);
                         (inner, Intent::Invalid(broke))
                     }
                     _ => (self.valid_inner(&target), Intent::Valid),
@@ -140,9 +143,9 @@ impl Walk<'_> {
                 arguments.remove("action");
                 intent = Intent::Invalid(vec!["action".into()]);
             } else {
-                arguments.insert("expectedVersion".into(), json!("not a version"));
+                arguments.insert(naming::EXPECTED_VERSION.into(), json!("not a version"));
                 expected_version = ExpectedVersion::Omit;
-                intent = Intent::Invalid(vec!["expectedVersion".into()]);
+                intent = Intent::Invalid(vec![naming::EXPECTED_VERSION.into()]);
             }
         } else if intent == Intent::Valid && versioned && (28..=35).contains(&roll) {
             expected_version = ExpectedVersion::Stale;
@@ -153,7 +156,7 @@ impl Walk<'_> {
     fn valid_inner(&mut self, target: &ToolInfo) -> Map<String, Value> {
         let (mut inner, _) =
             target.schema.valid(&mut self.rng, &self.cfg.hints, &mut Self::secret_value);
-        inner.remove("expectedVersion");
+        inner.remove(naming::EXPECTED_VERSION);
         inner
     }
 

@@ -1,6 +1,7 @@
 //! Judging one step: each answer's shape and code against what the call
 //! meant, what the step changed, and the notifications that came.
 
+use purview::naming;
 use serde_json::{Map, Value, json};
 
 use crate::{
@@ -163,7 +164,7 @@ impl Walk<'_> {
             .flat_map(|(window, list)| {
                 list.as_array().into_iter().flatten().filter_map(Value::as_str).map(
                     move |signature| {
-                        format!("{window}__{}", super::dispatch::signature_name(signature))
+                        naming::tool_name(window, super::dispatch::signature_name(signature))
                     },
                 )
             })
@@ -391,7 +392,7 @@ impl Walk<'_> {
             parameters.extend(inner.into_iter().flatten().map(|(k, _)| k.clone()));
             let target = match (p.arguments.get("window"), p.arguments.get("action")) {
                 (Some(Value::String(w)), Some(Value::String(a))) => {
-                    self.ever_listed.get(&format!("{w}__{a}")).or(p.target.as_ref())
+                    self.ever_listed.get(&naming::tool_name(w, a)).or(p.target.as_ref())
                 }
                 _ => None,
             };
@@ -410,7 +411,7 @@ impl Walk<'_> {
             let sent: Vec<&String> = p.arguments.keys().collect();
             if let Some(stranger) = names.iter().find(|f| {
                 let h = head(f);
-                !parameters.contains(&h) && !sent.contains(&&h) && h != "expectedVersion"
+                !parameters.contains(&h) && !sent.contains(&&h) && h != naming::EXPECTED_VERSION
             }) {
                 outcome = Err(format!(
                     "validation_failed from {tool} names field {stranger:?}, which is not one of its parameters {parameters:?}"

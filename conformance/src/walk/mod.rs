@@ -11,6 +11,7 @@ mod plan;
 mod probe;
 
 use self::judge::{describe_calls, describe_change, describe_events, note_name};
+use purview::naming;
 
 use std::{
     collections::{BTreeMap, HashMap, HashSet},
@@ -95,7 +96,7 @@ impl ToolInfo {
     }
 
     fn has_version(&self) -> bool {
-        self.schema.has("expectedVersion")
+        self.schema.has(naming::EXPECTED_VERSION)
     }
 }
 
@@ -315,8 +316,8 @@ impl<'a> Walk<'a> {
             if !instructions.contains(WINDOWS_URI) {
                 lacking.push("app://windows");
             }
-            if !instructions.contains("expectedVersion") {
-                lacking.push("expectedVersion");
+            if !instructions.contains(naming::EXPECTED_VERSION) {
+                lacking.push(naming::EXPECTED_VERSION);
             }
             self.tally.judge(
                 Check::Instructions,
@@ -395,7 +396,8 @@ impl<'a> Walk<'a> {
     fn resolve(&self, name: &str, windows: &Windows) -> Option<(Option<String>, String)> {
         let mut best: Option<(Option<String>, String)> = None;
         for id in windows.by_id.keys() {
-            if let Some(action) = name.strip_prefix(id.as_str()).and_then(|r| r.strip_prefix("__"))
+            if let Some(action) =
+                name.strip_prefix(id.as_str()).and_then(|r| r.strip_prefix(naming::SEPARATOR))
                 && !action.is_empty()
                 && best.as_ref().is_none_or(|(w, _)| w.as_ref().is_some_and(|w| w.len() < id.len()))
             {
@@ -429,11 +431,14 @@ impl<'a> Walk<'a> {
             ExpectedVersion::Omit => {}
             ExpectedVersion::Current => {
                 if let Some(v) = version_before {
-                    arguments.insert("expectedVersion".into(), json!(v));
+                    arguments.insert(naming::EXPECTED_VERSION.into(), json!(v));
                 }
             }
             ExpectedVersion::Stale => {
-                arguments.insert("expectedVersion".into(), json!(version_before.unwrap_or(0) + 1));
+                arguments.insert(
+                    naming::EXPECTED_VERSION.into(),
+                    json!(version_before.unwrap_or(0) + 1),
+                );
             }
         }
         let mut validity = info.as_ref().map_or(Validity::Unknown, |i| i.schema.judge(&arguments));

@@ -2,6 +2,7 @@
 //! operability, ids, versions, masking) and tools/list (names, operability,
 //! each definition once), and the search for secrets in every answer.
 
+use purview::naming;
 use std::{
     collections::{BTreeMap, HashSet},
     sync::Arc,
@@ -227,7 +228,7 @@ impl Walk<'_> {
             let resolved = self.resolve(&name, windows);
             let shape = if !name_safe(&name) {
                 Err(format!("tool name {name:?} uses characters outside [A-Za-z0-9_-]"))
-            } else if !name.contains("__") {
+            } else if !name.contains(naming::SEPARATOR) {
                 Err(format!("tool name {name:?} is not {{winId}}__{{action}}"))
             } else {
                 Ok(())
@@ -236,7 +237,8 @@ impl Walk<'_> {
             let (window, action) = match resolved {
                 Some(found) => found,
                 None => {
-                    let (prefix, action) = name.split_once("__").unwrap_or((name.as_str(), ""));
+                    let (prefix, action) =
+                        name.split_once(naming::SEPARATOR).unwrap_or((name.as_str(), ""));
                     self.tally.fail(
                         Check::ToolsOnlyOperable,
                         n,

@@ -2,6 +2,7 @@
 //! stale version, a withdrawn tool, a name that never existed, a write
 //! repeated, or two writes sent together.
 
+use purview::naming;
 use std::sync::Arc;
 
 use rand::RngExt as _;
@@ -109,7 +110,7 @@ impl Walk<'_> {
             tool.schema.valid(&mut self.rng, &self.cfg.hints, &mut Self::secret_value);
         let mut expected_version = ExpectedVersion::Omit;
         if tool.window.is_some() && tool.has_version() {
-            arguments.remove("expectedVersion");
+            arguments.remove(naming::EXPECTED_VERSION);
             if self.rng.random_bool(0.8) {
                 expected_version = ExpectedVersion::Current;
             }
@@ -123,9 +124,9 @@ impl Walk<'_> {
         let mut expected_version = ExpectedVersion::Omit;
         if tool.window.is_some()
             && tool.has_version()
-            && !broke.iter().any(|b| b == "expectedVersion")
+            && !broke.iter().any(|b| b == naming::EXPECTED_VERSION)
         {
-            arguments.remove("expectedVersion");
+            arguments.remove(naming::EXPECTED_VERSION);
             expected_version = ExpectedVersion::Current;
         }
         Some(Call {
@@ -155,7 +156,7 @@ impl Walk<'_> {
             actions[self.rng.random_range(0..actions.len())].clone()
         };
         Call {
-            tool: format!("{id}__{action}"),
+            tool: naming::tool_name(&id, &action),
             arguments: Map::new(),
             expected_version: ExpectedVersion::Omit,
             intent: Intent::UnknownWindow,

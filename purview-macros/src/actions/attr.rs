@@ -254,7 +254,7 @@ fn argument(pat: &mut syn::PatType) -> darling::Result<Arg> {
         .with_span(&pat.pat));
     };
     let name = unraw(&ident.ident);
-    if name == "expectedVersion" || name == "expected_version" {
+    if name == purview_naming::EXPECTED_VERSION || name == "expected_version" {
         return Err(darling::Error::custom(
             "`expectedVersion` is reserved: Purview checks it before the action runs (§7.1)",
         )

@@ -166,7 +166,7 @@ impl CompiledAction {
         let Value::Object(properties) = properties else {
             return Err(format!("action `{}`: `properties` must be an object", spec.name));
         };
-        if properties.contains_key("expectedVersion") {
+        if properties.contains_key(naming::EXPECTED_VERSION) {
             return Err(format!(
                 "action `{}`: `expectedVersion` is reserved for optimistic concurrency (§5.5)",
                 spec.name
@@ -175,7 +175,7 @@ impl CompiledAction {
         let params: Arc<[String]> = properties.keys().cloned().collect();
         if level == Level::Window {
             properties.insert(
-                "expectedVersion".into(),
+                naming::EXPECTED_VERSION.into(),
                 json!({
                     "type": "integer",
                     "minimum": 0,

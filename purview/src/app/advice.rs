@@ -64,7 +64,7 @@ fn how_to_read(surface: ToolSurface) -> &'static str {
 
 /// Advice for a blocked window: deal with the window on top first.
 fn operate_first(surface: ToolSurface, blocker: &str, actions: &[String]) -> String {
-    let tools: Vec<String> = actions.iter().map(|a| format!("{blocker}__{a}")).collect();
+    let tools: Vec<String> = actions.iter().map(|a| crate::naming::tool_name(blocker, a)).collect();
     match surface {
         ToolSurface::Windows => format!(
             "Operate `{blocker}` first (its tools: {}), or re-read app://windows.",

@@ -257,7 +257,7 @@ static ACT: LazyLock<ToolDefinition> = LazyLock::new(|| {
                 "window": {"type": "string"},
                 "action": {"type": "string"},
                 "arguments": {"type": "object"},
-                "expectedVersion": {"type": "integer", "minimum": 0}
+                (naming::EXPECTED_VERSION): {"type": "integer", "minimum": 0}
             },
             "required": ["window", "action"]
         })),

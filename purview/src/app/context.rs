@@ -144,7 +144,7 @@ impl Context {
     fn open_at<W: Window>(&mut self, window: W, placement: Placement) -> Result<String, Error> {
         let spec = self.shared.type_spec::<W>().map_err(|e| self.misuse(e))?;
         let seq = self.shared.next_seq();
-        let id: Arc<str> = Arc::from(format!("w{seq}"));
+        let id: Arc<str> = Arc::from(crate::naming::window_id(seq));
         let vm: Box<dyn DynActions> = Box::new(AsWindow(window));
         self.effects.push(Effect::Open {
             seq,

@@ -155,7 +155,7 @@ pub(super) fn check_expected_version(
         None | Some(Value::Null) => return Ok(()),
         Some(value) => value.as_u64().ok_or_else(|| {
             ToolError::validation(vec![FieldError::new(
-                "expectedVersion",
+                naming::EXPECTED_VERSION,
                 "must be a non-negative integer: the window's version from app://windows",
             )])
         })?,

@@ -190,7 +190,7 @@ impl State {
         {
             return Arc::from(name);
         }
-        Arc::from(format!("w{seq}"))
+        Arc::from(naming::window_id(seq))
     }
 
     /// Inserts a window. The caller has checked the owner exists.
@@ -306,7 +306,7 @@ impl State {
                     tools.push(ToolRef {
                         window: Some(entry.seq),
                         action: i,
-                        name: format!("{}__{}", entry.id, action.spec.name),
+                        name: naming::tool_name(&entry.id, &action.spec.name),
                     });
                 }
             }
@@ -319,7 +319,7 @@ impl State {
                     tools.push(ToolRef {
                         window: None,
                         action: i,
-                        name: format!("app__{}", action.spec.name),
+                        name: naming::tool_name(naming::APP, &action.spec.name),
                     });
                 }
             }

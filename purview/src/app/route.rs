@@ -50,10 +50,10 @@ pub(super) fn route(
             return act_request(arguments);
         }
     }
-    let Some((window, action)) = tool.split_once("__") else {
+    let Some((window, action)) = naming::split_tool_name(tool) else {
         return Err(refusals::no_such_tool(tool));
     };
-    let expected_version = arguments.remove("expectedVersion");
+    let expected_version = arguments.remove(naming::EXPECTED_VERSION);
     Ok(Request::Action(ActionCall {
         window: window.to_owned(),
         action: action.to_owned(),
@@ -119,12 +119,12 @@ fn act_request(mut arguments: JsonObject) -> Result<Request, ToolError> {
             JsonObject::new()
         }
     };
-    let outer_version = arguments.remove("expectedVersion");
-    let inner_version = inner.remove("expectedVersion");
+    let outer_version = arguments.remove(naming::EXPECTED_VERSION);
+    let inner_version = inner.remove(naming::EXPECTED_VERSION);
     let expected_version = match (outer_version, inner_version) {
         (Some(a), Some(b)) if a != b => {
             problems.push(FieldError::new(
-                "expectedVersion",
+                naming::EXPECTED_VERSION,
                 "was given twice with different values; give it once, beside `window`",
             ));
             None
@@ -133,9 +133,9 @@ fn act_request(mut arguments: JsonObject) -> Result<Request, ToolError> {
     };
     // Named beside any other bad argument (§7.3), not only once the window is found.
     if expected_version.as_ref().is_some_and(|v| !v.is_null() && v.as_u64().is_none()) {
-        problems.push(FieldError::new("expectedVersion", "must be a non-negative integer"));
+        problems.push(FieldError::new(naming::EXPECTED_VERSION, "must be a non-negative integer"));
     }
-    let params = ["window", "action", "arguments", "expectedVersion"].map(str::to_owned);
+    let params = ["window", "action", "arguments", naming::EXPECTED_VERSION].map(str::to_owned);
     problems.extend(arguments.keys().take(5).map(|k| validate::unknown_argument(k, &params)));
     match (window, action) {
         (Some(window), Some(action)) if problems.is_empty() => Ok(Request::Action(ActionCall {
