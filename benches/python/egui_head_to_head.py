@@ -213,7 +213,11 @@ class PurviewAgent:
         if direct in self.listed:
             result = await self.client.call_tool(direct, arguments)
         else:
+            # app__act takes expectedVersion beside the action's own arguments.
+            arguments = dict(arguments)
             act = {"window": window, "action": action, "arguments": arguments}
+            if "expectedVersion" in arguments:
+                act["expectedVersion"] = arguments.pop("expectedVersion")
             result = await self.client.call_tool("app__act", act)
         return self.meter.result(label, result)
 
@@ -278,8 +282,8 @@ async def purview_probes(desk: Desk, person: "Person", shots: str | None) -> dic
         code = out.get("code") if isinstance(out, dict) else out
         verdict = "pass" if failed and kept == PERSON_NAME else "FAIL"
         probes["stale"] = f"{verdict}: `{code}`; the field still reads {kept!r}"
-        # The same write without expectedVersion (which the instructions and
-        # each write tool's schema ask for) is applied: last writer wins.
+        # The same write without expectedVersion (which the instructions ask
+        # for and every write tool takes) is applied: last writer wins.
         unversioned = {"field": "recipient", "value": AGENT_NAME}
         failed, out = await agent.call("unversioned edit", w1, "edit_field", unversioned)
         probes["stale-unversioned"] = (
@@ -504,6 +508,8 @@ async def main() -> int:
     # first connection and call pay for imports), so no side pays for that.
     async with Desk(args.desk_gui, args.logs) as desk:
         purview_instructions = await instructions(desk.url)
+    async with Desk(args.desk_gui, args.logs, "--tools", "dispatcher") as desk:
+        dispatcher_instructions = await instructions(desk.url)
     egui_instructions = await instructions(egui_mcp_server(args.egui_mcp))
     # Each story on a fresh desk_gui, the sides taking turns; the wall time
     # is the median of the rounds (the bytes do not vary).
@@ -541,7 +547,10 @@ async def main() -> int:
         f"| wall time | {egui.wall * 1000:.0f} ms | {purview.wall * 1000:.0f} ms | {purview.wall / egui.wall:.2f}"
         f" | {dispatcher.wall * 1000:.0f} ms | {dispatcher.wall / egui.wall:.2f} |"
     )
-    print(f"| instructions (not in the bytes) | {egui_instructions:,} B | {purview_instructions:,} B | | | |")
+    print(
+        f"| instructions (not in the bytes) | {egui_instructions:,} B | {purview_instructions:,} B | |"
+        f" {dispatcher_instructions:,} B | |"
+    )
     print()
     print(f"egui_mcp: {egui.total} B ({egui.breakdown()})")
     print(f"purview: {purview.total} B ({purview.breakdown()})")
@@ -550,7 +559,8 @@ async def main() -> int:
     alternative = egui.total - last_tree + egui.filtered_check
     print(
         f"egui_mcp with its final check filtered to 'submitted' ({egui.filtered_check} B instead of"
-        f" {last_tree} B): {alternative} B; Purview's default surface reads {purview.total / alternative:.3f} of it"
+        f" {last_tree} B): {alternative} B; Purview reads {purview.total / alternative:.3f} of it"
+        f" (dispatcher: {dispatcher.total / alternative:.3f})"
     )
     print()
     for name, what in [
