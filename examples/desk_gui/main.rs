@@ -5,7 +5,12 @@
 //! ```text
 //! cargo run --example desk_gui                        # agents at http://127.0.0.1:8765/mcp
 //! cargo run --example desk_gui -- --port 9000         # another port (0 picks a free one)
+//! cargo run --example desk_gui -- --embed              # every window inside the main one
 //! ```
+//!
+//! Built with the `inspection` feature and started with `EGUI_INSPECTION`
+//! set, it also serves egui_inspection's protocol (what egui_mcp drives);
+//! that protocol sees one viewport only, so such a run wants `--embed`.
 
 #[path = "../order_desk/windows.rs"]
 mod windows;
@@ -36,6 +41,12 @@ struct Cli {
     /// (by default the person approves each agent's `confirm` on screen).
     #[arg(long)]
     no_approval: bool,
+    /// Draw every window inside the main window rather than as an OS window
+    /// of its own (for tools that see one viewport only, such as
+    /// egui_inspection); the main window is made large enough to hold them
+    /// side by side.
+    #[arg(long)]
+    embed: bool,
 }
 
 fn main() -> ExitCode {
@@ -70,11 +81,14 @@ fn main() -> ExitCode {
     eprintln!("desk_gui: MCP endpoint {endpoint}");
     // The person's clicks run on this runtime.
     let entered = runtime.enter();
-    let mut desk = gui::desk(app, &endpoint);
+    let mut desk = gui::desk(app, &endpoint).embedded(cli.embed);
+    // purview-egui places the first windows at x = 440 and 870, 400 wide,
+    // and a dialog 420 to the right of its owner: embedded, they need room.
+    let size = if cli.embed { [1280.0, 720.0] } else { [400.0, 330.0] };
     let options = eframe::NativeOptions {
         viewport: eframe::egui::ViewportBuilder::default()
             .with_title("Order Desk")
-            .with_inner_size([400.0, 330.0])
+            .with_inner_size(size)
             .with_position([20.0, 20.0]),
         ..Default::default()
     };
