@@ -8,15 +8,16 @@
 //! is never overwritten.
 
 use eframe::egui::{self, Button, Ui};
-use purview::{App, Secret, WindowHandle, model::BlockKind};
+use purview::{App, ApprovalQueue, Secret, WindowHandle, model::BlockKind};
 use purview_egui::{Desk, WindowUi};
 
 use crate::windows::OrderEditor;
 
-/// The desktop front end of an order_desk [`App`]; `endpoint` is shown to
-/// the person so they can connect an agent.
-pub fn desk(app: App, endpoint: &str) -> Desk {
-    Desk::new(app)
+/// The desktop front end of an order_desk [`App`], whose approver is
+/// `approvals`; `endpoint` is shown to the person so they can connect an
+/// agent.
+pub fn desk(app: App, approvals: ApprovalQueue, endpoint: &str) -> Desk {
+    Desk::answering(app, approvals)
         .heading("Order Desk")
         .note(format!("Agents connect over MCP at {endpoint}"))
         .draw::<OrderEditor>(order_editor)

@@ -20,7 +20,7 @@ mod gui;
 use std::process::ExitCode;
 
 use clap::Parser;
-use purview::{App, HttpOptions, ToolSurface};
+use purview::{App, ApprovalQueue, HttpOptions, ToolSurface, WhoApproves};
 
 /// desk_gui: order_desk as an egui desktop app, shared by the person at the
 /// keyboard and AI agents connected over MCP (streamable HTTP on loopback).
@@ -37,8 +37,10 @@ struct Cli {
     /// Which tools agents are offered.
     #[arg(long, value_enum, value_name = "SURFACE", default_value_t = ToolSurface::Both)]
     tools: ToolSurface,
-    /// Let agents confirm a submission without asking the person first
-    /// (by default the person approves each agent's `confirm` on screen).
+    /// Let agents confirm a submission without asking the person first. By
+    /// default the person approves each agent's `confirm` on screen, and
+    /// only that yes counts: the agent's client is never asked, so an agent
+    /// cannot approve its own call (WhoApproves::InApp).
     #[arg(long)]
     no_approval: bool,
     /// Draw every window inside the main window rather than as an OS window
@@ -60,7 +62,12 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let mut builder = App::builder().tool_surface(cli.tools);
+    // The person at these windows answers approvals, from the start.
+    let approvals = ApprovalQueue::new();
+    let mut builder = App::builder()
+        .tool_surface(cli.tools)
+        .approver(approvals.clone())
+        .who_approves(WhoApproves::InApp);
     if !cli.no_approval {
         builder = builder.require_approval::<windows::ConfirmSubmission>("confirm");
     }
@@ -81,7 +88,7 @@ fn main() -> ExitCode {
     eprintln!("desk_gui: MCP endpoint {endpoint}");
     // The person's clicks run on this runtime.
     let entered = runtime.enter();
-    let mut desk = gui::desk(app, &endpoint).embedded(cli.embed);
+    let mut desk = gui::desk(app, approvals, &endpoint).embedded(cli.embed);
     // purview-egui places the first windows at x = 440 and 870, 400 wide,
     // and a dialog 420 to the right of its owner: embedded, they need room.
     let size = if cli.embed { [1280.0, 720.0] } else { [400.0, 330.0] };

@@ -140,7 +140,25 @@ impl Desk {
     /// assert!(desk.approvals().is_some());
     /// ```
     pub fn new(app: App) -> Self {
-        let approvals = ApprovalQueue::new();
+        Self::answering(app, ApprovalQueue::new())
+    }
+
+    /// [`Desk::new`] with the queue the app was built with
+    /// ([`AppBuilder::approver`](purview::AppBuilder::approver)), so the
+    /// app has its approver from the start (and says nothing about lacking
+    /// one when it is built or starts serving).
+    ///
+    /// ```
+    /// use purview::{App, ApprovalQueue, WhoApproves};
+    /// let approvals = ApprovalQueue::new();
+    /// let app = App::builder()
+    ///     .approver(approvals.clone())
+    ///     .who_approves(WhoApproves::InApp)
+    ///     .build();
+    /// let desk = purview_egui::Desk::answering(app, approvals);
+    /// assert!(desk.approvals().is_some());
+    /// ```
+    pub fn answering(app: App, approvals: ApprovalQueue) -> Self {
         app.set_approver(approvals.clone());
         Self::with_approvals(app, Some(approvals))
     }

@@ -19,7 +19,8 @@ use purview_tests::{Agent, Note};
 use serde_json::{Value, json};
 
 fn person(app: &App) -> Harness<'static, Desk> {
-    let desk = gui::desk(app.clone(), "http://127.0.0.1:0/mcp").embedded(true);
+    let desk = gui::desk(app.clone(), purview::ApprovalQueue::new(), "http://127.0.0.1:0/mcp")
+        .embedded(true);
     Harness::builder()
         .with_size([1400.0, 1000.0])
         .build_ui_state(|ui, desk: &mut Desk| desk.show(ui), desk)
