@@ -173,14 +173,15 @@ impl CompiledAction {
             ));
         }
         let params: Arc<[String]> = properties.keys().cloned().collect();
-        if level == Level::Window {
+        // Writes take expectedVersion (§5.5); a read-only action changes
+        // nothing a version could protect.
+        if level == Level::Window && spec.hints.read_only != Some(true) {
             properties.insert(
                 naming::EXPECTED_VERSION.into(),
-                json!({
-                    "type": "integer",
-                    "minimum": 0,
-                    "description": "The version you last read"
-                }),
+                // What it means is in the instructions and every stale_state
+                // answer; a description in every tool would cost each
+                // tools/list some 40 bytes a tool.
+                json!({"type": "integer", "minimum": 0}),
             );
         }
         let check =

@@ -72,7 +72,8 @@ fn words(config: &Config, window: Option<&Entry>, action: &CompiledAction) -> (S
     let what = what_it_does(action);
     match window {
         Some(w) => (
-            format!("{} · {} (window {})", action.tool_title, w.title, w.id),
+            // The id is in the tool's name and its description already.
+            format!("{} · {}", action.tool_title, w.title),
             format!("{what} Acts on the \"{}\" window ({}).", w.title, w.id),
         ),
         None => (
