@@ -173,15 +173,14 @@ impl CompiledAction {
             ));
         }
         let params: Arc<[String]> = properties.keys().cloned().collect();
-        // Writes take expectedVersion (§5.5); a read-only action changes
-        // nothing a version could protect.
-        if level == Level::Window && spec.hints.read_only != Some(true) {
+        if level == Level::Window {
             properties.insert(
                 naming::EXPECTED_VERSION.into(),
-                // What it means is in the instructions and every stale_state
-                // answer; a description in every tool would cost each
-                // tools/list some 40 bytes a tool.
-                json!({"type": "integer", "minimum": 0}),
+                json!({
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "The version you last read"
+                }),
             );
         }
         let check =

@@ -72,8 +72,7 @@ fn words(config: &Config, window: Option<&Entry>, action: &CompiledAction) -> (S
     let what = what_it_does(action);
     match window {
         Some(w) => (
-            // The id is in the tool's name and its description already.
-            format!("{} · {}", action.tool_title, w.title),
+            format!("{} · {} (window {})", action.tool_title, w.title, w.id),
             format!("{what} Acts on the \"{}\" window ({}).", w.title, w.id),
         ),
         None => (
