@@ -162,11 +162,22 @@ impl App {
     /// an error). Nothing else may write to stdout meanwhile; log through
     /// `tracing` to stderr.
     ///
+    /// When stdin and stdout are pipes (as MCP hosts start servers), they
+    /// are read and written on the runtime's IO driver; otherwise (a
+    /// terminal, a file) through tokio's blocking stdio handles.
+    ///
     /// # Panics
     ///
-    /// Outside a tokio runtime.
+    /// Outside a tokio runtime with IO and time enabled (`#[tokio::main]`
+    /// enables both).
     pub async fn serve_stdio(&self) -> Result<(), Error> {
-        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+        // tokio's own stdin and stdout hand every read and every write to a
+        // blocking-pool thread and back; on pipes that was most of what a
+        // request cost. rmcp's `stdio_pipes` reopens the pipes non-blocking
+        // on their own file descriptions, so the process's fds 0 and 1 (and
+        // any child that inherits them) keep their flags.
+        let (reader, writer) = rmcp::transport::stdio_pipes();
+        self.serve_io(reader, writer).await
     }
 
     /// Serves MCP over any byte stream framed like stdio (one JSON-RPC
