@@ -110,6 +110,17 @@ pub(crate) fn decode(line: &[u8], seen_request: bool) -> Frame {
     if line.is_empty() {
         return Frame::Ignore("blank line");
     }
+    // A well-formed message, by far the most common line, is parsed once,
+    // straight into its type. Anything else (and a custom request named like
+    // a known method) is worked out again below to find the answer it is
+    // owed.
+    if line.first() == Some(&b'{')
+        && !has_repeated_keys(line)
+        && let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(line)
+        && !is_misparsed_known_method(&message)
+    {
+        return pass_on(message, seen_request);
+    }
     let value: Value = match serde_json::from_slice(line) {
         Ok(value) => value,
         Err(_) => {
@@ -132,14 +143,14 @@ pub(crate) fn decode(line: &[u8], seen_request: bool) -> Frame {
         _ => None,
     };
     let method = object.get("method").and_then(Value::as_str).map(echo);
-    if serde_json::from_slice::<NoDuplicateKeys>(line).is_err() {
+    if has_repeated_keys(line) {
         return error_frame(
             id.unwrap_or(Value::Null),
             -32600,
             "Invalid request: an object in this message has the same key twice; send each key once.",
         );
     }
-    let message: ClientJsonRpcMessage = match serde_json::from_value(value.clone()) {
+    let message: ClientJsonRpcMessage = match serde_json::from_value(value) {
         Ok(message) => message,
         Err(_) => {
             return error_frame(
@@ -149,88 +160,161 @@ pub(crate) fn decode(line: &[u8], seen_request: bool) -> Frame {
             );
         }
     };
+    if is_misparsed_known_method(&message) {
+        let text = format!(
+            "Invalid params for {}: see the MCP schema for this method.",
+            method.unwrap_or_default()
+        );
+        return error_frame(id.unwrap_or(Value::Null), -32602, &text);
+    }
+    pass_on(message, seen_request)
+}
+
+/// A request for a method rmcp knows that still came out as a custom
+/// request: its params were unusable.
+fn is_misparsed_known_method(message: &ClientJsonRpcMessage) -> bool {
+    matches!(message, JsonRpcMessage::Request(request)
+        if matches!(&request.request, ClientRequest::CustomRequest(custom)
+            if KNOWN_METHODS.contains(&custom.method.as_str())))
+}
+
+/// A decoded message, unless it is one JSON-RPC lets the server drop.
+fn pass_on(message: ClientJsonRpcMessage, seen_request: bool) -> Frame {
     match &message {
-        JsonRpcMessage::Request(request) => {
-            if let ClientRequest::CustomRequest(custom) = &request.request
-                && KNOWN_METHODS.contains(&custom.method.as_str())
-            {
-                let text = format!(
-                    "Invalid params for {}: see the MCP schema for this method.",
-                    method.unwrap_or_default()
-                );
-                return error_frame(id.unwrap_or(Value::Null), -32602, &text);
-            }
-        }
         JsonRpcMessage::Notification(_) if !seen_request => {
-            return Frame::Ignore("a notification before the first request");
+            Frame::Ignore("a notification before the first request")
         }
         JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_) if !seen_request => {
-            return Frame::Ignore("a response before the first request");
+            Frame::Ignore("a response before the first request")
         }
-        _ => {}
-    }
-    Frame::Message(Box::new(message))
-}
-
-/// Deserializes any JSON and fails if an object repeats a key, at any depth
-/// (serde_json's `Value` silently keeps the last one).
-struct NoDuplicateKeys;
-
-impl<'de> serde::Deserialize<'de> for NoDuplicateKeys {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(NoDuplicateKeys)
+        _ => Frame::Message(Box::new(message)),
     }
 }
 
-impl<'de> serde::de::Visitor<'de> for NoDuplicateKeys {
-    type Value = NoDuplicateKeys;
+/// Whether an object anywhere in `json` has the same key twice
+/// (serde_json's `Value` silently keeps the last one). Invalid JSON counts
+/// as having them; callers parse it anyway.
+fn has_repeated_keys(json: &[u8]) -> bool {
+    use serde::de::DeserializeSeed;
+    let mut keys = Vec::new();
+    let mut deserializer = serde_json::Deserializer::from_slice(json);
+    UniqueKeys { keys: &mut keys }.deserialize(&mut deserializer).is_err()
+}
+
+/// Objects with more keys than this are checked through a hash set rather
+/// than by comparing each key with those before it.
+const FEW_KEYS: usize = 16;
+
+/// Walks any JSON value and fails on a repeated key. The keys of the
+/// objects being walked share one stack (`keys`), borrowed from the input
+/// where they have no escapes, so a check allocates once, not per object.
+struct UniqueKeys<'a, 'de> {
+    keys: &'a mut Vec<std::borrow::Cow<'de, str>>,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for UniqueKeys<'_, 'de> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for UniqueKeys<'_, 'de> {
+    type Value = ();
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("any JSON value without repeated keys")
     }
 
-    fn visit_bool<E>(self, _: bool) -> Result<Self, E> {
-        Ok(self)
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_i64<E>(self, _: i64) -> Result<Self, E> {
-        Ok(self)
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_u64<E>(self, _: u64) -> Result<Self, E> {
-        Ok(self)
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_i128<E>(self, _: i128) -> Result<Self, E> {
-        Ok(self)
+    fn visit_i128<E>(self, _: i128) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_u128<E>(self, _: u128) -> Result<Self, E> {
-        Ok(self)
+    fn visit_u128<E>(self, _: u128) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_f64<E>(self, _: f64) -> Result<Self, E> {
-        Ok(self)
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_str<E>(self, _: &str) -> Result<Self, E> {
-        Ok(self)
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_unit<E>(self) -> Result<Self, E> {
-        Ok(self)
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_none<E>(self) -> Result<Self, E> {
-        Ok(self)
-    }
-
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self, A::Error> {
-        while seq.next_element::<NoDuplicateKeys>()?.is_some() {}
-        Ok(self)
+    fn visit_none<E>(self) -> Result<(), E> {
+        Ok(())
     }
 
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self, A::Error> {
-        let mut seen = std::collections::HashSet::new();
-        while let Some(key) = map.next_key::<String>()? {
-            if !seen.insert(key) {
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(UniqueKeys { keys: &mut *self.keys })?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let start = self.keys.len();
+        let mut many: Option<std::collections::HashSet<std::borrow::Cow<'de, str>>> = None;
+        while let Some(key) = map.next_key_seed(Key)? {
+            let fresh = match &mut many {
+                Some(seen) => seen.insert(key),
+                None if self.keys[start..].contains(&key) => false,
+                None if self.keys.len() - start < FEW_KEYS => {
+                    self.keys.push(key);
+                    true
+                }
+                None => {
+                    let mut seen: std::collections::HashSet<_> = self.keys.drain(start..).collect();
+                    seen.insert(key);
+                    many = Some(seen);
+                    true
+                }
+            };
+            if !fresh {
                 return Err(serde::de::Error::custom("a key is repeated"));
             }
-            map.next_value::<NoDuplicateKeys>()?;
+            map.next_value_seed(UniqueKeys { keys: &mut *self.keys })?;
         }
-        Ok(self)
+        self.keys.truncate(start);
+        Ok(())
+    }
+}
+
+/// An object key, borrowed from the input when it has no escapes.
+struct Key;
+
+impl<'de> serde::de::DeserializeSeed<'de> for Key {
+    type Value = std::borrow::Cow<'de, str>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Key {
+    type Value = std::borrow::Cow<'de, str>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object key")
+    }
+
+    fn visit_borrowed_str<E>(self, key: &'de str) -> Result<Self::Value, E> {
+        Ok(std::borrow::Cow::Borrowed(key))
+    }
+
+    fn visit_str<E>(self, key: &str) -> Result<Self::Value, E> {
+        Ok(std::borrow::Cow::Owned(key.to_owned()))
     }
 }
 
@@ -600,6 +684,55 @@ mod tests {
         let sent = failed_after.expect("sends must start failing once the queue stays full");
         assert!(sent <= OUTBOUND_FRAMES + 64, "{sent} frames were accepted");
         assert!(transport.receive().await.is_none(), "the session ends");
+    }
+
+    #[test]
+    fn jsonrpc_repeated_keys_are_found_at_any_depth_and_in_any_spelling() {
+        assert!(!has_repeated_keys(
+            br#"{"a": {"b": 1}, "c": {"b": 2}, "d": [{"b": 3}, {"b": 4}]}"#
+        ));
+        assert!(has_repeated_keys(br#"{"a": 1, "a": 2}"#));
+        assert!(has_repeated_keys(br#"{"a": [{"x": {"b": 1, "b": 1}}]}"#));
+        assert!(
+            has_repeated_keys(br#"{"a": 1, "\u0061": 2}"#),
+            "an escaped spelling is the same key"
+        );
+        let many: Vec<String> = (0..100).map(|i| format!(r#""k{i}": {i}"#)).collect();
+        assert!(!has_repeated_keys(format!("{{{}}}", many.join(",")).as_bytes()));
+        let repeated = format!(r#"{{{}, "k3": 0}}"#, many.join(","));
+        assert!(has_repeated_keys(repeated.as_bytes()), "past the few-keys scan too");
+        let early = format!(r#"{{"k3": 0, {}}}"#, many.join(","));
+        assert!(has_repeated_keys(early.as_bytes()));
+    }
+
+    #[test]
+    fn jsonrpc_the_quick_and_the_careful_decoding_agree() {
+        let lines: [&[u8]; 6] = [
+            br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            br#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"w1__a","arguments":{"v":1.5}}}"#,
+            br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            br#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
+            br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"a","name":"b"}}"#,
+            br#"{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":7}}"#,
+        ];
+        for line in lines {
+            let careful = match serde_json::from_slice::<Value>(line)
+                .ok()
+                .and_then(|v| serde_json::from_value::<ClientJsonRpcMessage>(v).ok())
+            {
+                Some(message)
+                    if !has_repeated_keys(line) && !is_misparsed_known_method(&message) =>
+                {
+                    Some(serde_json::to_value(message).unwrap())
+                }
+                _ => None,
+            };
+            let quick = match decode(line, true) {
+                Frame::Message(message) => Some(serde_json::to_value(*message).unwrap()),
+                _ => None,
+            };
+            assert_eq!(quick, careful, "{}", String::from_utf8_lossy(line));
+        }
     }
 
     #[test]
