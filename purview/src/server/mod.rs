@@ -4,6 +4,7 @@
 //! module translates.
 
 mod fair;
+pub(crate) mod frame;
 pub(crate) mod guard;
 mod http;
 mod http_sessions;
