@@ -9,15 +9,20 @@
 //! - the same editor written with the official Python SDK's high-level
 //!   server (`python/order_desk_server.py`).
 //!
-//! Each runs twice: with the client not subscribed (no notifications), and
-//! subscribed to app://windows (a server that supports it then sends
-//! resources/updated after the edits; Purview coalesces them, the
-//! hand-written server sends one per edit).
+//! Each server is connected twice: with the client not subscribed (no
+//! notifications), and subscribed to app://windows (a server that supports
+//! it then sends resources/updated after the edits; Purview coalesces them,
+//! the hand-written server sends one per edit). Every session is opened
+//! and warmed up first; then the rounds run in short trials, taking each
+//! session in turn, so that a change in the machine's load (it is shared)
+//! falls on all of them alike. Rates are the median over the trials.
 //!
 //! Needs the order_desk binary and a Python with `mcp` installed; run it
-//! through `scripts/bench`, which provides both. `PURVIEW_COMPARE_ROUNDS`
-//! overrides the number of rounds, `PURVIEW_COMPARE_ONLY` (`purview`,
-//! `rmcp`, `rmcp_pipes` or `python`) runs one server, for profiling.
+//! through `scripts/bench`, which provides both. `PURVIEW_ORDER_DESK_BEFORE`
+//! adds another order_desk build (an older commit's) to the same run;
+//! `PURVIEW_COMPARE_ROUNDS` overrides the number of rounds and
+//! `PURVIEW_COMPARE_ONLY` (`purview`, `before`, `rmcp`, `rmcp_pipes` or
+//! `python`) runs one server, for profiling.
 
 use std::{
     process::Stdio,
@@ -26,31 +31,24 @@ use std::{
 
 use purview_benches::Counter;
 use rmcp::{
-    ServiceExt,
+    RoleClient, ServiceExt,
     model::{
         CallToolRequestParams, ReadResourceRequestParams, ResourceContents, SubscribeRequestParams,
     },
+    service::RunningService,
     transport::TokioChildProcess,
 };
 use serde_json::{Value, json};
 
-/// Rounds per server (a few in the quick run).
+/// Rounds per session (a few in the quick run).
 fn rounds() -> usize {
     let asked = std::env::var("PURVIEW_COMPARE_ROUNDS").ok().and_then(|r| r.parse().ok());
-    asked.unwrap_or_else(|| purview_benches::scaled(2_000, 20))
+    asked.unwrap_or_else(|| purview_benches::scaled(4_000, 20))
 }
 
-/// What one measured run saw.
-struct Run {
-    rounds_per_second: f64,
-    /// CPU time of the server process per round (user + system).
-    server_cpu: Duration,
-    /// CPU time of this process (the client) per round.
-    client_cpu: Duration,
-    /// resources/updated received during the measured rounds.
-    updates: usize,
-    /// Whether the server let the client subscribe.
-    subscribed: bool,
+/// How many trials the rounds are split into.
+fn trials() -> usize {
+    purview_benches::scaled(20, 2)
 }
 
 /// User + system CPU time of process `pid`, from /proc (Linux).
@@ -80,66 +78,6 @@ fn own_cpu() -> Duration {
     tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
-/// Runs the rounds against the server `command` starts.
-async fn run(command: tokio::process::Command, subscribe: bool) -> Run {
-    let (transport, _) =
-        TokioChildProcess::builder(command).stderr(Stdio::null()).spawn().expect("spawn");
-    let pid = transport.id().expect("a child process id");
-    let counter = Counter::default();
-    let client = counter.clone().serve(transport).await.expect("connect");
-    let can_subscribe = client
-        .peer_info()
-        .and_then(|info| info.capabilities.resources.as_ref()?.subscribe)
-        .unwrap_or(false);
-    let subscribed = subscribe && can_subscribe;
-    if subscribed {
-        #[allow(deprecated)]
-        // resources/subscribe is the 2025-11-25 way, which this client speaks.
-        client.subscribe(SubscribeRequestParams::new("app://windows")).await.expect("subscribe");
-    }
-    let round = |i: usize| {
-        let client = &client;
-        async move {
-            let read = client
-                .read_resource(ReadResourceRequestParams::new("app://windows"))
-                .await
-                .expect("read");
-            let ResourceContents::TextResourceContents { text, .. } = &read.contents[0] else {
-                panic!("text")
-            };
-            let snapshot: Value = serde_json::from_str(text).expect("json");
-            let version = snapshot["windows"][0]["version"].as_u64().expect("version");
-            let value = if i.is_multiple_of(2) { "Ada" } else { "Grace" };
-            let args = json!({"field": "recipient", "value": value, "expectedVersion": version});
-            let params = CallToolRequestParams::new("w1__edit_field")
-                .with_arguments(args.as_object().cloned().unwrap_or_default());
-            let result = client.call_tool(params).await.expect("call");
-            assert_ne!(result.is_error, Some(true), "{result:?}");
-        }
-    };
-    for i in 0..100 {
-        round(i).await;
-    }
-    let rounds = rounds();
-    let updates_before = counter.0.lock().expect("counts").updates;
-    let (server_before, client_before) = (process_cpu(pid), own_cpu());
-    let start = Instant::now();
-    for i in 0..rounds {
-        round(i).await;
-    }
-    let elapsed = start.elapsed();
-    let (server_cpu, client_cpu) = (process_cpu(pid) - server_before, own_cpu() - client_before);
-    let updates = counter.0.lock().expect("counts").updates - updates_before;
-    let _ = client.cancel().await;
-    Run {
-        rounds_per_second: rounds as f64 / elapsed.max(Duration::from_nanos(1)).as_secs_f64(),
-        server_cpu: server_cpu / rounds as u32,
-        client_cpu: client_cpu / rounds as u32,
-        updates,
-        subscribed,
-    }
-}
-
 /// One server to measure: how to start it, and what to call it.
 struct Server<'a> {
     /// Its name for `PURVIEW_COMPARE_ONLY`.
@@ -148,6 +86,119 @@ struct Server<'a> {
     program: &'a str,
     args: &'a [&'a str],
     envs: &'a [(&'a str, &'a str)],
+}
+
+/// One client session and what it measured.
+struct Session {
+    key: String,
+    name: String,
+    subscribed: bool,
+    client: RunningService<RoleClient, Counter>,
+    counter: Counter,
+    pid: u32,
+    /// Rounds made so far (the value edited alternates with it).
+    made: usize,
+    rates: Vec<f64>,
+    measured_rounds: usize,
+    server_cpu: Duration,
+    client_cpu: Duration,
+    updates: usize,
+}
+
+impl Session {
+    /// Starts the server and connects; `None` when it was asked to
+    /// subscribe and cannot.
+    async fn open(server: &Server<'_>, subscribe: bool) -> Option<Self> {
+        let mut command = tokio::process::Command::new(server.program);
+        command.args(server.args).envs(server.envs.iter().copied());
+        let (transport, _) =
+            TokioChildProcess::builder(command).stderr(Stdio::null()).spawn().expect("spawn");
+        let pid = transport.id().expect("a child process id");
+        let counter = Counter::default();
+        let client = counter.clone().serve(transport).await.expect("connect");
+        if subscribe {
+            let can = client
+                .peer_info()
+                .and_then(|info| info.capabilities.resources.as_ref()?.subscribe)
+                .unwrap_or(false);
+            if !can {
+                let _ = client.cancel().await;
+                return None;
+            }
+            #[allow(deprecated)]
+            // resources/subscribe is the 2025-11-25 way, which this client speaks.
+            client
+                .subscribe(SubscribeRequestParams::new("app://windows"))
+                .await
+                .expect("subscribe");
+        }
+        let mut session = Self {
+            key: server.key.to_owned(),
+            name: server.name.to_owned(),
+            subscribed: subscribe,
+            client,
+            counter,
+            pid,
+            made: 0,
+            rates: Vec::new(),
+            measured_rounds: 0,
+            server_cpu: Duration::ZERO,
+            client_cpu: Duration::ZERO,
+            updates: 0,
+        };
+        for _ in 0..100 {
+            session.round().await;
+        }
+        Some(session)
+    }
+
+    /// Read app://windows, then edit_field with the version just read.
+    async fn round(&mut self) {
+        let read = self
+            .client
+            .read_resource(ReadResourceRequestParams::new("app://windows"))
+            .await
+            .expect("read");
+        let ResourceContents::TextResourceContents { text, .. } = &read.contents[0] else {
+            panic!("text")
+        };
+        let snapshot: Value = serde_json::from_str(text).expect("json");
+        let version = snapshot["windows"][0]["version"].as_u64().expect("version");
+        let value = if self.made.is_multiple_of(2) { "Ada" } else { "Grace" };
+        let args = json!({"field": "recipient", "value": value, "expectedVersion": version});
+        let params = CallToolRequestParams::new("w1__edit_field")
+            .with_arguments(args.as_object().cloned().unwrap_or_default());
+        let result = self.client.call_tool(params).await.expect("call");
+        assert_ne!(result.is_error, Some(true), "{result:?}");
+        self.made += 1;
+    }
+
+    /// One trial of `rounds` rounds.
+    async fn trial(&mut self, rounds: usize) {
+        let updates = self.counter.0.lock().expect("counts").updates;
+        let (server, client) = (process_cpu(self.pid), own_cpu());
+        let start = Instant::now();
+        for _ in 0..rounds {
+            self.round().await;
+        }
+        let elapsed = start.elapsed().max(Duration::from_nanos(1));
+        self.server_cpu += process_cpu(self.pid) - server;
+        self.client_cpu += own_cpu() - client;
+        self.updates += self.counter.0.lock().expect("counts").updates - updates;
+        self.measured_rounds += rounds;
+        self.rates.push(rounds as f64 / elapsed.as_secs_f64());
+    }
+
+    /// The median rate over the trials.
+    fn rate(&self) -> f64 {
+        let mut rates = self.rates.clone();
+        rates.sort_by(f64::total_cmp);
+        rates.get(rates.len() / 2).copied().unwrap_or(0.0)
+    }
+
+    fn per_round(&self, total: Duration) -> f64 {
+        total.as_secs_f64() * 1e6 / self.measured_rounds.max(1) as f64
+    }
 }
 
 fn main() {
@@ -162,17 +213,28 @@ fn main() {
         );
         return;
     };
+    let before = std::env::var("PURVIEW_ORDER_DESK_BEFORE").ok();
     let only = std::env::var("PURVIEW_COMPARE_ONLY").ok();
-    let python_server = concat!(env!("CARGO_MANIFEST_DIR"), "/python/order_desk_server.py");
+    let python_server = [concat!(env!("CARGO_MANIFEST_DIR"), "/python/order_desk_server.py")];
     let hand_written = env!("CARGO_BIN_EXE_order_desk_rmcp");
-    let servers = [
-        Server {
-            key: "purview",
-            name: "Purview order_desk (release)",
-            program: &order_desk,
+    let quiet: &[(&str, &str)] = &[("RUST_LOG", "error")];
+    let mut servers = vec![Server {
+        key: "purview",
+        name: "Purview order_desk",
+        program: &order_desk,
+        args: &[],
+        envs: quiet,
+    }];
+    if let Some(before) = &before {
+        servers.push(Server {
+            key: "before",
+            name: "Purview order_desk, earlier build",
+            program: before,
             args: &[],
-            envs: &[("RUST_LOG", "error")],
-        },
+            envs: quiet,
+        });
+    }
+    servers.extend([
         Server {
             key: "rmcp",
             name: "hand-written rmcp, `stdio()`",
@@ -191,64 +253,79 @@ fn main() {
             key: "python",
             name: "Python SDK MCPServer (FastMCP)",
             program: &python,
-            args: &[python_server],
+            args: &python_server,
             envs: &[],
         },
-    ];
+    ]);
+    servers.retain(|s| only.as_deref().is_none_or(|o| o == s.key));
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .expect("runtime");
     rt.block_on(async {
-        let rounds = rounds();
+        let mut sessions = Vec::new();
+        for server in &servers {
+            for subscribe in [false, true] {
+                sessions.extend(Session::open(server, subscribe).await);
+            }
+        }
+        let (rounds, trials) = (rounds(), trials());
+        for _ in 0..trials {
+            for session in &mut sessions {
+                session.trial(rounds / trials).await;
+            }
+        }
         println!(
-            "## Same work, other stacks: {rounds} rounds of read app://windows + edit_field over stdio"
+            "## Same work, other stacks: read app://windows + edit_field over stdio, {rounds} rounds per session in {trials} interleaved trials"
         );
         println!(
-            "| server | client | rounds/s | µs/round | server CPU/round | client CPU/round | resources/updated |"
+            "| server | client | rounds/s (median) | µs/round | server CPU/round | client CPU/round | resources/updated |"
         );
         println!("|---|---|---|---|---|---|---|");
-        let mut plain = Vec::new();
-        for Server { key, name, program, args, envs } in servers {
-            if only.as_deref().is_some_and(|o| o != key) {
-                continue;
-            }
-            for subscribe in [false, true] {
-                let mut command = tokio::process::Command::new(program);
-                command.args(args).envs(envs.iter().copied());
-                let run = run(command, subscribe).await;
-                if subscribe && !run.subscribed {
-                    println!("| {name} | cannot subscribe | | | | | |");
-                    continue;
-                }
-                println!(
-                    "| {name} | {} | {:.0} | {:.0} | {:.0} µs | {:.0} µs | {} |",
-                    if subscribe { "subscribed" } else { "not subscribed" },
-                    run.rounds_per_second,
-                    1e6 / run.rounds_per_second,
-                    run.server_cpu.as_secs_f64() * 1e6,
-                    run.client_cpu.as_secs_f64() * 1e6,
-                    run.updates,
-                );
-                if !subscribe {
-                    plain.push((key, run.rounds_per_second));
+        for s in &sessions {
+            println!(
+                "| {} | {} | {:.0} | {:.0} | {:.0} µs | {:.0} µs | {} |",
+                s.name,
+                if s.subscribed { "subscribed" } else { "not subscribed" },
+                s.rate(),
+                1e6 / s.rate(),
+                s.per_round(s.server_cpu),
+                s.per_round(s.client_cpu),
+                s.updates,
+            );
+        }
+        let rate = |key: &str, subscribed: bool| {
+            sessions.iter().find(|s| s.key == key && s.subscribed == subscribed).map(Session::rate)
+        };
+        println!();
+        for subscribed in [false, true] {
+            let client = if subscribed { "subscribed" } else { "not subscribed" };
+            let hand = rate("rmcp", subscribed).into_iter().chain(rate("rmcp_pipes", subscribed));
+            if let Some(hand) = hand.reduce(f64::max) {
+                for (key, name) in [("purview", "Purview"), ("before", "the earlier build")] {
+                    if let Some(purview) = rate(key, subscribed) {
+                        println!(
+                            "{client}: {name}'s round / the faster hand-written rmcp round: {:.2}",
+                            hand / purview
+                        );
+                    }
                 }
             }
         }
-        let rate = |key: &str| plain.iter().find(|(k, _)| *k == key).map(|(_, r)| *r);
-        if let Some(purview) = rate("purview") {
-            let best_rmcp = rate("rmcp").into_iter().chain(rate("rmcp_pipes")).reduce(f64::max);
-            if let Some(rmcp) = best_rmcp {
-                println!(
-                    "\nPurview's round / the faster hand-written rmcp round (not subscribed): {:.2}",
-                    rmcp / purview
-                );
-            }
-            if let Some(python) = rate("python") {
-                println!("Purview / Python SDK, rounds per second: {:.1}×", purview / python);
+        if let Some(python) = rate("python", false) {
+            for (key, name) in [("purview", "Purview"), ("before", "the earlier build")] {
+                if let Some(purview) = rate(key, false) {
+                    println!(
+                        "not subscribed: {name} / Python SDK, rounds per second: {:.1}×",
+                        purview / python
+                    );
+                }
             }
         }
         println!();
+        for session in sessions {
+            let _ = session.client.cancel().await;
+        }
     });
 }
