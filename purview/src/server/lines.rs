@@ -8,15 +8,18 @@
 //! - nothing a client sent is logged, only what kind of frame it was;
 //! - a line longer than [`MAX_LINE`] is answered and skipped without being
 //!   buffered whole;
-//! - replies queue up to [`OUTBOUND_FRAMES`]; a client that stops reading
-//!   for [`STALL_LIMIT`] is disconnected rather than buffered for forever;
+//! - at most [`OUTBOUND_FRAMES`] frames wait to be written, and the
+//!   transport's own answers to bad frames queue up to as many; a client
+//!   that stops reading for [`STALL_LIMIT`] is disconnected rather than
+//!   buffered for forever (`outbound.rs` writes);
 //! - at most [`MAX_IN_FLIGHT`] requests are being answered at once: the
 //!   transport stops reading until one is answered, so a client that sends
 //!   without reading cannot pile up answers that wait for the queue.
 //!
 //! Lines are read and decoded in [`Transport::receive`] itself, on the
-//! session's own task, as rmcp's own transports do: a reader task of its
-//! own cost every message a hand-over between tasks. rmcp polls `receive`
+//! session's own task, and each frame is written by the task that sends
+//! it, as rmcp's own transports do: a reader and a writer task of their own
+//! cost every message two hand-overs between tasks. rmcp polls `receive`
 //! inside a `select!` and drops it whenever something else is ready first,
 //! so everything a read has produced (the bytes not split yet, a request
 //! waiting for its place, an answer waiting for room in the queue) lives
@@ -38,18 +41,20 @@ use rmcp::{
 };
 use serde_json::Value;
 use tokio::{
-    io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt},
+    io::{AsyncRead, AsyncReadExt, AsyncWrite},
     sync::{Notify, mpsc},
     time::Instant,
 };
 use tokio_util::sync::CancellationToken;
 
-use super::frame::{Frame, decode, error_frame};
+pub(crate) use super::outbound::{Closed, OUTBOUND_FRAMES};
+use super::{
+    frame::{Frame, decode, error_frame},
+    outbound::{Ends, Outbound},
+};
 
 /// The longest line accepted, in bytes.
 pub(crate) const MAX_LINE: usize = 16 * 1024 * 1024;
-/// How many outgoing frames may wait for a client that is slow to read.
-pub(crate) const OUTBOUND_FRAMES: usize = 256;
 /// How many requests may be read and not yet answered: beyond it the
 /// transport reads no further, so the answers waiting for a slow reader
 /// stay bounded.
@@ -63,23 +68,10 @@ const DRAIN_LIMIT: Duration = Duration::from_secs(35);
 /// How much is read at once.
 const CHUNK: usize = 64 * 1024;
 
-/// The transport was closed (the client stopped reading, or the stream
-/// broke).
-#[derive(Debug)]
-pub(crate) struct Closed;
-
-impl std::fmt::Display for Closed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("the connection is closed")
-    }
-}
-
-impl std::error::Error for Closed {}
-
-/// A line-framed transport over a reader and a writer. Reading happens in
-/// `receive`; a task of its own writes. When the transport is dropped
-/// nothing more is read, and the writer finishes writing what is already
-/// queued (each write bounded by the stall limit), then ends.
+/// A line-framed transport over a reader and a writer. When it is dropped
+/// nothing more is read; sends already under way still write their frames
+/// (each bounded by the stall limit), and the transport's queued answers to
+/// bad frames go out, then the writer is dropped.
 pub(crate) struct LineTransport<R> {
     reader: R,
     /// What the last read returned; `unread` is the part not split yet.
@@ -94,18 +86,20 @@ pub(crate) struct LineTransport<R> {
     /// of the [`MAX_IN_FLIGHT`] places).
     held: Option<Box<ClientJsonRpcMessage>>,
     /// The transport's own answer to a bad frame, waiting for room in the
-    /// outgoing queue since the instant given.
+    /// queue of such answers since the instant given.
     reply: Option<(Vec<u8>, Instant)>,
     /// Set when the client closed its input: requests already received
     /// are still answered until then.
     drain_until: Option<Instant>,
-    outgoing: mpsc::Sender<Vec<u8>>,
+    outbound: Arc<Outbound>,
+    /// The transport's own answers, written in order by a task of their own.
+    replies: mpsc::Sender<Vec<u8>>,
     ends: Ends,
     /// Requests handed on and not yet answered.
     pending: Arc<AtomicUsize>,
     /// Woken whenever a request is answered.
     answered: Arc<Notify>,
-    /// Cancelled when the writer has ended.
+    /// Cancelled when the writer has been dropped.
     flushed: CancellationToken,
 }
 
@@ -122,14 +116,15 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
     where
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (outgoing, frames) = mpsc::channel(OUTBOUND_FRAMES);
         let flushed = CancellationToken::new();
         let ends = Ends {
             closed: CancellationToken::new(),
             stall_limit,
             stalled: Arc::new(AtomicBool::new(false)),
         };
-        tokio::spawn(write_frames(writer, frames, ends.clone(), flushed.clone()));
+        let outbound = Outbound::new(writer, ends.clone(), flushed.clone());
+        let (replies, queued) = mpsc::channel(OUTBOUND_FRAMES);
+        tokio::spawn(write_replies(outbound.clone(), queued));
         Self {
             reader,
             chunk: vec![0; CHUNK].into_boxed_slice(),
@@ -140,7 +135,8 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
             held: None,
             reply: None,
             drain_until: None,
-            outgoing,
+            outbound,
+            replies,
             ends,
             pending: Arc::default(),
             answered: Arc::default(),
@@ -284,7 +280,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
                 self.ends.stall();
                 return None;
             }
-            room = self.outgoing.reserve() => room,
+            room = self.replies.reserve() => room,
         };
         let (bytes, _) = self.reply.take()?;
         room.ok()?.send(bytes);
@@ -305,50 +301,11 @@ fn frame_bytes(message: &impl serde::Serialize) -> Vec<u8> {
     }
 }
 
-/// How the connection ends: closed, and why.
-#[derive(Clone)]
-struct Ends {
-    closed: CancellationToken,
-    stall_limit: Duration,
-    stalled: Arc<AtomicBool>,
-}
-
-impl Ends {
-    /// Disconnects a client that has not read for the stall limit.
-    fn stall(&self) {
-        if !self.stalled.swap(true, Ordering::AcqRel) {
-            tracing::warn!(
-                "the client has not read its replies for {:?}; disconnecting it",
-                self.stall_limit
-            );
-        }
-        self.closed.cancel();
-    }
-}
-
-async fn write_frames<W: AsyncWrite + Unpin>(
-    mut writer: W,
-    mut frames: mpsc::Receiver<Vec<u8>>,
-    ends: Ends,
-    flushed: CancellationToken,
-) {
-    let _flushed = flushed.drop_guard();
-    while let Some(frame) = frames.recv().await {
-        let written = async {
-            writer.write_all(&frame).await?;
-            writer.flush().await
-        };
-        match tokio::time::timeout(ends.stall_limit, written).await {
-            Ok(Ok(())) => {}
-            Ok(Err(_)) => {
-                tracing::info!("the client's side of the connection is closed");
-                ends.closed.cancel();
-                return;
-            }
-            Err(_) => {
-                ends.stall();
-                return;
-            }
+/// Writes the transport's own answers, in the order they were queued.
+async fn write_replies(outbound: Arc<Outbound>, mut replies: mpsc::Receiver<Vec<u8>>) {
+    while let Some(reply) = replies.recv().await {
+        if outbound.write(&reply).await.is_err() {
+            return;
         }
     }
 }
@@ -364,8 +321,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
         &mut self,
         item: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Closed>> + Send + 'static {
-        let outgoing = self.outgoing.clone();
-        let ends = self.ends.clone();
+        let outbound = self.outbound.clone();
         let answer = matches!(item, JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_));
         let pending = self.pending.clone();
         let answered = self.answered.clone();
@@ -373,26 +329,16 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
             let bytes = frame_bytes(&item);
             let sent = match bytes.is_empty() {
                 true => Ok(()),
-                false => outgoing.send_timeout(bytes, ends.stall_limit).await,
+                false => outbound.write(&bytes).await,
             };
-            // An answer counts as given once it is in the queue (or lost
-            // with the connection): only then may the reader read on.
+            // An answer counts as given once it is written (or lost with the
+            // connection): only then may the reader read on.
             if answer {
                 let _ =
                     pending.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
                 answered.notify_one();
             }
-            match sent {
-                Ok(()) => Ok(()),
-                Err(mpsc::error::SendTimeoutError::Timeout(_)) => {
-                    ends.stall();
-                    Err(Closed)
-                }
-                Err(mpsc::error::SendTimeoutError::Closed(_)) => {
-                    ends.closed.cancel();
-                    Err(Closed)
-                }
-            }
+            sent
         }
     }
 
@@ -409,7 +355,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
 #[cfg(test)]
 mod tests {
     use rmcp::model::{NumberOrString, ServerResult};
-    use tokio::io::{AsyncBufReadExt, BufReader};
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
     use super::*;
 

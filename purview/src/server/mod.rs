@@ -9,6 +9,7 @@ pub(crate) mod guard;
 mod http;
 mod http_sessions;
 pub(crate) mod lines;
+mod outbound;
 mod sessions;
 
 use std::sync::{
