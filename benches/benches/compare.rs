@@ -213,8 +213,8 @@ fn main() {
         );
         return;
     };
-    let before = std::env::var("PURVIEW_ORDER_DESK_BEFORE").ok();
-    let only = std::env::var("PURVIEW_COMPARE_ONLY").ok();
+    let before = std::env::var("PURVIEW_ORDER_DESK_BEFORE").ok().filter(|b| !b.is_empty());
+    let only = std::env::var("PURVIEW_COMPARE_ONLY").ok().filter(|o| !o.is_empty());
     let python_server = [concat!(env!("CARGO_MANIFEST_DIR"), "/python/order_desk_server.py")];
     let hand_written = env!("CARGO_BIN_EXE_order_desk_rmcp");
     let quiet: &[(&str, &str)] = &[("RUST_LOG", "error")];
