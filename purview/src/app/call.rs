@@ -393,8 +393,8 @@ impl App {
             let (actor, version, window_title, window_summary) = match &target {
                 Target::Window { id, .. } => {
                     let entry = state.entry_by_id(id).ok_or_else(|| window_gone(&call.window))?;
-                    let summary = entry.summary.clone();
-                    (&entry.actor, Some(entry.version), Some(entry.title.clone()), summary)
+                    let summary = entry.summary.as_deref().map(str::to_owned);
+                    (&entry.actor, Some(entry.version), Some(entry.title.to_string()), summary)
                 }
                 Target::App => {
                     let app = state.app.as_ref().ok_or_else(|| window_gone(&call.window))?;
