@@ -140,6 +140,91 @@ impl McpServer {
         }
         Ok(())
     }
+
+    /// A `subscriptions/listen` stream, held until the client closes it.
+    async fn hold_listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        let _place = match &self.listens {
+            None => None,
+            Some(budget) => Some(budget.take().ok_or_else(|| {
+                McpError::invalid_request(
+                    format!(
+                        "this server already has {} open subscriptions, its limit; try again later, and read {WINDOWS_URI} meanwhile",
+                        budget.max
+                    ),
+                    None,
+                )
+            })?),
+        };
+        let listens = &self.session.listens;
+        if listens.fetch_add(1, Ordering::AcqRel) >= MAX_LISTENS_PER_CONNECTION {
+            listens.fetch_sub(1, Ordering::AcqRel);
+            return Err(McpError::invalid_request(
+                format!(
+                    "this connection already has {MAX_LISTENS_PER_CONNECTION} open subscriptions; close one first"
+                ),
+                None,
+            ));
+        }
+        let subscribed = self.app.subscribe(ListenStream { sink: context.sink().clone() });
+        let result = match subscribed {
+            Ok(subscription) => {
+                tracing::info!(listener = subscription.id(), "subscription opened");
+                context.cancelled().await;
+                drop(subscription);
+                Ok(())
+            }
+            Err(e) => Err(McpError::invalid_request(format!("{e}; try again later"), None)),
+        };
+        listens.fetch_sub(1, Ordering::AcqRel);
+        result
+    }
+
+    /// A `tools/call`, answered by the application.
+    async fn answer_call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        // A client that cancels the request gets nothing applied.
+        let session =
+            sessions::PeerSession { peer: context.peer.clone(), number: self.session.number };
+        // Progress only for a client that asked, with a token.
+        let token = context.meta.get_progress_token();
+        let progress = token.as_ref().map(|_| ProgressFeed::new());
+        let caller = Caller::Agent { session: Some(Arc::new(session)), progress: progress.clone() };
+        // Over HTTP, a call whose connection has closed has no one to answer
+        // to: it is cancelled, so an approval question it waits on is
+        // withdrawn instead of staying until the approval timeout.
+        let cancel = context.ct.child_token();
+        let _watch = connection_gone(&context).map(|gone| {
+            let (cancel, done) = (cancel.clone(), tokio_util::sync::CancellationToken::new());
+            let watching = done.clone();
+            tokio::spawn(async move {
+                tokio::select! {
+                    () = gone.cancelled() => cancel.cancel(),
+                    () = watching.cancelled() => {}
+                }
+            });
+            done.drop_guard()
+        });
+        let call = self.app.call_tool_as(&request.name, request.arguments, caller, cancel);
+        let outcome = match (token, progress) {
+            (Some(token), Some(feed)) => {
+                sessions::with_progress(&context.peer, token, &feed, call).await
+            }
+            _ => call.await,
+        };
+        let result = match outcome {
+            Ok(structured) => CallToolResult::structured(structured),
+            Err(err) => {
+                // Debug-quoting keeps a newline or escape in a client's tool
+                // name from forging log lines.
+                tracing::info!(tool = ?echo(&request.name), code = %err.code, "call rejected");
+                CallToolResult::structured_error(serde_json::to_value(err).unwrap_or_default())
+            }
+        };
+        Ok(result.into())
+    }
 }
 
 impl App {
@@ -397,40 +482,7 @@ impl ServerHandler for McpServer {
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
-        let _place = match &self.listens {
-            None => None,
-            Some(budget) => Some(budget.take().ok_or_else(|| {
-                McpError::invalid_request(
-                    format!(
-                        "this server already has {} open subscriptions, its limit; try again later, and read {WINDOWS_URI} meanwhile",
-                        budget.max
-                    ),
-                    None,
-                )
-            })?),
-        };
-        let listens = &self.session.listens;
-        if listens.fetch_add(1, Ordering::AcqRel) >= MAX_LISTENS_PER_CONNECTION {
-            listens.fetch_sub(1, Ordering::AcqRel);
-            return Err(McpError::invalid_request(
-                format!(
-                    "this connection already has {MAX_LISTENS_PER_CONNECTION} open subscriptions; close one first"
-                ),
-                None,
-            ));
-        }
-        let subscribed = self.app.subscribe(ListenStream { sink: context.sink().clone() });
-        let result = match subscribed {
-            Ok(subscription) => {
-                tracing::info!(listener = subscription.id(), "subscription opened");
-                context.cancelled().await;
-                drop(subscription);
-                Ok(())
-            }
-            Err(e) => Err(McpError::invalid_request(format!("{e}; try again later"), None)),
-        };
-        listens.fetch_sub(1, Ordering::AcqRel);
-        result
+        Box::pin(self.hold_listen(context)).await
     }
 
     async fn list_tools(
@@ -452,44 +504,8 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        // A client that cancels the request gets nothing applied.
-        let session =
-            sessions::PeerSession { peer: context.peer.clone(), number: self.session.number };
-        // Progress only for a client that asked, with a token.
-        let token = context.meta.get_progress_token();
-        let progress = token.as_ref().map(|_| ProgressFeed::new());
-        let caller = Caller::Agent { session: Some(Arc::new(session)), progress: progress.clone() };
-        // Over HTTP, a call whose connection has closed has no one to answer
-        // to: it is cancelled, so an approval question it waits on is
-        // withdrawn instead of staying until the approval timeout.
-        let cancel = context.ct.child_token();
-        let _watch = connection_gone(&context).map(|gone| {
-            let (cancel, done) = (cancel.clone(), tokio_util::sync::CancellationToken::new());
-            let watching = done.clone();
-            tokio::spawn(async move {
-                tokio::select! {
-                    () = gone.cancelled() => cancel.cancel(),
-                    () = watching.cancelled() => {}
-                }
-            });
-            done.drop_guard()
-        });
-        let call = self.app.call_tool_as(&request.name, request.arguments, caller, cancel);
-        let outcome = match (token, progress) {
-            (Some(token), Some(feed)) => {
-                sessions::with_progress(&context.peer, token, &feed, call).await
-            }
-            _ => call.await,
-        };
-        let result = match outcome {
-            Ok(structured) => CallToolResult::structured(structured),
-            Err(err) => {
-                // Debug-quoting keeps a newline or escape in a client's tool
-                // name from forging log lines.
-                tracing::info!(tool = ?echo(&request.name), code = %err.code, "call rejected");
-                CallToolResult::structured_error(serde_json::to_value(err).unwrap_or_default())
-            }
-        };
-        Ok(result.into())
+        // rmcp spawns every request's future, copying it whole: the call
+        // path is a few kilobytes of state, so it waits behind a pointer.
+        Box::pin(self.answer_call(request, context)).await
     }
 }
