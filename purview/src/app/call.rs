@@ -77,6 +77,8 @@ struct Checked {
     needs_approval: bool,
     /// The window's version when checked; `None` for app-level actions.
     version: Option<u64>,
+    /// What the person asked is shown; filled in only when the action
+    /// needs approval.
     window_title: Option<String>,
     window_summary: Option<String>,
     action_title: String,
@@ -390,24 +392,27 @@ impl App {
             let (target, index) = gates::resolve(state, &call.window, &call.action)?;
             gates::check_operable(state, &target, index, &call.action, When::Before)?;
             gates::check_expected_version(state, &target, call.expected_version.as_ref())?;
-            let (actor, version, window_title, window_summary) = match &target {
+            let (actor, entry) = match &target {
                 Target::Window { id, .. } => {
                     let entry = state.entry_by_id(id).ok_or_else(|| window_gone(&call.window))?;
-                    let summary = entry.summary.as_deref().map(str::to_owned);
-                    (&entry.actor, Some(entry.version), Some(entry.title.to_string()), summary)
+                    (&entry.actor, Some(entry))
                 }
-                Target::App => {
-                    let app = state.app.as_ref().ok_or_else(|| window_gone(&call.window))?;
-                    (app, None, None, None)
-                }
+                Target::App => (state.app.as_ref().ok_or_else(|| window_gone(&call.window))?, None),
             };
             let action = &actor.spec.actions[index];
+            let needs_approval = action.spec.needs_approval();
+            // What the person is shown, copied only when someone is asked.
+            let shown = entry.filter(|_| needs_approval);
             Ok::<_, ToolError>(Checked {
-                needs_approval: action.spec.needs_approval(),
-                version,
-                window_title,
-                window_summary,
-                action_title: action.tool_title.clone(),
+                needs_approval,
+                version: entry.map(|e| e.version),
+                window_title: shown.map(|e| e.title.to_string()),
+                window_summary: shown.and_then(|e| e.summary.as_deref().map(str::to_owned)),
+                action_title: if needs_approval {
+                    action.tool_title.clone()
+                } else {
+                    String::new()
+                },
                 params: action.params.clone(),
                 check: action.check.clone(),
             })
