@@ -140,10 +140,84 @@ fn pass_on(message: ClientJsonRpcMessage, seen_request: bool) -> Frame {
 /// (serde_json's `Value` silently keeps the last one). Invalid JSON counts
 /// as having them; callers parse it anyway.
 fn has_repeated_keys(json: &[u8]) -> bool {
+    scan_for_repeated_keys(json).unwrap_or_else(|| walk_for_repeated_keys(json))
+}
+
+/// The careful answer: a walk of the parsed JSON that compares keys as
+/// their decoded text.
+fn walk_for_repeated_keys(json: &[u8]) -> bool {
     use serde::de::DeserializeSeed;
-    let mut keys = Vec::new();
+    let mut keys = Vec::with_capacity(FEW_KEYS);
     let mut deserializer = serde_json::Deserializer::from_slice(json);
     UniqueKeys { keys: &mut keys }.deserialize(&mut deserializer).is_err()
+}
+
+/// The quick answer for the common message: a scan of the bytes that skips
+/// strings whole and takes a string followed by `:` as a key of the
+/// innermost object, comparing keys as bytes (exact for keys without
+/// escapes). `None` when it cannot tell cheaply: a key with an escape (it
+/// has several spellings), more than [`FEW_KEYS`] keys in one object, more
+/// than 32 open objects, or text that is not JSON enough to scan.
+fn scan_for_repeated_keys(json: &[u8]) -> Option<bool> {
+    const MAX_KEYS: usize = 64;
+    const MAX_DEPTH: usize = 32;
+    let mut keys: [&[u8]; MAX_KEYS] = [&[]; MAX_KEYS];
+    let mut held = 0;
+    // Where each open object's keys start in `keys`.
+    let mut open = [0usize; MAX_DEPTH];
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < json.len() {
+        match json[i] {
+            b'"' => {
+                let start = i + 1;
+                let mut end = start;
+                let mut escaped = false;
+                loop {
+                    match json.get(end)? {
+                        b'"' => break,
+                        b'\\' => {
+                            escaped = true;
+                            end += 2;
+                        }
+                        _ => end += 1,
+                    }
+                }
+                i = end + 1;
+                let after = json[i..].iter().position(|b| !b.is_ascii_whitespace());
+                if after.is_some_and(|n| json[i + n] == b':') {
+                    let object = depth.checked_sub(1)?;
+                    if escaped {
+                        return None;
+                    }
+                    let key = &json[start..end];
+                    if keys[open[object]..held].contains(&key) {
+                        return Some(true);
+                    }
+                    if held == MAX_KEYS || held - open[object] == FEW_KEYS {
+                        return None;
+                    }
+                    keys[held] = key;
+                    held += 1;
+                }
+                continue;
+            }
+            b'{' => {
+                if depth == MAX_DEPTH {
+                    return None;
+                }
+                open[depth] = held;
+                depth += 1;
+            }
+            b'}' => {
+                depth = depth.checked_sub(1)?;
+                held = open[depth];
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Some(false)
 }
 
 /// Objects with more keys than this are checked through a hash set rather
@@ -324,6 +398,67 @@ mod tests {
         assert!(has_repeated_keys(repeated.as_bytes()), "past the few-keys scan too");
         let early = format!(r#"{{"k3": 0, {}}}"#, many.join(","));
         assert!(has_repeated_keys(early.as_bytes()));
+    }
+
+    /// Random JSON made to trip a byte scanner: keys that repeat, are
+    /// spelled with escapes, or look like structure; strings full of
+    /// quotes, braces, colons and backslashes; objects in arrays.
+    fn awkward_json(seed: &mut u64, depth: u32, out: &mut String) {
+        fn below(seed: &mut u64, n: u64) -> u64 {
+            *seed ^= *seed << 13;
+            *seed ^= *seed >> 7;
+            *seed ^= *seed << 17;
+            *seed % n
+        }
+        const KEYS: [&str; 8] = ["a", "b", r"\u0061", "é", r#"\"{:"#, "{", "a ", r"\\"];
+        const STRINGS: [&str; 6] = ["x", r#"\"}"#, "{\\\"a\\\":1}", ":", r"\\", "]["];
+        match if depth == 0 { 2 + below(seed, 3) } else { below(seed, 5) } {
+            0 => {
+                out.push('{');
+                for i in 0..below(seed, 5) {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    out.push_str(&format!("\"{}\" : ", KEYS[below(seed, 8) as usize]));
+                    awkward_json(seed, depth - 1, out);
+                }
+                out.push('}');
+            }
+            1 => {
+                out.push('[');
+                for i in 0..below(seed, 4) {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    awkward_json(seed, depth - 1, out);
+                }
+                out.push(']');
+            }
+            2 => out.push_str(&format!("\"{}\"", STRINGS[below(seed, 6) as usize])),
+            3 => out.push_str("12.5"),
+            _ => out.push_str("null"),
+        }
+    }
+
+    #[test]
+    fn jsonrpc_the_key_scan_agrees_with_the_careful_walk() {
+        let mut seed = 0x2545_F491_4F6C_DD1D;
+        let (mut scanned, mut repeated) = (0, 0);
+        for _ in 0..20_000 {
+            let mut json = String::new();
+            awkward_json(&mut seed, 4, &mut json);
+            assert!(serde_json::from_str::<Value>(&json).is_ok(), "{json}");
+            let careful = walk_for_repeated_keys(json.as_bytes());
+            assert_eq!(has_repeated_keys(json.as_bytes()), careful, "{json}");
+            if let Some(quick) = scan_for_repeated_keys(json.as_bytes()) {
+                assert_eq!(quick, careful, "{json}");
+                scanned += 1;
+            }
+            repeated += usize::from(careful);
+        }
+        assert!(scanned > 5_000 && repeated > 1_000, "{scanned} scanned, {repeated} repeated");
+        let call = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"w1__edit_field","arguments":{"field":"recipient","value":"Ada","expectedVersion":3},"_meta":{"progressToken":7}}}"#;
+        assert_eq!(scan_for_repeated_keys(call), Some(false), "a call is scanned, not walked");
     }
 
     #[test]
