@@ -144,7 +144,10 @@ fn protocol_words_are_spelled_only_in_purview_naming() {
         for file in rust_files(&workspace().join(dir)) {
             checked += 1;
             let text = fs::read_to_string(&file).expect("readable source");
-            for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            // A file's unit tests come last and may hold frames as a client
+            // writes them, words and all.
+            let code = text.split("\n#[cfg(test)]\n").next().unwrap_or_default();
+            for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
                 for word in by_hand {
                     assert!(
                         !line.contains(word),

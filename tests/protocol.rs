@@ -829,3 +829,55 @@ async fn s6_on_change_wakes_the_gui_after_agent_calls() -> Result<()> {
     assert!(change.resource && change.tools, "{change:?}");
     Ok(())
 }
+
+/// Numbers whose shortest decimal form only just carries them.
+#[purview::window(title = "Numbers", summary = "Numbers that are hard to print")]
+#[derive(Clone)]
+struct Numbers {
+    #[block(table, columns = ["x"])]
+    rows: Vec<(f64,)>,
+    #[block(custom)]
+    extra: Value,
+}
+
+#[purview::actions]
+impl Numbers {
+    /// Nothing.
+    #[action(read_only)]
+    fn look(&self) {}
+}
+
+#[test]
+fn s4_2_every_read_shows_the_very_values_the_window_holds() -> Result<()> {
+    // The last two read back one unit in the last place off with
+    // serde_json's default float parsing.
+    let awkward = [
+        0.1 + 0.2,
+        1e-7,
+        5e-324,
+        f64::MAX,
+        -0.0,
+        -467_994_906.205_341_64,
+        1.071_566_039_146_582_6e-75,
+    ];
+    let app = App::builder().build();
+    let rows = awkward.iter().map(|x| (*x,)).collect();
+    app.open(Numbers { rows, extra: json!({"third": 1.0 / 3.0}) })?;
+    let resource: Value = serde_json::from_str(&app.snapshot_json()?)?;
+    let read = app.read_windows(None)?;
+    let typed = serde_json::to_value(app.snapshot()?)?;
+    assert_eq!(read["windows"], resource["windows"]);
+    assert_eq!(typed, resource);
+    for view in [&resource, &read, &typed] {
+        let blocks = &view["windows"][0]["blocks"];
+        for (i, x) in awkward.iter().enumerate() {
+            let shown = blocks[0]["rows"][i][0].as_f64().unwrap_or(f64::NAN);
+            assert_eq!(shown.to_bits(), x.to_bits(), "row {i}: {shown} for {x}");
+        }
+        assert_eq!(
+            blocks[1]["payload"]["third"].as_f64().map(f64::to_bits),
+            Some((1.0_f64 / 3.0).to_bits())
+        );
+    }
+    Ok(())
+}

@@ -1,64 +1,204 @@
-//! A same-work comparison with what a Python developer would write instead:
-//! order_desk's editor served by the official Python SDK's high-level server
-//! (benches/python/order_desk_server.py) next to Purview's order_desk, both
-//! on stdio, both driven by the same rmcp client doing read + edit rounds.
+//! The same work on three stacks, over stdio, driven by one rmcp client
+//! doing rounds of: read app://windows, then edit_field with the version
+//! just read.
+//!
+//! - Purview's order_desk (release build);
+//! - the same editor written by hand on rmcp (`src/bin/order_desk_rmcp.rs`),
+//!   once on `rmcp::transport::stdio()` and once on `stdio_pipes()`: the
+//!   baseline, what Purview's own machinery costs on top of rmcp;
+//! - the same editor written with the official Python SDK's high-level
+//!   server (`python/order_desk_server.py`).
+//!
+//! Each server is connected twice: with the client not subscribed (no
+//! notifications), and subscribed to app://windows (a server that supports
+//! it then sends resources/updated after the edits; Purview coalesces them,
+//! the hand-written server sends one per edit). Every session is opened
+//! and warmed up first; then the rounds run in short trials, taking each
+//! session in turn, so that a change in the machine's load (it is shared)
+//! falls on all of them alike. Rates are the median over the trials.
 //!
 //! Needs the order_desk binary and a Python with `mcp` installed; run it
-//! through `scripts/bench`, which provides both.
+//! through `scripts/bench`, which provides both. `PURVIEW_ORDER_DESK_BEFORE`
+//! adds another order_desk build (an older commit's) to the same run;
+//! `PURVIEW_COMPARE_ROUNDS` overrides the number of rounds and
+//! `PURVIEW_COMPARE_ONLY` (`purview`, `before`, `rmcp`, `rmcp_pipes` or
+//! `python`) runs one server, for profiling.
 
-use std::time::{Duration, Instant};
+use std::{
+    process::Stdio,
+    time::{Duration, Instant},
+};
 
 use purview_benches::Counter;
 use rmcp::{
-    ServiceExt,
-    model::{CallToolRequestParams, ReadResourceRequestParams, ResourceContents},
+    RoleClient, ServiceExt,
+    model::{
+        CallToolRequestParams, ReadResourceRequestParams, ResourceContents, SubscribeRequestParams,
+    },
+    service::RunningService,
     transport::TokioChildProcess,
 };
 use serde_json::{Value, json};
 
-/// Rounds per server (a few in the quick run).
+/// Rounds per session (a few in the quick run).
 fn rounds() -> usize {
-    purview_benches::scaled(1_000, 20)
+    let asked = std::env::var("PURVIEW_COMPARE_ROUNDS").ok().and_then(|r| r.parse().ok());
+    asked.unwrap_or_else(|| purview_benches::scaled(4_000, 20))
 }
 
-/// Rounds per second of: read app://windows, then edit_field with the
-/// version just read.
-async fn rounds_per_second(command: tokio::process::Command) -> f64 {
-    let client = Counter::default()
-        .serve(TokioChildProcess::new(command).expect("spawn"))
-        .await
-        .expect("connect");
-    let round = |i: usize| {
-        let client = &client;
-        async move {
-            let read = client
-                .read_resource(ReadResourceRequestParams::new("app://windows"))
-                .await
-                .expect("read");
-            let ResourceContents::TextResourceContents { text, .. } = &read.contents[0] else {
-                panic!("text")
-            };
-            let snapshot: Value = serde_json::from_str(text).expect("json");
-            let version = snapshot["windows"][0]["version"].as_u64().expect("version");
-            let value = if i.is_multiple_of(2) { "Ada" } else { "Grace" };
-            let args = json!({"field": "recipient", "value": value, "expectedVersion": version});
-            let params = CallToolRequestParams::new("w1__edit_field")
-                .with_arguments(args.as_object().cloned().unwrap_or_default());
-            let result = client.call_tool(params).await.expect("call");
-            assert_ne!(result.is_error, Some(true), "{result:?}");
-        }
+/// How many trials the rounds are split into.
+fn trials() -> usize {
+    purview_benches::scaled(20, 2)
+}
+
+/// User + system CPU time of process `pid`, from /proc (Linux).
+fn process_cpu(pid: u32) -> Duration {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return Duration::ZERO;
     };
-    for i in 0..100 {
-        round(i).await;
+    // The fields after the command name (which may hold spaces) are
+    // space-separated; utime and stime are the 12th and 13th of them.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let ticks: u64 =
+        after.split_whitespace().skip(11).take(2).filter_map(|t| t.parse::<u64>().ok()).sum();
+    // SAFETY: sysconf only reads a configuration value.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    Duration::from_nanos(ticks * 1_000_000_000 / per_second)
+}
+
+/// User + system CPU time of this process.
+fn own_cpu() -> Duration {
+    // SAFETY: getrusage writes into the zeroed struct we own.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1_000);
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+/// One server to measure: how to start it, and what to call it.
+struct Server<'a> {
+    /// Its name for `PURVIEW_COMPARE_ONLY`.
+    key: &'a str,
+    name: &'a str,
+    program: &'a str,
+    args: &'a [&'a str],
+    envs: &'a [(&'a str, &'a str)],
+}
+
+/// One client session and what it measured.
+struct Session {
+    key: String,
+    name: String,
+    subscribed: bool,
+    client: RunningService<RoleClient, Counter>,
+    counter: Counter,
+    pid: u32,
+    /// Rounds made so far (the value edited alternates with it).
+    made: usize,
+    rates: Vec<f64>,
+    measured_rounds: usize,
+    server_cpu: Duration,
+    client_cpu: Duration,
+    updates: usize,
+}
+
+impl Session {
+    /// Starts the server and connects; `None` when it was asked to
+    /// subscribe and cannot.
+    async fn open(server: &Server<'_>, subscribe: bool) -> Option<Self> {
+        let mut command = tokio::process::Command::new(server.program);
+        command.args(server.args).envs(server.envs.iter().copied());
+        let (transport, _) =
+            TokioChildProcess::builder(command).stderr(Stdio::null()).spawn().expect("spawn");
+        let pid = transport.id().expect("a child process id");
+        let counter = Counter::default();
+        let client = counter.clone().serve(transport).await.expect("connect");
+        if subscribe {
+            let can = client
+                .peer_info()
+                .and_then(|info| info.capabilities.resources.as_ref()?.subscribe)
+                .unwrap_or(false);
+            if !can {
+                let _ = client.cancel().await;
+                return None;
+            }
+            #[allow(deprecated)]
+            // resources/subscribe is the 2025-11-25 way, which this client speaks.
+            client
+                .subscribe(SubscribeRequestParams::new("app://windows"))
+                .await
+                .expect("subscribe");
+        }
+        let mut session = Self {
+            key: server.key.to_owned(),
+            name: server.name.to_owned(),
+            subscribed: subscribe,
+            client,
+            counter,
+            pid,
+            made: 0,
+            rates: Vec::new(),
+            measured_rounds: 0,
+            server_cpu: Duration::ZERO,
+            client_cpu: Duration::ZERO,
+            updates: 0,
+        };
+        for _ in 0..100 {
+            session.round().await;
+        }
+        Some(session)
     }
-    let start = Instant::now();
-    let rounds = rounds();
-    for i in 0..rounds {
-        round(i).await;
+
+    /// Read app://windows, then edit_field with the version just read.
+    async fn round(&mut self) {
+        let read = self
+            .client
+            .read_resource(ReadResourceRequestParams::new("app://windows"))
+            .await
+            .expect("read");
+        let ResourceContents::TextResourceContents { text, .. } = &read.contents[0] else {
+            panic!("text")
+        };
+        let snapshot: Value = serde_json::from_str(text).expect("json");
+        let version = snapshot["windows"][0]["version"].as_u64().expect("version");
+        let value = if self.made.is_multiple_of(2) { "Ada" } else { "Grace" };
+        let args = json!({"field": "recipient", "value": value, "expectedVersion": version});
+        let params = CallToolRequestParams::new("w1__edit_field")
+            .with_arguments(args.as_object().cloned().unwrap_or_default());
+        let result = self.client.call_tool(params).await.expect("call");
+        assert_ne!(result.is_error, Some(true), "{result:?}");
+        self.made += 1;
     }
-    let elapsed = start.elapsed();
-    let _ = client.cancel().await;
-    rounds as f64 / elapsed.max(Duration::from_nanos(1)).as_secs_f64()
+
+    /// One trial of `rounds` rounds.
+    async fn trial(&mut self, rounds: usize) {
+        let updates = self.counter.0.lock().expect("counts").updates;
+        let (server, client) = (process_cpu(self.pid), own_cpu());
+        let start = Instant::now();
+        for _ in 0..rounds {
+            self.round().await;
+        }
+        let elapsed = start.elapsed().max(Duration::from_nanos(1));
+        self.server_cpu += process_cpu(self.pid) - server;
+        self.client_cpu += own_cpu() - client;
+        self.updates += self.counter.0.lock().expect("counts").updates - updates;
+        self.measured_rounds += rounds;
+        self.rates.push(rounds as f64 / elapsed.as_secs_f64());
+    }
+
+    /// The median rate over the trials.
+    fn rate(&self) -> f64 {
+        let mut rates = self.rates.clone();
+        rates.sort_by(f64::total_cmp);
+        rates.get(rates.len() / 2).copied().unwrap_or(0.0)
+    }
+
+    fn per_round(&self, total: Duration) -> f64 {
+        total.as_secs_f64() * 1e6 / self.measured_rounds.max(1) as f64
+    }
 }
 
 fn main() {
@@ -73,24 +213,119 @@ fn main() {
         );
         return;
     };
-    let server = concat!(env!("CARGO_MANIFEST_DIR"), "/python/order_desk_server.py");
+    let before = std::env::var("PURVIEW_ORDER_DESK_BEFORE").ok().filter(|b| !b.is_empty());
+    let only = std::env::var("PURVIEW_COMPARE_ONLY").ok().filter(|o| !o.is_empty());
+    let python_server = [concat!(env!("CARGO_MANIFEST_DIR"), "/python/order_desk_server.py")];
+    let hand_written = env!("CARGO_BIN_EXE_order_desk_rmcp");
+    let quiet: &[(&str, &str)] = &[("RUST_LOG", "error")];
+    let mut servers = vec![Server {
+        key: "purview",
+        name: "Purview order_desk",
+        program: &order_desk,
+        args: &[],
+        envs: quiet,
+    }];
+    if let Some(before) = &before {
+        servers.push(Server {
+            key: "before",
+            name: "Purview order_desk, earlier build",
+            program: before,
+            args: &[],
+            envs: quiet,
+        });
+    }
+    servers.extend([
+        Server {
+            key: "rmcp",
+            name: "hand-written rmcp, `stdio()`",
+            program: hand_written,
+            args: &[],
+            envs: &[],
+        },
+        Server {
+            key: "rmcp_pipes",
+            name: "hand-written rmcp, `stdio_pipes()`",
+            program: hand_written,
+            args: &["--pipes"],
+            envs: &[],
+        },
+        Server {
+            key: "python",
+            name: "Python SDK MCPServer (FastMCP)",
+            program: &python,
+            args: &python_server,
+            envs: &[],
+        },
+    ]);
+    servers.retain(|s| only.as_deref().is_none_or(|o| o == s.key));
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .expect("runtime");
     rt.block_on(async {
-        let mut purview = tokio::process::Command::new(&order_desk);
-        purview.env("RUST_LOG", "error").stderr(std::process::Stdio::null());
-        let mut python_cmd = tokio::process::Command::new(&python);
-        python_cmd.arg(server).stderr(std::process::Stdio::null());
-        let purview = rounds_per_second(purview).await;
-        let python = rounds_per_second(python_cmd).await;
-        let rounds = rounds();
-        println!("## Same work, other stack: {rounds} rounds of read app://windows + edit_field over stdio");
-        println!("| server | rounds/s |\n|---|---|");
-        println!("| Purview order_desk (release) | {purview:.0} |");
-        println!("| Python SDK MCPServer (FastMCP) | {python:.0} |");
-        println!("| ratio Purview / Python | {:.1}× |\n", purview / python);
+        let mut sessions = Vec::new();
+        for server in &servers {
+            for subscribe in [false, true] {
+                sessions.extend(Session::open(server, subscribe).await);
+            }
+        }
+        let (rounds, trials) = (rounds(), trials());
+        for _ in 0..trials {
+            for session in &mut sessions {
+                session.trial(rounds / trials).await;
+            }
+        }
+        println!(
+            "## Same work, other stacks: read app://windows + edit_field over stdio, {rounds} rounds per session in {trials} interleaved trials"
+        );
+        println!(
+            "| server | client | rounds/s (median) | µs/round | server CPU/round | client CPU/round | resources/updated |"
+        );
+        println!("|---|---|---|---|---|---|---|");
+        for s in &sessions {
+            println!(
+                "| {} | {} | {:.0} | {:.0} | {:.0} µs | {:.0} µs | {} |",
+                s.name,
+                if s.subscribed { "subscribed" } else { "not subscribed" },
+                s.rate(),
+                1e6 / s.rate(),
+                s.per_round(s.server_cpu),
+                s.per_round(s.client_cpu),
+                s.updates,
+            );
+        }
+        let rate = |key: &str, subscribed: bool| {
+            sessions.iter().find(|s| s.key == key && s.subscribed == subscribed).map(Session::rate)
+        };
+        println!();
+        for subscribed in [false, true] {
+            let client = if subscribed { "subscribed" } else { "not subscribed" };
+            let hand = rate("rmcp", subscribed).into_iter().chain(rate("rmcp_pipes", subscribed));
+            if let Some(hand) = hand.reduce(f64::max) {
+                for (key, name) in [("purview", "Purview"), ("before", "the earlier build")] {
+                    if let Some(purview) = rate(key, subscribed) {
+                        println!(
+                            "{client}: {name}'s round / the faster hand-written rmcp round: {:.2}",
+                            hand / purview
+                        );
+                    }
+                }
+            }
+        }
+        if let Some(python) = rate("python", false) {
+            for (key, name) in [("purview", "Purview"), ("before", "the earlier build")] {
+                if let Some(purview) = rate(key, false) {
+                    println!(
+                        "not subscribed: {name} / Python SDK, rounds per second: {:.1}×",
+                        purview / python
+                    );
+                }
+            }
+        }
+        println!();
+        for session in sessions {
+            let _ = session.client.cancel().await;
+        }
     });
 }

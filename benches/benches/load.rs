@@ -284,9 +284,18 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
+    // `PURVIEW_LOAD_ONLY=memory` (or `edits`, `fan_out`) runs one part.
+    let only = std::env::var("PURVIEW_LOAD_ONLY").ok().filter(|o| !o.is_empty());
+    let runs = |part: &str| only.as_deref().is_none_or(|o| o == part);
     rt.block_on(async {
-        edit_burst().await;
-        fan_out().await;
-        memory().await;
+        if runs("edits") {
+            edit_burst().await;
+        }
+        if runs("fan_out") {
+            fan_out().await;
+        }
+        if runs("memory") {
+            memory().await;
+        }
     });
 }

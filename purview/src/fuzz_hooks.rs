@@ -5,8 +5,8 @@
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
 
 use crate::server::{
+    frame::{Frame, decode},
     guard::{Guard, parse_authority},
-    lines::{Frame, decode},
 };
 
 /// Decodes one stdio line. `Some(reply)` is the JSON-RPC error the

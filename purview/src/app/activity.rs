@@ -74,7 +74,7 @@ impl App {
                     let operable = state.is_operable(&e.id);
                     WindowInfo {
                         id: e.id.to_string(),
-                        title: e.title.clone(),
+                        title: e.title.to_string(),
                         modal: e.modal,
                         owner_id: e.owner.as_deref().map(str::to_owned),
                         operable,

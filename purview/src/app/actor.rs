@@ -276,19 +276,16 @@ impl Actor {
     /// Recomputes availability; returns whether it changed. A panicking hook
     /// counts as "unavailable".
     pub fn refresh_availability(&mut self) -> bool {
-        let vm = &self.vm;
-        let next: Vec<bool> = self
-            .spec
-            .actions
-            .iter()
-            .map(|a| {
-                let name = a.spec.name.as_ref();
-                !self.hidden.contains(name)
-                    && catch_unwind(AssertUnwindSafe(|| vm.is_available(name))).unwrap_or(false)
-            })
-            .collect();
-        let changed = next != self.available;
-        self.available = next;
+        let Self { vm, spec, hidden, available, .. } = self;
+        let mut changed = available.len() != spec.actions.len();
+        available.resize(spec.actions.len(), false);
+        for (action, slot) in spec.actions.iter().zip(available.iter_mut()) {
+            let name = action.spec.name.as_ref();
+            let on = !hidden.contains(name)
+                && catch_unwind(AssertUnwindSafe(|| vm.is_available(name))).unwrap_or(false);
+            changed |= *slot != on;
+            *slot = on;
+        }
         changed
     }
 

@@ -442,30 +442,36 @@ impl App {
             let (target, index) = gates::resolve(state, &call.window, &call.action)?;
             gates::check_operable(state, &target, index, &call.action, When::Before)?;
             gates::check_expected_version(state, &target, call.expected_version.as_ref())?;
-            let (actor, version, pin, window_title, window_summary) = match &target {
+            let (actor, entry, pin) = match &target {
                 Target::Window { id, .. } => {
                     let entry = state
                         .entry_by_id(id)
                         .ok_or_else(|| refusals::window_not_found(&call.window))?;
-                    let summary = entry.summary.clone();
-                    (&entry.actor, Some(entry.version), None, Some(entry.title.clone()), summary)
+                    (&entry.actor, Some(entry), None)
                 }
                 Target::App => {
                     let app = state
                         .app
                         .as_ref()
                         .ok_or_else(|| refusals::window_not_found(&call.window))?;
-                    (app, None, Some(consent::pin(state)), None, None)
+                    (app, None, Some(consent::pin(state)))
                 }
             };
             let action = &actor.spec.actions[index];
+            let needs_approval = action.spec.needs_approval();
+            // What the person is shown, copied only when someone is asked.
+            let shown = entry.filter(|_| needs_approval);
             Ok::<_, ToolError>(Checked {
-                needs_approval: action.spec.needs_approval(),
-                version,
+                needs_approval,
+                version: entry.map(|e| e.version),
                 pin,
-                window_title,
-                window_summary,
-                action_title: action.tool_title.clone(),
+                window_title: shown.map(|e| e.title.to_string()),
+                window_summary: shown.and_then(|e| e.summary.as_deref().map(str::to_owned)),
+                action_title: if needs_approval {
+                    action.tool_title.clone()
+                } else {
+                    String::new()
+                },
                 params: action.params.clone(),
                 check: action.check.clone(),
             })

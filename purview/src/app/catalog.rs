@@ -39,7 +39,7 @@ pub(super) fn tool_names(state: &State, surface: ToolSurface) -> Vec<String> {
         names.push(naming::ACT_TOOL.to_owned());
     }
     if surface.lists_window_tools() {
-        names.extend(state.tools.iter().map(|t| t.name.clone()));
+        names.extend(state.tools.iter().filter_map(|t| state.tool_name(t)));
     }
     names
 }
@@ -48,7 +48,7 @@ fn window_tool(state: &State, config: &Config, tool: &ToolRef) -> Option<ToolDef
     let (entry, action) = lookup(state, tool)?;
     let (title, description) = words(config, entry, action);
     Some(ToolDefinition {
-        name: tool.name.clone(),
+        name: state.tool_name(tool)?,
         title,
         description,
         input_schema: action.input_schema.clone(),
@@ -60,10 +60,10 @@ fn window_tool(state: &State, config: &Config, tool: &ToolRef) -> Option<ToolDef
 fn lookup<'a>(state: &'a State, tool: &ToolRef) -> Option<(Option<&'a Entry>, &'a CompiledAction)> {
     match tool.window {
         Some(seq) => {
-            let entry = state.windows.get(&seq)?;
-            Some((Some(entry), entry.actor.spec.actions.get(tool.action)?))
+            let entry = state.windows.get(&seq.get())?;
+            Some((Some(entry), entry.actor.spec.actions.get(tool.action as usize)?))
         }
-        None => Some((None, state.app.as_ref()?.spec.actions.get(tool.action)?)),
+        None => Some((None, state.app.as_ref()?.spec.actions.get(tool.action as usize)?)),
     }
 }
 
@@ -106,7 +106,8 @@ fn sentence(text: &str) -> String {
 /// already given names that window instead of repeating it.
 pub(super) fn read_windows(state: &State, only: Option<&[String]>, with_schemas: bool) -> Value {
     let wanted = |id: &str| only.is_none_or(|ids| ids.iter().any(|w| w == id));
-    let windows: Vec<&Entry> = state.windows.values().filter(|e| wanted(&e.id)).collect();
+    let windows: Vec<&Entry> =
+        state.windows.values().filter(|e| wanted(&e.id)).map(|e| &**e).collect();
     let mut actions = Map::new();
     let mut schemas = Map::new();
     let mut given: Vec<(&Actor, &str)> = Vec::new();

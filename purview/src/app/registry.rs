@@ -9,6 +9,7 @@ use std::{
 };
 
 use serde::Serialize;
+use serde_json::value::RawValue;
 
 use super::{
     Change,
@@ -37,9 +38,12 @@ pub(crate) struct Entry {
     pub owner: Option<Arc<str>>,
     pub name: Option<String>,
     pub actor: Actor,
-    pub title: String,
-    pub summary: Option<String>,
-    pub blocks: Vec<Block>,
+    pub title: Box<str>,
+    pub summary: Option<Box<str>>,
+    /// The blocks as `app://windows` publishes them: their JSON, which
+    /// takes a fraction of the memory of the block values it was made
+    /// from, and goes into a read as it is.
+    pub blocks: Box<RawValue>,
     pub version: u64,
 }
 
@@ -59,22 +63,48 @@ impl Entry {
         };
         // Compare what would be published, so duplicate ids do not make
         // every projection look new.
-        let blocks = dedupe_block_ids(&self.id, blocks);
-        let content_changed = summary != self.summary || blocks != self.blocks;
-        let title_changed = title != self.title;
+        let blocks = match serde_json::value::to_raw_value(&dedupe_block_ids(&self.id, blocks)) {
+            Ok(blocks) => blocks,
+            Err(e) => {
+                // Blocks hold only JSON values and strings; this cannot fail.
+                tracing::error!(window = %self.id, error = %e, "blocks are not JSON; keeping the previous content");
+                return false;
+            }
+        };
+        let content_changed =
+            summary.as_deref() != self.summary.as_deref() || blocks.get() != self.blocks.get();
+        let title_changed = *title != *self.title;
         if content_changed {
             self.version += 1;
-            self.summary = summary;
+            self.summary = summary.map(String::into_boxed_str);
             self.blocks = blocks;
         }
         if title_changed {
-            self.title = title;
+            self.title = title.into_boxed_str();
         }
         content_changed || title_changed
     }
+
+    /// The blocks as values (for the typed snapshot).
+    pub fn blocks(&self) -> Vec<Block> {
+        serde_json::from_str(self.blocks.get()).unwrap_or_else(|e| {
+            // They were written from blocks; this cannot fail.
+            tracing::error!(window = %self.id, error = %e, "stored blocks do not read back");
+            Vec::new()
+        })
+    }
+}
+
+/// The JSON of no blocks.
+fn no_blocks() -> Box<RawValue> {
+    // A literal empty array is JSON.
+    RawValue::from_string("[]".to_owned()).unwrap_or_else(|_| unreachable!("`[]` is JSON"))
 }
 
 fn dedupe_block_ids(window: &str, mut blocks: Vec<Block>) -> Vec<Block> {
+    if !has_duplicate_ids(&blocks) {
+        return blocks;
+    }
     let mut seen = HashSet::new();
     for block in &mut blocks {
         if let Some(id) = &mut block.id
@@ -91,19 +121,38 @@ fn dedupe_block_ids(window: &str, mut blocks: Vec<Block>) -> Vec<Block> {
     blocks
 }
 
-/// A published tool: an action of an operable window or of the app.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Whether two blocks share an id: the rare case, found without copying
+/// any id.
+fn has_duplicate_ids(blocks: &[Block]) -> bool {
+    fn id(block: &Block) -> Option<&str> {
+        block.id.as_deref()
+    }
+    if blocks.len() <= 16 {
+        blocks.iter().enumerate().any(|(i, block)| {
+            id(block).is_some_and(|own| blocks[..i].iter().any(|b| id(b) == Some(own)))
+        })
+    } else {
+        let mut seen = HashSet::new();
+        !blocks.iter().filter_map(id).all(|own| seen.insert(own))
+    }
+}
+
+/// A published tool: an action of an operable window or of the app. Its
+/// name is made when it is listed (`name`): window ids are never reused, so
+/// two lists of tools are the same exactly when their names are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct ToolRef {
-    /// `None` for an app-level action.
-    pub window: Option<u64>,
-    pub action: usize,
-    pub name: String,
+    /// The window's `seq`; `None` for an app-level action.
+    pub window: Option<std::num::NonZeroU64>,
+    pub action: u32,
 }
 
 /// The whole state behind the lock.
 #[derive(Default)]
 pub(crate) struct State {
-    pub windows: BTreeMap<u64, Entry>,
+    /// Boxed: a B-tree node holds eleven values and is often half full,
+    /// and an entry is a few hundred bytes.
+    pub windows: BTreeMap<u64, Box<Entry>>,
     pub by_id: HashMap<Arc<str>, u64>,
     pub by_name: HashMap<String, u64>,
     pub ids_used: HashSet<Arc<str>>,
@@ -126,12 +175,12 @@ pub(crate) struct Touched {
 
 impl State {
     pub fn entry_by_id(&self, id: &str) -> Option<&Entry> {
-        self.by_id.get(id).and_then(|seq| self.windows.get(seq))
+        self.by_id.get(id).and_then(|seq| self.windows.get(seq)).map(|e| &**e)
     }
 
     pub fn entry_by_id_mut(&mut self, id: &str) -> Option<&mut Entry> {
         let seq = *self.by_id.get(id)?;
-        self.windows.get_mut(&seq)
+        self.windows.get_mut(&seq).map(|e| &mut **e)
     }
 
     pub fn topology(&self) -> Topology<'_> {
@@ -218,9 +267,9 @@ impl State {
             owner,
             name: name.clone(),
             actor,
-            title: String::new(),
+            title: Box::from(""),
             summary: None,
-            blocks: Vec::new(),
+            blocks: no_blocks(),
             version: 0,
         };
         entry.reproject();
@@ -230,7 +279,7 @@ impl State {
         if let Some(name) = name {
             self.by_name.insert(name, seq);
         }
-        self.windows.insert(seq, entry);
+        self.windows.insert(seq, Box::new(entry));
     }
 
     /// Closes a window and every modal that depends on it; returns the
@@ -286,7 +335,7 @@ impl State {
         }
         if availability_changed {
             let tools = self.compute_tools();
-            change.tools |= tools.iter().map(|t| &t.name).ne(self.tools.iter().map(|t| &t.name));
+            change.tools |= tools != self.tools;
             self.tools = tools;
         }
         if change.resource {
@@ -301,30 +350,39 @@ impl State {
             let Some(entry) = self.entry_by_id(id) else {
                 continue;
             };
-            for (i, action) in entry.actor.spec.actions.iter().enumerate() {
-                if entry.actor.available[i] {
-                    tools.push(ToolRef {
-                        window: Some(entry.seq),
-                        action: i,
-                        name: naming::tool_name(&entry.id, &action.spec.name),
-                    });
+            let window = std::num::NonZeroU64::new(entry.seq);
+            for (i, on) in entry.actor.available.iter().enumerate() {
+                if *on {
+                    tools.push(ToolRef { window, action: i as u32 });
                 }
             }
         }
         if let Some(app) = &self.app
             && !self.app_modal_open()
         {
-            for (i, action) in app.spec.actions.iter().enumerate() {
-                if app.available[i] {
-                    tools.push(ToolRef {
-                        window: None,
-                        action: i,
-                        name: naming::tool_name(naming::APP, &action.spec.name),
-                    });
+            for (i, on) in app.available.iter().enumerate() {
+                if *on {
+                    tools.push(ToolRef { window: None, action: i as u32 });
                 }
             }
         }
+        tools.shrink_to_fit();
         tools
+    }
+
+    /// A published tool's name: `{windowId}__{action}` or `app__{action}`.
+    pub fn tool_name(&self, tool: &ToolRef) -> Option<String> {
+        let index = tool.action as usize;
+        match tool.window {
+            Some(seq) => {
+                let entry = self.windows.get(&seq.get())?;
+                Some(naming::tool_name(&entry.id, &entry.actor.spec.actions.get(index)?.spec.name))
+            }
+            None => {
+                let action = self.app.as_ref()?.spec.actions.get(index)?;
+                Some(naming::tool_name(naming::APP, &action.spec.name))
+            }
+        }
     }
 
     /// The `app://windows` JSON, cached until the next visible change.
@@ -341,7 +399,7 @@ impl State {
     pub fn render_snapshot_json(&self) -> String {
         let snapshot = SnapshotRef {
             operable_window_ids: &self.operable,
-            windows: WindowsRef(self.windows.values().collect()),
+            windows: WindowsRef(self.windows.values().map(|e| &**e).collect()),
         };
         serde_json::to_string(&snapshot).unwrap_or_else(|e| {
             // Blocks hold only serde_json::Value and strings; this cannot fail.
@@ -361,12 +419,12 @@ impl State {
                 .values()
                 .map(|e| WindowState {
                     id: e.id.to_string(),
-                    title: e.title.clone(),
+                    title: e.title.to_string(),
                     modal: e.modal,
                     owner_id: e.owner.as_deref().map(str::to_owned),
                     version: e.version,
-                    summary: e.summary.clone(),
-                    blocks: e.blocks.clone(),
+                    summary: e.summary.as_deref().map(str::to_owned),
+                    blocks: e.blocks(),
                 })
                 .collect(),
         }
@@ -444,5 +502,5 @@ struct WindowRef<'a> {
     version: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     summary: Option<&'a str>,
-    blocks: &'a [Block],
+    blocks: &'a RawValue,
 }

@@ -28,9 +28,9 @@ use tower_http::{limit::RequestBodyLimitLayer, timeout::RequestBodyTimeoutLayer}
 
 use super::{
     fair::{AuthFailures, ConnectionMark, Connections, Summary, Tracked},
+    frame::{self, Frame},
     guard::{Guard, check_token},
     http_sessions::{BoundedSessions, SESSION_REFUSED},
-    lines::{self, Frame},
 };
 use crate::{App, Error, Secret};
 
@@ -453,7 +453,7 @@ async fn answer_malformed(body_timeout: Duration, request: Request, next: Next) 
             };
         }
     };
-    match lines::decode(&bytes, true) {
+    match frame::decode(&bytes, true) {
         Frame::Message(message) => {
             let opens_session = !parts.headers.contains_key("mcp-session-id")
                 && matches!(

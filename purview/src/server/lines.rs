@@ -2,52 +2,62 @@
 //! for any byte stream, that survives whatever a client sends:
 //!
 //! - every frame that is not a valid message gets the JSON-RPC answer it
-//!   is owed (`-32700` parse error, `-32600` invalid request, `-32602` for a
-//!   known method with unusable params) instead of silence or a crash;
+//!   is owed (decided in `frame.rs`) instead of silence or a crash;
 //! - notifications and responses that arrive before the first request are
 //!   dropped, as JSON-RPC allows, instead of failing the handshake;
 //! - nothing a client sent is logged, only what kind of frame it was;
 //! - a line longer than [`MAX_LINE`] is answered and skipped without being
 //!   buffered whole;
-//! - a message in which an object has the same key twice is refused
-//!   (`-32600`): a proxy that reads the first key and a server that reads
-//!   the last would otherwise see two different calls;
-//! - replies queue up to [`OUTBOUND_FRAMES`]; a client that stops reading
-//!   for [`STALL_LIMIT`] is disconnected rather than buffered for forever;
+//! - at most [`OUTBOUND_FRAMES`] frames wait to be written, and the
+//!   transport's own answers to bad frames queue up to as many; a client
+//!   that stops reading for [`STALL_LIMIT`] is disconnected rather than
+//!   buffered for forever (`outbound.rs` writes);
 //! - at most [`MAX_IN_FLIGHT`] requests are being answered at once: the
-//!   reader stops reading until one is answered, so a client that sends
+//!   transport stops reading until one is answered, so a client that sends
 //!   without reading cannot pile up answers that wait for the queue.
+//!
+//! Lines are read and decoded in [`Transport::receive`] itself, on the
+//! session's own task, and each frame is written by the task that sends
+//! it, as rmcp's own transports do: a reader and a writer task of their own
+//! cost every message two hand-overs between tasks. rmcp polls `receive`
+//! inside a `select!` and drops it whenever something else is ready first,
+//! so everything a read has produced (the bytes not split yet, a request
+//! waiting for its place, an answer waiting for room in the queue) lives
+//! in the transport, never in the future.
 
 use std::{
-    borrow::Cow,
+    ops::Range,
     sync::{
         Arc,
-        atomic::{AtomicUsize, Ordering},
+        atomic::{AtomicBool, AtomicUsize, Ordering},
     },
     time::Duration,
 };
 
 use rmcp::{
     RoleServer,
-    model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, ServerJsonRpcMessage},
+    model::{ClientJsonRpcMessage, JsonRpcMessage, ServerJsonRpcMessage},
     transport::Transport,
 };
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::{
-    io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt},
-    sync::mpsc,
-    task::JoinHandle,
+    io::{AsyncRead, AsyncReadExt, AsyncWrite},
+    sync::{Notify, mpsc},
+    time::Instant,
 };
 use tokio_util::sync::CancellationToken;
 
-use crate::validate::echo;
+pub(crate) use super::outbound::{Closed, OUTBOUND_FRAMES};
+use super::{
+    frame::{Frame, decode, error_frame},
+    outbound::{Ends, Outbound},
+};
 
 /// The longest line accepted, in bytes.
 pub(crate) const MAX_LINE: usize = 16 * 1024 * 1024;
-/// How many outgoing frames may wait for a client that is slow to read.
-pub(crate) const OUTBOUND_FRAMES: usize = 256;
 /// How many requests may be read and not yet answered: beyond it the
-/// reader waits, so the answers waiting for a slow reader stay bounded.
+/// transport reads no further, so the answers waiting for a slow reader
+/// stay bounded.
 pub(crate) const MAX_IN_FLIGHT: usize = 64;
 /// How long a full outgoing queue may stay full before the client is
 /// disconnected.
@@ -55,262 +65,88 @@ pub(crate) const STALL_LIMIT: Duration = Duration::from_secs(10);
 /// How long requests already received may still be answered after the
 /// client closed its input (a handler's default timeout, and a little).
 const DRAIN_LIMIT: Duration = Duration::from_secs(35);
-
-/// MCP methods rmcp decodes into typed requests: one that arrives as a
-/// custom request had params rmcp could not use.
-const KNOWN_METHODS: [&str; 15] = [
-    "initialize",
-    "ping",
-    "tools/list",
-    "tools/call",
-    "resources/list",
-    "resources/read",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "resources/templates/list",
-    "prompts/list",
-    "prompts/get",
-    "completion/complete",
-    "logging/setLevel",
-    "subscriptions/listen",
-    "server/discover",
-];
-
-/// The transport was closed (the client stopped reading, or the stream
-/// broke).
-#[derive(Debug)]
-pub(crate) struct Closed;
-
-impl std::fmt::Display for Closed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("the connection is closed")
-    }
-}
-
-impl std::error::Error for Closed {}
-
-/// What one line is.
-#[derive(Debug)]
-pub(crate) enum Frame {
-    /// A message for the server.
-    Message(Box<ClientJsonRpcMessage>),
-    /// A JSON-RPC error the transport answers itself.
-    Reply(Value),
-    /// Nothing to do (blank line, or a notification before any request).
-    Ignore(&'static str),
-}
-
-fn error_frame(id: Value, code: i64, message: &str) -> Frame {
-    Frame::Reply(json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}))
-}
-
-/// Decodes one line. `seen_request` says whether a request has arrived yet.
-pub(crate) fn decode(line: &[u8], seen_request: bool) -> Frame {
-    let line = line.trim_ascii();
-    if line.is_empty() {
-        return Frame::Ignore("blank line");
-    }
-    let value: Value = match serde_json::from_slice(line) {
-        Ok(value) => value,
-        Err(_) => {
-            return error_frame(
-                Value::Null,
-                -32700,
-                "Parse error: send one JSON-RPC message as valid JSON, nested at most 128 deep.",
-            );
-        }
-    };
-    let Some(object) = value.as_object() else {
-        return error_frame(
-            Value::Null,
-            -32600,
-            "Invalid request: send one JSON-RPC object per line (batches are not supported).",
-        );
-    };
-    let id = match object.get("id") {
-        Some(id @ (Value::String(_) | Value::Number(_))) => Some(id.clone()),
-        _ => None,
-    };
-    let method = object.get("method").and_then(Value::as_str).map(echo);
-    if serde_json::from_slice::<NoDuplicateKeys>(line).is_err() {
-        return error_frame(
-            id.unwrap_or(Value::Null),
-            -32600,
-            "Invalid request: an object in this message has the same key twice; send each key once.",
-        );
-    }
-    let message: ClientJsonRpcMessage = match serde_json::from_value(value.clone()) {
-        Ok(message) => message,
-        Err(_) => {
-            return error_frame(
-                id.unwrap_or(Value::Null),
-                -32600,
-                "Invalid request: expected a JSON-RPC 2.0 request, notification or response (with \"jsonrpc\": \"2.0\" and a string or number id).",
-            );
-        }
-    };
-    match &message {
-        JsonRpcMessage::Request(request) => {
-            if let ClientRequest::CustomRequest(custom) = &request.request
-                && KNOWN_METHODS.contains(&custom.method.as_str())
-            {
-                let text = format!(
-                    "Invalid params for {}: see the MCP schema for this method.",
-                    method.unwrap_or_default()
-                );
-                return error_frame(id.unwrap_or(Value::Null), -32602, &text);
-            }
-        }
-        JsonRpcMessage::Notification(_) if !seen_request => {
-            return Frame::Ignore("a notification before the first request");
-        }
-        JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_) if !seen_request => {
-            return Frame::Ignore("a response before the first request");
-        }
-        _ => {}
-    }
-    Frame::Message(Box::new(message))
-}
-
-/// Deserializes any JSON and fails if an object repeats a key, at any depth
-/// (serde_json's `Value` silently keeps the last one).
-struct NoDuplicateKeys;
-
-impl<'de> serde::Deserialize<'de> for NoDuplicateKeys {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(NoDuplicateKeys)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for NoDuplicateKeys {
-    type Value = NoDuplicateKeys;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("any JSON value without repeated keys")
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<Self, E> {
-        Ok(self)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Self, E> {
-        Ok(self)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Self, E> {
-        Ok(self)
-    }
-    fn visit_i128<E>(self, _: i128) -> Result<Self, E> {
-        Ok(self)
-    }
-    fn visit_u128<E>(self, _: u128) -> Result<Self, E> {
-        Ok(self)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Self, E> {
-        Ok(self)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Self, E> {
-        Ok(self)
-    }
-    fn visit_unit<E>(self) -> Result<Self, E> {
-        Ok(self)
-    }
-    fn visit_none<E>(self) -> Result<Self, E> {
-        Ok(self)
-    }
-
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self, A::Error> {
-        while seq.next_element::<NoDuplicateKeys>()?.is_some() {}
-        Ok(self)
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self, A::Error> {
-        let mut seen = std::collections::HashSet::new();
-        while let Some(key) = map.next_key::<String>()? {
-            if !seen.insert(key) {
-                return Err(serde::de::Error::custom("a key is repeated"));
-            }
-            map.next_value::<NoDuplicateKeys>()?;
-        }
-        Ok(self)
-    }
-}
+/// How much is read at once.
+const CHUNK: usize = 64 * 1024;
 
 /// A line-framed transport over a reader and a writer. When it is dropped
-/// the reader stops at once and the writer finishes writing what is already
-/// queued (each write bounded by the stall limit), then ends.
-pub(crate) struct LineTransport {
-    incoming: mpsc::Receiver<ClientJsonRpcMessage>,
-    outgoing: mpsc::Sender<Vec<u8>>,
-    closed: CancellationToken,
-    stall_limit: Duration,
-    /// Requests received and not yet answered.
+/// nothing more is read; sends already under way still write their frames
+/// (each bounded by the stall limit), and the transport's queued answers to
+/// bad frames go out, then the writer is dropped.
+pub(crate) struct LineTransport<R> {
+    reader: R,
+    /// What the last read returned; `unread` is the part not split yet.
+    chunk: Box<[u8]>,
+    unread: Range<usize>,
+    /// The line being assembled across reads.
+    line: Vec<u8>,
+    /// The line being assembled is too long: it is skipped to its end.
+    oversized: bool,
+    seen_request: bool,
+    /// A decoded message not handed on yet (a request waits here for one
+    /// of the [`MAX_IN_FLIGHT`] places).
+    held: Option<Box<ClientJsonRpcMessage>>,
+    /// The transport's own answer to a bad frame, waiting for room in the
+    /// queue of such answers since the instant given.
+    reply: Option<(Vec<u8>, Instant)>,
+    /// Set when the client closed its input: requests already received
+    /// are still answered until then.
+    drain_until: Option<Instant>,
+    outbound: Arc<Outbound>,
+    /// The transport's own answers, written in order by a task of their own.
+    replies: mpsc::Sender<Vec<u8>>,
+    ends: Ends,
+    /// Requests handed on and not yet answered.
     pending: Arc<AtomicUsize>,
-    reader: JoinHandle<()>,
-    /// Cancelled when the writer has ended.
+    /// Woken whenever a request is answered.
+    answered: Arc<Notify>,
+    /// Cancelled when the writer has been dropped.
     flushed: CancellationToken,
-    /// Set when the client was disconnected for not reading.
-    stalled: Arc<std::sync::atomic::AtomicBool>,
-    /// Woken whenever a request is answered (the reader may read on).
-    answered: Arc<tokio::sync::Notify>,
 }
 
-impl Drop for LineTransport {
-    fn drop(&mut self) {
-        // Not the writer: answers already queued still go out, and it ends
-        // by itself once every sender is gone.
-        self.reader.abort();
-    }
-}
-
-impl LineTransport {
-    /// Starts reading `reader` and writing `writer` on the current runtime.
-    pub fn new<R, W>(reader: R, writer: W) -> Self
+impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
+    /// Reads `reader` and starts writing `writer` on the current runtime.
+    pub fn new<W>(reader: R, writer: W) -> Self
     where
-        R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
         Self::with_stall_limit(reader, writer, STALL_LIMIT)
     }
 
-    fn with_stall_limit<R, W>(reader: R, writer: W, stall_limit: Duration) -> Self
+    fn with_stall_limit<W>(reader: R, writer: W, stall_limit: Duration) -> Self
     where
-        R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let closed = CancellationToken::new();
-        let (outgoing, frames) = mpsc::channel(OUTBOUND_FRAMES);
-        let (messages, incoming) = mpsc::channel(64);
-        let pending = Arc::new(AtomicUsize::new(0));
         let flushed = CancellationToken::new();
-        let stalled = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let answered = Arc::new(tokio::sync::Notify::new());
-        let ends = Ends { closed: closed.clone(), stall_limit, stalled: stalled.clone() };
-        tokio::spawn(write_frames(writer, frames, ends.clone(), flushed.clone()));
-        let reader = tokio::spawn(read_frames(
-            reader,
-            Inbound {
-                messages,
-                replies: outgoing.clone(),
-                pending: pending.clone(),
-                answered: answered.clone(),
-            },
-            ends,
-        ));
-        Self {
-            incoming,
-            outgoing,
-            closed,
+        let ends = Ends {
+            closed: CancellationToken::new(),
             stall_limit,
-            pending,
+            stalled: Arc::new(AtomicBool::new(false)),
+        };
+        let outbound = Outbound::new(writer, ends.clone(), flushed.clone());
+        let (replies, queued) = mpsc::channel(OUTBOUND_FRAMES);
+        tokio::spawn(write_replies(outbound.clone(), queued));
+        Self {
             reader,
+            chunk: vec![0; CHUNK].into_boxed_slice(),
+            unread: 0..0,
+            line: Vec::new(),
+            oversized: false,
+            seen_request: false,
+            held: None,
+            reply: None,
+            drain_until: None,
+            outbound,
+            replies,
+            ends,
+            pending: Arc::default(),
+            answered: Arc::default(),
             flushed,
-            stalled,
-            answered,
         }
     }
 
     /// Whether the client was disconnected because it stopped reading.
-    pub fn stalled(&self) -> Arc<std::sync::atomic::AtomicBool> {
-        self.stalled.clone()
+    pub fn stalled(&self) -> Arc<AtomicBool> {
+        self.ends.stalled.clone()
     }
 
     /// Cancelled once everything queued for the client has been written (or
@@ -318,166 +154,166 @@ impl LineTransport {
     pub fn flushed(&self) -> CancellationToken {
         self.flushed.clone()
     }
-}
 
-/// How the connection ends: closed, and why.
-#[derive(Clone)]
-struct Ends {
-    closed: CancellationToken,
-    stall_limit: Duration,
-    stalled: Arc<std::sync::atomic::AtomicBool>,
-}
-
-impl Ends {
-    /// Disconnects a client that has not read for the stall limit.
-    fn stall(&self) {
-        if !self.stalled.swap(true, Ordering::AcqRel) {
-            tracing::warn!(
-                "the client has not read its replies for {:?}; disconnecting it",
-                self.stall_limit
-            );
-        }
-        self.closed.cancel();
-    }
-}
-
-async fn write_frames<W: AsyncWrite + Unpin>(
-    mut writer: W,
-    mut frames: mpsc::Receiver<Vec<u8>>,
-    ends: Ends,
-    flushed: CancellationToken,
-) {
-    let Ends { closed, stall_limit, .. } = ends.clone();
-    let _flushed = flushed.drop_guard();
-    while let Some(mut frame) = frames.recv().await {
-        frame.push(b'\n');
-        let written = async {
-            writer.write_all(&frame).await?;
-            writer.flush().await
-        };
-        match tokio::time::timeout(stall_limit, written).await {
-            Ok(Ok(())) => {}
-            Ok(Err(_)) => {
-                tracing::info!("the client's side of the connection is closed");
-                closed.cancel();
-                return;
+    /// The next message for the server, or `None` once the session is over.
+    /// Cancel-safe: see the module's documentation.
+    async fn next_message(&mut self) -> Option<ClientJsonRpcMessage> {
+        loop {
+            if self.ends.closed.is_cancelled() {
+                return None;
             }
-            Err(_) => {
-                ends.stall();
-                return;
+            if self.reply.is_some() {
+                self.queue_reply().await?;
+                continue;
+            }
+            if let Some(message) = self.held.take() {
+                let request = matches!(*message, JsonRpcMessage::Request(_));
+                if request && self.pending.load(Ordering::Acquire) >= MAX_IN_FLIGHT {
+                    // Read no further while as many requests are unanswered
+                    // as the bound allows: the client's writes then wait,
+                    // not the server's memory.
+                    self.held = Some(message);
+                    let answered = self.answered.notified();
+                    tokio::select! {
+                        () = self.ends.closed.cancelled() => return None,
+                        () = answered => {}
+                        () = tokio::time::sleep(Duration::from_millis(50)) => {}
+                    }
+                    continue;
+                }
+                if request {
+                    self.pending.fetch_add(1, Ordering::AcqRel);
+                }
+                return Some(*message);
+            }
+            if let Some(frame) = self.next_frame() {
+                match frame {
+                    Frame::Message(message) => {
+                        if matches!(*message, JsonRpcMessage::Request(_)) {
+                            self.seen_request = true;
+                        }
+                        self.held = Some(message);
+                    }
+                    Frame::Reply(reply) => {
+                        tracing::info!("answered a frame that is not a valid message");
+                        self.reply = Some((frame_bytes(&reply), Instant::now()));
+                    }
+                    Frame::Ignore(what) => tracing::debug!(frame = what, "ignored"),
+                }
+                continue;
+            }
+            if let Some(until) = self.drain_until {
+                // The client closed its input: what it already asked is
+                // still answered before the session ends (`echo request |
+                // server` gets its reply), within a bound.
+                if self.pending.load(Ordering::Acquire) == 0 {
+                    return None;
+                }
+                let answered = self.answered.notified();
+                tokio::select! {
+                    () = self.ends.closed.cancelled() => return None,
+                    () = tokio::time::sleep_until(until) => return None,
+                    () = answered => {}
+                    () = tokio::time::sleep(Duration::from_millis(5)) => {}
+                }
+                continue;
+            }
+            let read = tokio::select! {
+                () = self.ends.closed.cancelled() => return None,
+                read = self.reader.read(&mut self.chunk) => read,
+            };
+            match read {
+                Ok(0) | Err(_) => self.drain_until = Some(Instant::now() + DRAIN_LIMIT),
+                Ok(n) => self.unread = 0..n,
             }
         }
     }
-}
 
-/// Where the reader puts what it reads.
-struct Inbound {
-    /// Messages for the MCP service.
-    messages: mpsc::Sender<ClientJsonRpcMessage>,
-    /// Answers the reader gives itself (to frames that are not messages).
-    replies: mpsc::Sender<Vec<u8>>,
-    /// Requests passed on and not yet answered.
-    pending: Arc<AtomicUsize>,
-    /// Woken when one is answered.
-    answered: Arc<tokio::sync::Notify>,
-}
-
-async fn read_frames<R: AsyncRead + Unpin>(mut reader: R, inbound: Inbound, ends: Ends) {
-    let Inbound { messages, replies, pending, answered } = inbound;
-    let Ends { closed, stall_limit, .. } = ends.clone();
-    let mut chunk = vec![0u8; 64 * 1024];
-    let mut line: Vec<u8> = Vec::new();
-    let mut oversized = false;
-    let mut seen_request = false;
-    loop {
-        let read = tokio::select! {
-            () = closed.cancelled() => return,
-            read = reader.read(&mut chunk) => read,
-        };
-        let n = match read {
-            Ok(0) | Err(_) => break,
-            Ok(n) => n,
-        };
-        let mut rest = &chunk[..n];
-        while !rest.is_empty() {
+    /// Splits the next complete line off what was read and decodes it.
+    fn next_frame(&mut self) -> Option<Frame> {
+        while !self.unread.is_empty() {
+            let rest = &self.chunk[self.unread.clone()];
             let (part, complete) = match rest.iter().position(|b| *b == b'\n') {
                 Some(end) => (&rest[..end], true),
                 None => (rest, false),
             };
-            rest = if complete { &rest[part.len() + 1..] } else { &[] };
-            if !oversized && line.len() + part.len() > MAX_LINE {
-                oversized = true;
-                line = Vec::new();
+            self.unread.start += part.len() + usize::from(complete);
+            if complete && self.line.is_empty() && !self.oversized {
+                // The whole line is in this read: no copy.
+                return Some(decode(part, self.seen_request));
             }
-            if !oversized {
-                line.extend_from_slice(part);
+            if !self.oversized && self.line.len() + part.len() > MAX_LINE {
+                self.oversized = true;
+                self.line = Vec::new();
+            }
+            if !self.oversized {
+                self.line.extend_from_slice(part);
             }
             if !complete {
                 continue;
             }
-            let frame = if oversized {
+            let frame = if self.oversized {
                 error_frame(
                     Value::Null,
                     -32600,
                     "Invalid request: a message is longer than 16 MiB.",
                 )
             } else {
-                decode(&line, seen_request)
+                decode(&self.line, self.seen_request)
             };
-            oversized = false;
-            line.clear();
-            match frame {
-                Frame::Message(message) => {
-                    if matches!(*message, JsonRpcMessage::Request(_)) {
-                        seen_request = true;
-                        // Read no further while as many requests are
-                        // unanswered as the bound allows: the client's
-                        // writes then wait, not the server's memory.
-                        while pending.load(Ordering::Acquire) >= MAX_IN_FLIGHT {
-                            let wait = answered.notified();
-                            tokio::select! {
-                                () = closed.cancelled() => return,
-                                () = wait => {}
-                                () = tokio::time::sleep(Duration::from_millis(50)) => {}
-                            }
-                        }
-                        pending.fetch_add(1, Ordering::AcqRel);
-                    }
-                    if messages.send(*message).await.is_err() {
-                        return;
-                    }
-                }
-                Frame::Reply(reply) => {
-                    tracing::info!("answered a frame that is not a valid message");
-                    let bytes = serde_json::to_vec(&reply).unwrap_or_default();
-                    if replies.send_timeout(bytes, stall_limit).await.is_err() {
-                        ends.stall();
-                        return;
-                    }
-                }
-                Frame::Ignore(what) => tracing::debug!(frame = what, "ignored"),
+            self.oversized = false;
+            self.line.clear();
+            // A long line's buffer is not kept for the rest of the session.
+            self.line.shrink_to(CHUNK);
+            return Some(frame);
+        }
+        None
+    }
+
+    /// Puts the held reply in the outgoing queue, waiting for room at most
+    /// the stall limit from when it was made; `None` when the session ends.
+    async fn queue_reply(&mut self) -> Option<()> {
+        let since = self.reply.as_ref().map(|(_, since)| *since)?;
+        let room = tokio::select! {
+            () = self.ends.closed.cancelled() => return None,
+            () = tokio::time::sleep_until(since + self.ends.stall_limit) => {
+                self.ends.stall();
+                return None;
             }
-        }
+            room = self.replies.reserve() => room,
+        };
+        let (bytes, _) = self.reply.take()?;
+        room.ok()?.send(bytes);
+        Some(())
     }
-    // The client closed its input: what it already asked is still
-    // answered before the session ends (`echo request | server` gets its
-    // reply), within a bound.
-    let answered = async {
-        while pending.load(Ordering::Acquire) > 0 {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    };
-    tokio::select! {
-        () = closed.cancelled() => {}
-        _ = tokio::time::timeout(DRAIN_LIMIT, answered) => {}
-    }
-    drop(messages);
 }
 
-impl Transport<RoleServer> for LineTransport {
+/// One message as it goes on the wire, newline included.
+fn frame_bytes(message: &impl serde::Serialize) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(256);
+    match serde_json::to_writer(&mut bytes, message) {
+        Ok(()) => {
+            bytes.push(b'\n');
+            bytes
+        }
+        // Server messages hold only JSON values and strings.
+        Err(_) => Vec::new(),
+    }
+}
+
+/// Writes the transport's own answers, in the order they were queued.
+async fn write_replies(outbound: Arc<Outbound>, mut replies: mpsc::Receiver<Vec<u8>>) {
+    while let Some(reply) = replies.recv().await {
+        if outbound.write(&reply).await.is_err() {
+            return;
+        }
+    }
+}
+
+impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransport<R> {
     type Error = Closed;
 
-    fn name() -> Cow<'static, str> {
+    fn name() -> std::borrow::Cow<'static, str> {
         "lines".into()
     }
 
@@ -485,100 +321,127 @@ impl Transport<RoleServer> for LineTransport {
         &mut self,
         item: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Closed>> + Send + 'static {
-        let outgoing = self.outgoing.clone();
-        let ends = Ends {
-            closed: self.closed.clone(),
-            stall_limit: self.stall_limit,
-            stalled: self.stalled.clone(),
-        };
+        let outbound = self.outbound.clone();
         let answer = matches!(item, JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_));
         let pending = self.pending.clone();
         let answered = self.answered.clone();
         async move {
-            let sent = match serde_json::to_vec(&item) {
-                Ok(bytes) => outgoing.send_timeout(bytes, ends.stall_limit).await,
-                Err(_) => Ok(()),
+            let bytes = frame_bytes(&item);
+            let sent = match bytes.is_empty() {
+                true => Ok(()),
+                false => outbound.write(&bytes).await,
             };
-            // An answer counts as given once it is in the queue (or lost
-            // with the connection): only then may the reader read on.
+            // An answer counts as given once it is written (or lost with the
+            // connection): only then may the reader read on.
             if answer {
                 let _ =
                     pending.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
                 answered.notify_one();
             }
-            match sent {
-                Ok(()) => Ok(()),
-                Err(mpsc::error::SendTimeoutError::Timeout(_)) => {
-                    ends.stall();
-                    Err(Closed)
-                }
-                Err(mpsc::error::SendTimeoutError::Closed(_)) => {
-                    ends.closed.cancel();
-                    Err(Closed)
-                }
-            }
+            sent
         }
     }
 
     fn receive(&mut self) -> impl Future<Output = Option<ClientJsonRpcMessage>> + Send {
-        let closed = self.closed.clone();
-        let incoming = &mut self.incoming;
-        async move {
-            tokio::select! {
-                () = closed.cancelled() => None,
-                message = incoming.recv() => message,
-            }
-        }
+        self.next_message()
     }
 
     async fn close(&mut self) -> Result<(), Closed> {
-        self.closed.cancel();
+        self.ends.closed.cancel();
         Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use rmcp::model::{NumberOrString, ServerResult};
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
     use super::*;
 
-    fn reply(frame: Frame) -> Value {
-        match frame {
-            Frame::Reply(value) => value,
-            other => panic!("expected a reply, got {other:?}"),
+    fn ping(id: usize) -> String {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#) + "\n"
+    }
+
+    fn answer(id: i64) -> ServerJsonRpcMessage {
+        ServerJsonRpcMessage::response(ServerResult::empty(()), NumberOrString::Number(id))
+    }
+
+    fn id_of(message: &ClientJsonRpcMessage) -> Option<i64> {
+        match message {
+            JsonRpcMessage::Request(request) => match request.id {
+                NumberOrString::Number(id) => Some(id),
+                NumberOrString::String(_) => None,
+            },
+            _ => None,
         }
     }
 
-    #[test]
-    fn jsonrpc_every_bad_frame_gets_the_answer_it_is_owed() {
-        let parse = reply(decode(b"{not json", true));
-        assert_eq!((parse["error"]["code"].as_i64(), &parse["id"]), (Some(-32700), &Value::Null));
-        let nested = format!("{}{}", "[".repeat(200), "]".repeat(200));
-        assert_eq!(reply(decode(nested.as_bytes(), true))["error"]["code"], -32700);
-        let batch = reply(decode(b"[1, 2]", true));
-        assert_eq!(batch["error"]["code"], -32600);
-        let no_version = reply(decode(br#"{"id": 7, "method": "ping"}"#, true));
-        assert_eq!(
-            (no_version["error"]["code"].as_i64(), &no_version["id"]),
-            (Some(-32600), &json!(7))
-        );
-        let bad_params = reply(decode(
-            br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":5}}"#,
-            true,
-        ));
-        assert_eq!(
-            (bad_params["error"]["code"].as_i64(), &bad_params["id"]),
-            (Some(-32602), &json!(3))
-        );
+    #[tokio::test]
+    async fn jsonrpc_bad_frames_are_answered_in_order_and_long_lines_skipped_across_reads() {
+        let (server, client) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(server);
+        let mut transport = LineTransport::new(read, write);
+        let (client_read, mut client_write) = tokio::io::split(client);
+        let writing = tokio::spawn(async move {
+            client_write.write_all(ping(1).as_bytes()).await?;
+            client_write.write_all(b"{not json\n").await?;
+            // Longer than MAX_LINE, split over many reads and writes.
+            let piece = vec![b' '; 1 << 20];
+            for _ in 0..17 {
+                client_write.write_all(&piece).await?;
+            }
+            client_write.write_all(b"\n").await?;
+            client_write.write_all(ping(2).as_bytes()).await?;
+            std::io::Result::Ok(client_write)
+        });
+        let first = transport.receive().await.expect("a message");
+        let second = transport.receive().await.expect("a message");
+        assert_eq!((id_of(&first), id_of(&second)), (Some(1), Some(2)));
+        let mut lines = BufReader::new(client_read).lines();
+        let parse = lines.next_line().await.unwrap().unwrap();
+        let long = lines.next_line().await.unwrap().unwrap();
+        assert!(parse.contains("-32700"), "{parse}");
+        assert!(long.contains("-32600") && long.contains("16 MiB"), "{long}");
+        drop(writing.await.unwrap().unwrap());
     }
 
-    #[test]
-    fn jsonrpc_notifications_before_the_first_request_are_ignored() {
-        let early =
-            br#"{"jsonrpc":"2.0","method":"notifications/x","params":{"pin":"TOPSECRET123"}}"#;
-        assert!(matches!(decode(early, false), Frame::Ignore(_)));
-        assert!(matches!(decode(early, true), Frame::Message(_)));
-        let response = br#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
-        assert!(matches!(decode(response, false), Frame::Ignore(_)));
+    #[tokio::test]
+    async fn at_most_max_in_flight_requests_are_read_before_one_is_answered() {
+        let (server, client) = tokio::io::duplex(1 << 20);
+        let (read, write) = tokio::io::split(server);
+        let mut transport = LineTransport::new(read, write);
+        let (_client_read, mut client_write) = tokio::io::split(client);
+        let requests: String = (0..MAX_IN_FLIGHT + 10).map(ping).collect();
+        client_write.write_all(requests.as_bytes()).await.unwrap();
+        for _ in 0..MAX_IN_FLIGHT {
+            transport.receive().await.expect("a request");
+        }
+        let more = tokio::time::timeout(Duration::from_millis(200), transport.receive()).await;
+        assert!(more.is_err(), "a request beyond the bound was handed on");
+        transport.send(answer(0)).await.unwrap();
+        let next = tokio::time::timeout(Duration::from_secs(5), transport.receive()).await;
+        assert_eq!(next.ok().flatten().as_ref().and_then(id_of), Some(MAX_IN_FLIGHT as i64));
+    }
+
+    #[tokio::test]
+    async fn what_was_asked_before_the_input_closed_is_still_answered() {
+        let (server, client) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(server);
+        let mut transport = LineTransport::new(read, write);
+        let (client_read, mut client_write) = tokio::io::split(client);
+        client_write.write_all(ping(7).as_bytes()).await.unwrap();
+        client_write.shutdown().await.unwrap();
+        let request = transport.receive().await.expect("the request");
+        assert_eq!(id_of(&request), Some(7));
+        let end = tokio::time::timeout(Duration::from_millis(200), transport.receive()).await;
+        assert!(end.is_err(), "the session ended with a request unanswered");
+        transport.send(answer(7)).await.unwrap();
+        assert!(transport.receive().await.is_none(), "then the session ends");
+        drop(transport);
+        let mut lines = BufReader::new(client_read).lines();
+        let answered = lines.next_line().await.unwrap().unwrap();
+        assert!(answered.contains(r#""id":7"#), "{answered}");
     }
 
     #[tokio::test]
@@ -600,12 +463,5 @@ mod tests {
         let sent = failed_after.expect("sends must start failing once the queue stays full");
         assert!(sent <= OUTBOUND_FRAMES + 64, "{sent} frames were accepted");
         assert!(transport.receive().await.is_none(), "the session ends");
-    }
-
-    #[test]
-    fn a_reply_never_repeats_what_the_client_sent() {
-        let secret = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"TOPSECRET123"}, "x": }"#;
-        let text = reply(decode(secret, true)).to_string();
-        assert!(!text.contains("TOPSECRET123"), "{text}");
     }
 }

@@ -4,10 +4,12 @@
 //! module translates.
 
 mod fair;
+pub(crate) mod frame;
 pub(crate) mod guard;
 mod http;
 mod http_sessions;
 pub(crate) mod lines;
+mod outbound;
 mod round_trip;
 mod sessions;
 
@@ -139,6 +141,100 @@ impl McpServer {
         }
         Ok(())
     }
+
+    /// A `subscriptions/listen` stream, held until the client closes it.
+    async fn hold_listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        let _place = match &self.listens {
+            None => None,
+            Some(budget) => Some(budget.take().ok_or_else(|| {
+                McpError::invalid_request(
+                    format!(
+                        "this server already has {} open subscriptions, its limit; try again later, and read {WINDOWS_URI} meanwhile",
+                        budget.max
+                    ),
+                    None,
+                )
+            })?),
+        };
+        let listens = &self.session.listens;
+        if listens.fetch_add(1, Ordering::AcqRel) >= MAX_LISTENS_PER_CONNECTION {
+            listens.fetch_sub(1, Ordering::AcqRel);
+            return Err(McpError::invalid_request(
+                format!(
+                    "this connection already has {MAX_LISTENS_PER_CONNECTION} open subscriptions; close one first"
+                ),
+                None,
+            ));
+        }
+        let subscribed = self.app.subscribe(ListenStream { sink: context.sink().clone() });
+        let result = match subscribed {
+            Ok(subscription) => {
+                tracing::info!(listener = subscription.id(), "subscription opened");
+                context.cancelled().await;
+                drop(subscription);
+                Ok(())
+            }
+            Err(e) => Err(McpError::invalid_request(format!("{e}; try again later"), None)),
+        };
+        listens.fetch_sub(1, Ordering::AcqRel);
+        result
+    }
+
+    /// A `tools/call`, answered by the application.
+    async fn answer_call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        // A client that cancels the request gets nothing applied.
+        let session = sessions::PeerSession {
+            peer: context.peer.clone(),
+            number: self.session.number,
+            client: context.client_info().map(|info| info.name),
+            asks_on_retry: asks_on_retry(&context),
+        };
+        // Progress only for a client that asked, with a token.
+        let token = context.meta.get_progress_token();
+        let progress = token.as_ref().map(|_| ProgressFeed::new());
+        let resume = round_trip::resume_of(&self.app, &request);
+        let caller =
+            Caller::Agent { session: Some(Arc::new(session)), progress: progress.clone(), resume };
+        // Over HTTP, a call whose connection has closed has no one to answer
+        // to: it is cancelled, so an approval question it waits on is
+        // withdrawn instead of staying until the approval timeout.
+        let cancel = context.ct.child_token();
+        let _watch = connection_gone(&context).map(|gone| {
+            let (cancel, done) = (cancel.clone(), tokio_util::sync::CancellationToken::new());
+            let watching = done.clone();
+            tokio::spawn(async move {
+                tokio::select! {
+                    () = gone.cancelled() => cancel.cancel(),
+                    () = watching.cancelled() => {}
+                }
+            });
+            done.drop_guard()
+        });
+        let call = self.app.call_tool_as(&request.name, request.arguments.clone(), caller, cancel);
+        let outcome = match (token, progress) {
+            (Some(token), Some(feed)) => {
+                sessions::with_progress(&context.peer, token, &feed, call).await
+            }
+            _ => call.await,
+        };
+        let result = match outcome {
+            Ok(structured) => CallToolResult::structured(structured),
+            Err(Stop::Refused(err)) => {
+                // Debug-quoting keeps a newline or escape in a client's tool
+                // name from forging log lines.
+                tracing::info!(tool = ?echo(&request.name), code = %err.code, "call rejected");
+                CallToolResult::structured_error(serde_json::to_value(err).unwrap_or_default())
+            }
+            Err(Stop::Ask(question)) => {
+                return Ok(round_trip::ask(&self.app, &request, &question).into());
+            }
+        };
+        Ok(result.into())
+    }
 }
 
 impl App {
@@ -163,11 +259,22 @@ impl App {
     /// an error). Nothing else may write to stdout meanwhile; log through
     /// `tracing` to stderr.
     ///
+    /// When stdin and stdout are pipes (as MCP hosts start servers), they
+    /// are read and written on the runtime's IO driver; otherwise (a
+    /// terminal, a file) through tokio's blocking stdio handles.
+    ///
     /// # Panics
     ///
-    /// Outside a tokio runtime.
+    /// Outside a tokio runtime with IO and time enabled (`#[tokio::main]`
+    /// enables both).
     pub async fn serve_stdio(&self) -> Result<(), Error> {
-        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+        // tokio's own stdin and stdout hand every read and every write to a
+        // blocking-pool thread and back; on pipes that was most of what a
+        // request cost. rmcp's `stdio_pipes` reopens the pipes non-blocking
+        // on their own file descriptions, so the process's fds 0 and 1 (and
+        // any child that inherits them) keep their flags.
+        let (reader, writer) = rmcp::transport::stdio_pipes();
+        self.serve_io(reader, writer).await
     }
 
     /// Serves MCP over any byte stream framed like stdio (one JSON-RPC
@@ -398,40 +505,7 @@ impl ServerHandler for McpServer {
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
-        let _place = match &self.listens {
-            None => None,
-            Some(budget) => Some(budget.take().ok_or_else(|| {
-                McpError::invalid_request(
-                    format!(
-                        "this server already has {} open subscriptions, its limit; try again later, and read {WINDOWS_URI} meanwhile",
-                        budget.max
-                    ),
-                    None,
-                )
-            })?),
-        };
-        let listens = &self.session.listens;
-        if listens.fetch_add(1, Ordering::AcqRel) >= MAX_LISTENS_PER_CONNECTION {
-            listens.fetch_sub(1, Ordering::AcqRel);
-            return Err(McpError::invalid_request(
-                format!(
-                    "this connection already has {MAX_LISTENS_PER_CONNECTION} open subscriptions; close one first"
-                ),
-                None,
-            ));
-        }
-        let subscribed = self.app.subscribe(ListenStream { sink: context.sink().clone() });
-        let result = match subscribed {
-            Ok(subscription) => {
-                tracing::info!(listener = subscription.id(), "subscription opened");
-                context.cancelled().await;
-                drop(subscription);
-                Ok(())
-            }
-            Err(e) => Err(McpError::invalid_request(format!("{e}; try again later"), None)),
-        };
-        listens.fetch_sub(1, Ordering::AcqRel);
-        result
+        Box::pin(self.hold_listen(context)).await
     }
 
     async fn list_tools(
@@ -453,53 +527,8 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        // A client that cancels the request gets nothing applied.
-        let session = sessions::PeerSession {
-            peer: context.peer.clone(),
-            number: self.session.number,
-            client: context.client_info().map(|info| info.name),
-            asks_on_retry: asks_on_retry(&context),
-        };
-        // Progress only for a client that asked, with a token.
-        let token = context.meta.get_progress_token();
-        let progress = token.as_ref().map(|_| ProgressFeed::new());
-        let resume = round_trip::resume_of(&self.app, &request);
-        let caller =
-            Caller::Agent { session: Some(Arc::new(session)), progress: progress.clone(), resume };
-        // Over HTTP, a call whose connection has closed has no one to answer
-        // to: it is cancelled, so an approval question it waits on is
-        // withdrawn instead of staying until the approval timeout.
-        let cancel = context.ct.child_token();
-        let _watch = connection_gone(&context).map(|gone| {
-            let (cancel, done) = (cancel.clone(), tokio_util::sync::CancellationToken::new());
-            let watching = done.clone();
-            tokio::spawn(async move {
-                tokio::select! {
-                    () = gone.cancelled() => cancel.cancel(),
-                    () = watching.cancelled() => {}
-                }
-            });
-            done.drop_guard()
-        });
-        let call = self.app.call_tool_as(&request.name, request.arguments.clone(), caller, cancel);
-        let outcome = match (token, progress) {
-            (Some(token), Some(feed)) => {
-                sessions::with_progress(&context.peer, token, &feed, call).await
-            }
-            _ => call.await,
-        };
-        let result = match outcome {
-            Ok(structured) => CallToolResult::structured(structured),
-            Err(Stop::Refused(err)) => {
-                // Debug-quoting keeps a newline or escape in a client's tool
-                // name from forging log lines.
-                tracing::info!(tool = ?echo(&request.name), code = %err.code, "call rejected");
-                CallToolResult::structured_error(serde_json::to_value(err).unwrap_or_default())
-            }
-            Err(Stop::Ask(question)) => {
-                return Ok(round_trip::ask(&self.app, &request, &question).into());
-            }
-        };
-        Ok(result.into())
+        // rmcp spawns every request's future, copying it whole: the call
+        // path is a few kilobytes of state, so it waits behind a pointer.
+        Box::pin(self.answer_call(request, context)).await
     }
 }
