@@ -28,7 +28,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    App, Error, Touched,
+    App, Error,
     actor::{DynActions, ResultShape},
     advice,
     approval::AgentSession,
@@ -529,21 +529,13 @@ impl App {
     /// when it changed what can be operated, what can be operated now.
     fn commit(&self, finished: Finished) -> Result<(Vec<String>, Option<Next>), ToolError> {
         let max_windows = self.shared.config.limits.max_windows;
-        self.shared
-            .mutate_and(
-                |state| match apply(state, finished, max_windows) {
-                    Ok((opened, touched)) => (Ok(opened), touched),
-                    Err(e) => (Err(e), Touched::default()),
-                },
-                |state, change, opened| match opened {
-                    Ok(opened) => {
-                        let next = (change.tools || !opened.is_empty()).then(|| state.next());
-                        Ok((opened, next))
-                    }
-                    Err(e) => Err(e),
-                },
-            )
-            .map_err(ToolError::from)?
+        self.shared.mutate_and(
+            |state| apply(state, finished, max_windows),
+            |state, change, opened| {
+                let next = (change.tools || !opened.is_empty()).then(|| state.next());
+                (opened, next)
+            },
+        )
     }
 
     /// Phase 6 for failures: the advice of advice.rs, on the state as it is.

@@ -76,20 +76,19 @@ impl<W: Window> WindowHandle<W> {
     pub fn update<R>(&self, f: impl FnOnce(&mut W) -> R) -> Result<R, Error> {
         let outcome = self.app.shared.mutate(|state| {
             let Some(entry) = state.entry_by_id_mut(&self.id) else {
-                return (Err(Error::WindowClosed { id: self.id.to_string() }), Touched::default());
+                return Err(Error::WindowClosed { id: self.id.to_string() });
             };
             let Some(vm) = entry.actor.vm.as_any_mut().downcast_mut::<W>() else {
-                let e = Error::WrongType {
+                return Err(Error::WrongType {
                     id: self.id.to_string(),
                     expected: std::any::type_name::<W>(),
-                };
-                return (Err(e), Touched::default());
+                });
             };
             let result = catch_unwind(AssertUnwindSafe(|| f(vm)));
             entry.actor.revision += 1;
             let seq = entry.seq;
-            (Ok(result), Touched { windows: vec![seq], app: false, topology: false })
-        })??;
+            Ok((result, Touched { windows: vec![seq], app: false, topology: false }))
+        })?;
         result_or_resume(outcome)
     }
 
@@ -117,17 +116,14 @@ impl<W: Window> WindowHandle<W> {
     pub fn set_available(&self, action: &str, available: bool) -> Result<(), Error> {
         self.app.shared.mutate(|state| {
             let Some(entry) = state.entry_by_id_mut(&self.id) else {
-                return (Err(Error::WindowClosed { id: self.id.to_string() }), Touched::default());
+                return Err(Error::WindowClosed { id: self.id.to_string() });
             };
             if !entry.actor.set_hidden(action, !available) {
-                return (
-                    Err(Error::UnknownAction { action: action.to_owned() }),
-                    Touched::default(),
-                );
+                return Err(Error::UnknownAction { action: action.to_owned() });
             }
             let seq = entry.seq;
-            (Ok(()), Touched { windows: vec![seq], app: false, topology: false })
-        })?
+            Ok(((), Touched { windows: vec![seq], app: false, topology: false }))
+        })
     }
 
     /// The window's current version.

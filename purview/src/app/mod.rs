@@ -188,11 +188,11 @@ impl App {
         self.shared.mutate(|state| {
             let closed = state.close_cascade(id);
             if closed.is_empty() {
-                (Err(Error::WindowClosed { id: id.to_owned() }), Touched::default())
+                Err(Error::WindowClosed { id: id.to_owned() })
             } else {
-                (Ok(()), Touched { windows: vec![], app: false, topology: true })
+                Ok(((), Touched { windows: vec![], app: false, topology: true }))
             }
-        })?
+        })
     }
 
     /// Shows or hides one of the app-level actions (the app's own
@@ -202,11 +202,11 @@ impl App {
         self.shared.mutate(|state| {
             let known = state.app.as_mut().is_some_and(|app| app.set_hidden(action, !available));
             if known {
-                (Ok(()), Touched { windows: vec![], app: true, topology: false })
+                Ok(((), Touched { windows: vec![], app: true, topology: false }))
             } else {
-                (Err(Error::UnknownAction { action: action.to_owned() }), Touched::default())
+                Err(Error::UnknownAction { action: action.to_owned() })
             }
-        })?
+        })
     }
 
     /// The `app://windows` snapshot as a value.

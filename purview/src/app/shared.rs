@@ -133,21 +133,25 @@ impl Shared {
     /// state lock, settles it (projection, versions, availability,
     /// operability, tool set), and signals what changed once the lock is
     /// released, so a notification never precedes the state it announces
-    /// (§6, §8.3).
-    pub fn mutate<R>(&self, f: impl FnOnce(&mut State) -> (R, Touched)) -> Result<R, Error> {
+    /// (§6, §8.3). A mutation that fails says so before it changes
+    /// anything: nothing is settled or signalled.
+    pub fn mutate<R, E: From<Error>>(
+        &self,
+        f: impl FnOnce(&mut State) -> Result<(R, Touched), E>,
+    ) -> Result<R, E> {
         self.mutate_and(f, |_, _, value| value)
     }
 
     /// [`Shared::mutate`], then `after` on the settled state and what
     /// changed, still under the lock (to describe the result consistently).
-    pub fn mutate_and<R, S>(
+    pub fn mutate_and<R, S, E: From<Error>>(
         &self,
-        f: impl FnOnce(&mut State) -> (R, Touched),
+        f: impl FnOnce(&mut State) -> Result<(R, Touched), E>,
         after: impl FnOnce(&State, Change, R) -> S,
-    ) -> Result<S, Error> {
+    ) -> Result<S, E> {
         let (value, change) = {
             let mut state = self.lock()?;
-            let (value, touched) = f(&mut state);
+            let (value, touched) = f(&mut state)?;
             let change = state.settle(touched);
             (after(&state, change, value), change)
         };
@@ -191,23 +195,22 @@ impl Shared {
         let max_windows = self.config.limits.max_windows;
         self.mutate(|state| {
             if state.windows.len() >= max_windows {
-                let e = Error::LimitReached { what: "open windows", limit: max_windows };
-                return (Err(e), Touched::default());
+                return Err(Error::LimitReached { what: "open windows", limit: max_windows });
             }
             if let Some(name) = name
                 && state.by_name.contains_key(name)
             {
-                return (Err(Error::NameInUse { name: name.to_owned() }), Touched::default());
+                return Err(Error::NameInUse { name: name.to_owned() });
             }
             if let Placement::Modal { owner } = &placement
                 && state.entry_by_id(owner).is_none()
             {
-                return (Err(Error::WindowClosed { id: owner.to_string() }), Touched::default());
+                return Err(Error::WindowClosed { id: owner.to_string() });
             }
             let id = state.choose_id(seq, name);
             let vm: Box<dyn DynActions> = Box::new(AsWindow(window));
             state.insert(seq, id.clone(), name.map(str::to_owned), Actor::new(vm, spec), placement);
-            (Ok(id), Touched { windows: vec![seq], app: false, topology: true })
-        })?
+            Ok((id, Touched { windows: vec![seq], app: false, topology: true }))
+        })
     }
 }
