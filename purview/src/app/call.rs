@@ -36,7 +36,7 @@ use super::{
     commit::{Finished, apply},
     consent::{self, Approved, Question, Resume},
     context::Context,
-    gates::{self, Target, When},
+    gates::{self, Target},
     progress::ProgressFeed,
     route::{ActionCall, Request, route},
 };
@@ -439,24 +439,9 @@ impl App {
     /// the arguments against the action's schema.
     fn check(&self, call: &ActionCall) -> Result<Checked, ToolError> {
         let checked = self.shared.read(|state| {
-            let (target, index) = gates::resolve(state, &call.window, &call.action)?;
-            gates::check_operable(state, &target, index, &call.action, When::Before)?;
-            gates::check_expected_version(state, &target, call.expected_version.as_ref())?;
-            let (actor, entry, pin) = match &target {
-                Target::Window { id, .. } => {
-                    let entry = state
-                        .entry_by_id(id)
-                        .ok_or_else(|| refusals::window_not_found(&call.window))?;
-                    (&entry.actor, Some(entry), None)
-                }
-                Target::App => {
-                    let app = state
-                        .app
-                        .as_ref()
-                        .ok_or_else(|| refusals::window_not_found(&call.window))?;
-                    (app, None, Some(consent::pin(state)))
-                }
-            };
+            let gates::Admitted { target, index, actor, entry } =
+                gates::admit(state, &call.window, &call.action, call.expected_version.as_ref())?;
+            let pin = matches!(target, Target::App).then(|| consent::pin(state));
             let action = &actor.spec.actions[index];
             let needs_approval = action.spec.needs_approval();
             // What the person is shown, copied only when someone is asked.
@@ -492,9 +477,8 @@ impl App {
         let default_timeout = self.shared.config.default_timeout;
         let approval_timeout = self.shared.config.approval_timeout;
         self.shared.read(|state| {
-            let (target, index) = gates::resolve(state, &call.window, &call.action)?;
-            gates::check_operable(state, &target, index, &call.action, When::Before)?;
-            gates::check_expected_version(state, &target, call.expected_version.as_ref())?;
+            let gates::Admitted { target, index, actor, .. } =
+                gates::admit(state, &call.window, &call.action, call.expected_version.as_ref())?;
             if matches!(target, Target::App) && pin.is_some_and(|pin| pin != consent::pin(state)) {
                 return Err(refusals::denied(
                     &call.action,
@@ -502,11 +486,6 @@ impl App {
                     approval_timeout,
                 ));
             }
-            let actor = match &target {
-                Target::Window { id, .. } => state.entry_by_id(id).map(|e| &e.actor),
-                Target::App => state.app.as_ref(),
-            }
-            .ok_or_else(|| refusals::window_not_found(&call.window))?;
             let compiled = &actor.spec.actions[index];
             let working = actor.working_copy().ok_or_else(|| {
                 tracing::error!(action = %call.action, "cloning the view-model panicked");

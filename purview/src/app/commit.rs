@@ -12,7 +12,7 @@ use super::Error;
 use super::{
     actor::DynActions,
     context::Effect,
-    gates::{self, Target, When},
+    gates::{self, Target},
     registry::Placement,
     registry::{State, Touched},
 };
@@ -39,8 +39,7 @@ pub(super) fn apply(
     let Finished { target, action, index, working, base_revision, effects } = finished;
     let target = &target;
     // The world may have moved while the handler ran without the lock.
-    gates::check_unchanged(state, target, base_revision)?;
-    gates::check_operable(state, target, index, &action, When::AtCommit)?;
+    gates::recheck(state, target, index, &action, base_revision)?;
     check_effects(state, &effects, max_windows)?;
     let (working, staged, effects) = stage_updates(state, target, working, effects)?;
 

@@ -15,7 +15,10 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::{actor::Actor, registry::State};
+use super::{
+    actor::Actor,
+    registry::{Entry, State},
+};
 use crate::{
     model::{FieldError, ToolError},
     naming, refusals,
@@ -32,9 +35,59 @@ pub(super) enum Target {
 /// When a gate runs: before the handler, or at commit (after it ran without
 /// the lock), which only changes the wording.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum When {
+enum When {
     Before,
     AtCommit,
+}
+
+/// A call every rule admitted, with what it is aimed at.
+pub(super) struct Admitted<'a> {
+    pub target: Target,
+    /// The action's index in the actor's spec.
+    pub index: usize,
+    pub actor: &'a Actor,
+    /// The window's entry; `None` for an app-level action.
+    pub entry: Option<&'a Entry>,
+}
+
+/// Every rule before the handler runs, in order: the target and its
+/// action exist, it is operable and the action available, and
+/// `expectedVersion` (when given) is the window's version. The only way a
+/// call is admitted, for the check outside the operation lock and again
+/// under it.
+pub(super) fn admit<'a>(
+    state: &'a State,
+    window: &str,
+    action: &str,
+    expected_version: Option<&Value>,
+) -> Result<Admitted<'a>, ToolError> {
+    let (target, index) = resolve(state, window, action)?;
+    check_operable(state, &target, index, action, When::Before)?;
+    check_expected_version(state, &target, expected_version)?;
+    let entry = match &target {
+        Target::Window { id, .. } => Some(state.entry_by_id(id)),
+        Target::App => None,
+    };
+    let actor = match entry {
+        Some(entry) => entry.map(|e| &e.actor),
+        None => state.app.as_ref(),
+    }
+    .ok_or_else(|| refusals::window_not_found(window))?;
+    Ok(Admitted { target, index, actor, entry: entry.flatten() })
+}
+
+/// The rules again when a finished call commits: nobody changed the target
+/// while the handler ran, and it is still operable with the action
+/// available.
+pub(super) fn recheck(
+    state: &State,
+    target: &Target,
+    index: usize,
+    action: &str,
+    base_revision: u64,
+) -> Result<(), ToolError> {
+    check_unchanged(state, target, base_revision)?;
+    check_operable(state, target, index, action, When::AtCommit)
 }
 
 /// `` `w1` ("Order Editor") `` for a window that has a title.
@@ -53,11 +106,7 @@ fn actor<'a>(state: &'a State, target: &Target) -> Option<&'a Actor> {
 }
 
 /// Rule 1: which window (or the app) and which of its actions a call means.
-pub(super) fn resolve(
-    state: &State,
-    window: &str,
-    action: &str,
-) -> Result<(Target, usize), ToolError> {
+fn resolve(state: &State, window: &str, action: &str) -> Result<(Target, usize), ToolError> {
     let target = if window == naming::APP {
         if state.app.is_none() {
             return Err(refusals::no_app_actions());
@@ -82,7 +131,7 @@ pub(super) fn resolve(
 }
 
 /// Rules 1–3 for a resolved target: still there, operable, action available.
-pub(super) fn check_operable(
+fn check_operable(
     state: &State,
     target: &Target,
     index: usize,
@@ -145,7 +194,7 @@ fn blocker(state: &State, target: &Target) -> Option<String> {
 
 /// Rule 4 before the handler: `expectedVersion`, when given, is the
 /// window's version (§7.1). App-level actions have no version.
-pub(super) fn check_expected_version(
+fn check_expected_version(
     state: &State,
     target: &Target,
     expected: Option<&Value>,
@@ -169,11 +218,7 @@ pub(super) fn check_expected_version(
 
 /// Rule 4 at commit: nobody (the person, another call's commit) changed the
 /// target while the handler ran; the person wins (§7.1).
-pub(super) fn check_unchanged(
-    state: &State,
-    target: &Target,
-    base_revision: u64,
-) -> Result<(), ToolError> {
+fn check_unchanged(state: &State, target: &Target, base_revision: u64) -> Result<(), ToolError> {
     let revision = actor(state, target).map(|a| a.revision);
     if revision == Some(base_revision) {
         return Ok(());
