@@ -3,24 +3,9 @@
 //! any transport; `server/` reads it through [`App`]'s methods and the
 //! [`Subscriber`](broadcast::Subscriber) trait.
 //!
-//! | file | owns |
-//! |---|---|
-//! | `shared.rs` | the state behind the lock and [`Shared::mutate`](shared::Shared::mutate), the one choke point of both flows |
-//! | `registry.rs` | open windows, projections, versions, the published tool set |
-//! | `topology.rs` | who is operable (§2, §10.2) |
-//! | `actor.rs` | view-models behind an object-safe face, compiled actions |
-//! | `gates.rs` | the §7 rules, written once |
-//! | `route.rs` | what a call asks for (tool names, `app__act`) |
-//! | `call.rs` | an agent's call in phases |
-//! | `consent.rs` | the yes an approval-requiring call needs, and from whom |
-//! | `advice.rs` | what a failed call's error tells the agent to do next |
-//! | `commit.rs` | applying a finished call in one step |
-//! | `context.rs` | what a handler can do beyond its own view-model |
-//! | `progress.rs` | a call's progress reports: dropped unless they move forward, coalesced, the last one always delivered |
-//! | `handle.rs` | the person's side |
-//! | `lookup.rs` | open windows found by their type |
-//! | `changes.rs`, `broadcast.rs` | what changed, and the notification policy |
-//! | `catalog.rs` | the tools agents are offered |
+//! Which file decides what, and the phases of a call, are in the
+//! repository's `ARCHITECTURE.md` (its table of `purview/src/app/` and the
+//! section on an agent's `tools/call`); this module keeps no copy of them.
 
 mod activity;
 mod actor;
