@@ -130,7 +130,7 @@ pub(super) fn read_windows(state: &State, only: Option<&[String]>, with_schemas:
         }
     }
     if let Some(app) = &state.app
-        && !state.app_modal_open()
+        && state.app_actions_operable()
     {
         actions.insert(naming::APP.to_owned(), signatures(app));
         if with_schemas {

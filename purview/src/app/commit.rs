@@ -15,6 +15,7 @@ use super::{
     gates::{self, Target},
     registry::Placement,
     registry::{State, Touched},
+    topology,
 };
 use crate::{model::ToolError, refusals};
 
@@ -172,7 +173,8 @@ fn stage_updates(
 /// Rejects effect lists that cannot apply in full, before anything applies.
 fn check_effects(state: &State, effects: &[Effect], max_windows: usize) -> Result<(), ToolError> {
     // Which windows are open, and who owns them, as the effects play out:
-    // a close takes every window stacked on it along (as `close_cascade` will).
+    // a close takes every window stacked on it along (`topology::closed_with`,
+    // as `close_cascade` will).
     let mut owners: HashMap<Arc<str>, Option<Arc<str>>> =
         state.windows.values().map(|e| (e.id.clone(), e.owner.clone())).collect();
     let fail = |what: String| Err(refusals::defect(&what));
@@ -193,23 +195,9 @@ fn check_effects(state: &State, effects: &[Effect], max_windows: usize) -> Resul
                 owners.insert(id.clone(), owner);
             }
             Effect::Close(id) => {
-                let mut gone: HashSet<Arc<str>> = HashSet::new();
-                if let Some((key, _)) = owners.get_key_value(&**id) {
-                    gone.insert(key.clone());
-                }
-                loop {
-                    let more: Vec<Arc<str>> = owners
-                        .iter()
-                        .filter(|(w, o)| {
-                            !gone.contains(*w) && o.as_ref().is_some_and(|o| gone.contains(o))
-                        })
-                        .map(|(w, _)| w.clone())
-                        .collect();
-                    if more.is_empty() {
-                        break;
-                    }
-                    gone.extend(more);
-                }
+                let windows = owners.iter().map(|(w, o)| (&**w, o.as_deref()));
+                let gone: HashSet<Arc<str>> =
+                    topology::closed_with(id, windows).into_iter().map(Arc::from).collect();
                 owners.retain(|w, _| !gone.contains(w));
             }
             Effect::SetAvailable { window, action, .. } => {

@@ -14,7 +14,7 @@ use serde_json::value::RawValue;
 use super::{
     Change,
     actor::{Actor, Level, TypeSpec},
-    topology::{Node, Topology},
+    topology::{self, Node, Topology},
 };
 use crate::{
     View,
@@ -184,20 +184,26 @@ impl State {
     }
 
     pub fn topology(&self) -> Topology<'_> {
-        Topology::new(self.windows.values().map(|e| Node {
+        Topology::new(self.nodes())
+    }
+
+    fn nodes(&self) -> impl Iterator<Item = Node<'_>> {
+        self.windows.values().map(|e| Node {
             id: &e.id,
             seq: e.seq,
             modal: e.modal,
             owner: e.owner.as_deref(),
-        }))
+        })
     }
 
     pub fn is_operable(&self, id: &str) -> bool {
         self.operable.iter().any(|o| &**o == id)
     }
 
-    pub fn app_modal_open(&self) -> bool {
-        self.windows.values().any(|e| e.modal && e.owner.is_none())
+    /// Whether the app's own actions are offered now (§10.2, decided in
+    /// `topology.rs`).
+    pub fn app_actions_operable(&self) -> bool {
+        topology::app_actions_operable(self.nodes())
     }
 
     /// The type spec for `T`, compiled on first use.
@@ -285,25 +291,18 @@ impl State {
     /// Closes a window and every modal that depends on it; returns the
     /// closed ids, the window itself first.
     pub fn close_cascade(&mut self, id: &str) -> Vec<Arc<str>> {
-        let Some(&seq) = self.by_id.get(id) else {
-            return Vec::new();
-        };
-        let mut closed = Vec::new();
-        let mut queue = vec![seq];
-        while let Some(seq) = queue.pop() {
-            let Some(entry) = self.windows.remove(&seq) else {
-                continue;
-            };
+        let windows = self.windows.values().map(|e| (&*e.id, e.owner.as_deref()));
+        let seqs: Vec<u64> = topology::closed_with(id, windows)
+            .into_iter()
+            .filter_map(|id| self.by_id.get(id).copied())
+            .collect();
+        let mut closed = Vec::with_capacity(seqs.len());
+        for seq in seqs {
+            let Some(entry) = self.windows.remove(&seq) else { continue };
             self.by_id.remove(&entry.id);
             if let Some(name) = &entry.name {
                 self.by_name.remove(name);
             }
-            queue.extend(
-                self.windows
-                    .values()
-                    .filter(|e| e.owner.as_deref() == Some(&*entry.id))
-                    .map(|e| e.seq),
-            );
             closed.push(entry.id);
         }
         closed
@@ -358,7 +357,7 @@ impl State {
             }
         }
         if let Some(app) = &self.app
-            && !self.app_modal_open()
+            && self.app_actions_operable()
         {
             for (i, on) in app.available.iter().enumerate() {
                 if *on {
@@ -444,7 +443,7 @@ impl State {
             }
         }
         if let Some(app) = &self.app
-            && !self.app_modal_open()
+            && self.app_actions_operable()
         {
             let names: Vec<String> = app.available_names().map(str::to_owned).collect();
             if !names.is_empty() {

@@ -6,7 +6,8 @@
 //!   chain's tail (its *top*) is operable. Purview keeps every chain a chain:
 //!   a modal opened on a window that already has one is stacked on the top.
 //! - While any app-level modal is open, operability collapses to the top of
-//!   the most recently opened app-level modal's own chain.
+//!   the most recently opened app-level modal's own chain, and the app's
+//!   own actions are withdrawn.
 
 use std::collections::HashMap;
 
@@ -17,6 +18,41 @@ pub(crate) struct Node<'a> {
     pub seq: u64,
     pub modal: bool,
     pub owner: Option<&'a str>,
+}
+
+impl Node<'_> {
+    /// An app-level modal: a modal no window owns (§10.2).
+    pub fn is_app_modal(&self) -> bool {
+        self.modal && self.owner.is_none()
+    }
+}
+
+/// §10.2: the app's own actions are offered only while no app-level modal
+/// is open (it blocks the whole app, the app included).
+pub(crate) fn app_actions_operable<'a>(mut nodes: impl Iterator<Item = Node<'a>>) -> bool {
+    !nodes.any(|n| n.is_app_modal())
+}
+
+/// What closing `id` takes with it: `id` and every window it owns, and
+/// theirs in turn, `id` first; empty when `id` is not among `windows`
+/// (each open window's id and owner). A close never leaves a modal
+/// without its owner.
+pub(crate) fn closed_with<'a, I>(id: &str, windows: I) -> Vec<&'a str>
+where
+    I: Iterator<Item = (&'a str, Option<&'a str>)> + Clone,
+{
+    let Some(first) = windows.clone().map(|(w, _)| w).find(|w| *w == id) else {
+        return Vec::new();
+    };
+    let mut gone = vec![first];
+    let mut next = 0;
+    while let Some(&owner) = gone.get(next) {
+        next += 1;
+        let owned = windows.clone().filter(|(w, o)| *o == Some(owner) && !gone.contains(w));
+        let owned: Vec<&str> = owned.map(|(w, _)| w).collect();
+        gone.extend(owned);
+    }
+    gone
 }
 
 /// The topology of the open windows, indexed for chain walks.
@@ -56,7 +92,7 @@ impl<'a> Topology<'a> {
 
     /// The newest open app-level modal, if any.
     pub fn app_modal(&self) -> Option<&'a str> {
-        self.nodes.iter().rev().find(|n| n.modal && n.owner.is_none()).map(|n| n.id)
+        self.nodes.iter().rev().find(|n| n.is_app_modal()).map(|n| n.id)
     }
 
     /// The root of the chain `id` belongs to (a top-level window or an app modal).
@@ -127,6 +163,15 @@ mod tests {
         assert_eq!(t.blocker_of("A"), "D");
         assert_eq!(t.blocker_of("M1"), "D");
         assert_eq!(t.blocker_of("M2"), "D");
+    }
+
+    #[test]
+    fn s2_a_close_takes_every_window_stacked_on_it() {
+        let windows = [("w1", None), ("w2", Some("w1")), ("w3", Some("w2")), ("w4", None)];
+        let closed = closed_with("w1", windows.iter().copied());
+        assert_eq!(closed, ["w1", "w2", "w3"]);
+        assert_eq!(closed_with("w2", windows.iter().copied()), ["w2", "w3"]);
+        assert!(closed_with("w9", windows.iter().copied()).is_empty());
     }
 
     #[test]
