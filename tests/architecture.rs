@@ -160,3 +160,25 @@ fn protocol_words_are_spelled_only_in_purview_naming() {
     }
     assert!(checked > 60, "only {checked} files read: the check is not reading the sources");
 }
+
+#[test]
+fn settings_are_a_leaf_that_the_builder_checks_and_instructions_share() {
+    // ToolSurface and Limits sit below everything that reads them: the
+    // settings module uses nothing of Purview's own, and the modules that
+    // read them name it rather than the builder (which re-exports them).
+    let src = workspace().join("purview/src");
+    let settings = fs::read_to_string(src.join("settings.rs")).expect("settings.rs");
+    for line in settings.lines().filter(|l| !l.trim_start().starts_with("//")) {
+        assert!(
+            !line.contains("crate::") && !line.contains("super::"),
+            "purview/src/settings.rs must stay a leaf: {line}"
+        );
+    }
+    for (file, uses) in
+        [("validate.rs", "settings::Limits"), ("instructions.rs", "settings::ToolSurface")]
+    {
+        let text = fs::read_to_string(src.join(file)).expect("readable source");
+        assert!(text.contains(uses), "purview/src/{file} should take {uses} from the leaf");
+        assert!(!text.contains("app::builder"), "purview/src/{file} reaches into the builder");
+    }
+}

@@ -3,7 +3,7 @@
 //! opens with the sentence that matters most and stays well under that,
 //! leaving room for the app's own notes.
 
-use crate::ToolSurface;
+use crate::settings::ToolSurface;
 
 const LEAD: &str = "This is a desktop application with several windows, shared with a person who may be using it right now. Act only in the windows listed in operableWindowIds, and pass expectedVersion (the window's version as you last read it) with every call that changes something.";
 

@@ -179,6 +179,7 @@ mod redact;
 mod refusals;
 mod schema;
 mod server;
+mod settings;
 mod signature;
 mod validate;
 mod view;

@@ -17,7 +17,7 @@ use std::collections::HashSet;
 use jsonschema::{Validator, error::ValidationErrorKind};
 use serde_json::{Map, Value};
 
-use crate::{Limits, model::FieldError};
+use crate::{model::FieldError, settings::Limits};
 
 /// How many unknown argument names one error report repeats; the rest are
 /// counted, so a request with thousands of made-up names cannot make the
