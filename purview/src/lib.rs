@@ -173,6 +173,7 @@ pub mod cli;
 pub mod constraint;
 pub mod guide;
 mod instructions;
+mod lock;
 pub mod model;
 pub mod projection;
 mod redact;

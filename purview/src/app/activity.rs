@@ -1,7 +1,8 @@
 //! What a GUI needs to show beside the windows themselves: the list of
 //! windows, and where the agent is working.
 
-use super::{App, Change, Error, lock_unpoisoned};
+use super::{App, Change, Error};
+use crate::lock::lock_unpoisoned;
 
 /// One open window, as a GUI draws its list of windows.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -43,7 +43,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use super::lock_unpoisoned;
+use crate::lock::lock_unpoisoned;
 use crate::refusals::QuestionLimit;
 use crate::window::BoxFuture;
 

@@ -22,7 +22,8 @@ use std::{
 
 use tokio::sync::Notify;
 
-use super::{Change, lock_unpoisoned};
+use super::Change;
+use crate::lock::lock_unpoisoned;
 use crate::window::BoxFuture;
 
 /// A subscriber's connection is gone: stop delivering to it.

@@ -1,12 +1,12 @@
 //! Configuring an application: [`AppBuilder`], over the settings of
 //! `crate::settings` ([`ToolSurface`], [`Limits`]).
 
+use crate::lock::lock_unpoisoned;
 use std::{any::TypeId, sync::Arc, time::Duration};
 
 use super::{
     App, Approval, Approver, Error, Shared, Touched, WhoApproves,
     actor::{Actor, AsAppActions, Level},
-    lock_unpoisoned,
     registry::State,
 };
 pub use crate::settings::{Limits, ToolSurface};

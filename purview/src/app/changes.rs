@@ -2,15 +2,13 @@
 //! [`App::on_change`](crate::App::on_change) listeners at once, and the
 //! transport's subscribers through the [`Broadcaster`].
 
+use crate::lock::lock_unpoisoned;
 use std::{
     panic::{AssertUnwindSafe, catch_unwind},
     sync::{Arc, Mutex},
 };
 
-use super::{
-    broadcast::{Broadcaster, Pacing, Subscriber, Subscription},
-    lock_unpoisoned,
-};
+use super::broadcast::{Broadcaster, Pacing, Subscriber, Subscription};
 
 /// What one mutation changed, as [`App::on_change`](crate::App::on_change)
 /// listeners see it.

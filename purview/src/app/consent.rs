@@ -20,6 +20,7 @@
 //! and an app-level action expects the same pin (else `approval_denied`
 //! with reason `changed`).
 
+use crate::lock::lock_unpoisoned;
 use std::{
     collections::HashMap,
     hash::{Hash, Hasher},
@@ -39,7 +40,6 @@ use super::{
     App, Approval, ApprovalRequest, WhoApproves,
     approval::{AgentSession, Answer},
     call::{Checked, Stop},
-    lock_unpoisoned,
     registry::State,
     route::ActionCall,
 };

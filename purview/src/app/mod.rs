@@ -32,6 +32,7 @@ mod typed;
 
 use std::{fmt, marker::PhantomData, sync::Arc};
 
+use crate::lock::lock_unpoisoned;
 pub use activity::{AgentActivity, WindowInfo};
 pub use approval::{
     Approval, ApprovalQueue, ApprovalRequest, Approver, PendingApproval, WhoApproves,
@@ -43,7 +44,6 @@ pub use changes::Change;
 pub use context::{CalledBy, Context};
 pub use error::Error;
 pub use handle::WindowHandle;
-pub(crate) use shared::lock_unpoisoned;
 #[doc(hidden)]
 pub use typed::CallTarget;
 pub use typed::{Call, Performed, TypedCalls, VariantHandle, WindowKind};

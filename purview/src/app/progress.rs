@@ -17,7 +17,7 @@ use std::{
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use super::lock_unpoisoned;
+use crate::lock::lock_unpoisoned;
 
 /// The least time between two progress notifications of one call: a handler
 /// reporting in a tight loop costs the client at most this many messages a

@@ -2,6 +2,7 @@
 //! [`Shared::mutate`]: the single choke point through which both flows — an
 //! agent's call committing and a person's edit — change it.
 
+use crate::lock::lock_unpoisoned;
 use std::{
     sync::{
         Arc, Mutex, MutexGuard,
@@ -30,12 +31,6 @@ thread_local! {
 /// How long one session may take to accept a notification before it is
 /// dropped.
 const STALL_LIMIT: Duration = Duration::from_secs(10);
-
-pub(crate) fn lock_unpoisoned<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    // User code under our locks runs inside catch_unwind, so a poisoned lock
-    // still guards consistent data.
-    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
 
 pub(super) struct StateGuard<'a> {
     guard: MutexGuard<'a, State>,

@@ -31,7 +31,7 @@ use std::{
 
 use tokio_util::sync::CancellationToken;
 
-use crate::app::lock_unpoisoned;
+use crate::lock::lock_unpoisoned;
 
 /// One open connection.
 struct Entry {

@@ -25,7 +25,7 @@ use rmcp::{
     },
 };
 
-use crate::app::lock_unpoisoned;
+use crate::lock::lock_unpoisoned;
 
 use super::fair::Summary;
 

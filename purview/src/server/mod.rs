@@ -37,7 +37,8 @@ pub use http::{HttpOptions, HttpServer};
 use self::sessions::{LegacySession, ListenStream};
 use crate::{
     App, Error, ToolSurface,
-    app::{Caller, Stop, broadcast::Subscription, lock_unpoisoned, progress::ProgressFeed},
+    app::{Caller, Stop, broadcast::Subscription, progress::ProgressFeed},
+    lock::lock_unpoisoned,
     model::{ToolDefinition, WINDOWS_URI},
     validate::echo,
 };
