@@ -186,3 +186,30 @@ fn settings_and_the_lock_helper_are_leaves() {
         assert!(!text.contains("app::builder"), "purview/src/{file} reaches into the builder");
     }
 }
+
+#[test]
+fn in_the_kit_the_walk_never_reaches_back_into_the_explorer() {
+    // explore.rs runs walks; a walk reads only its settings, which sit
+    // below both (conformance/src/settings.rs).
+    let kit = workspace().join("conformance/src");
+    let mut checked = 0;
+    for file in rust_files(&kit.join("walk")) {
+        checked += 1;
+        let text = fs::read_to_string(&file).expect("readable source");
+        for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            assert!(
+                !line.contains("explore::") && !line.contains("Explorer"),
+                "{} reaches back into the explorer: {line}",
+                file.display()
+            );
+        }
+    }
+    assert!(checked > 5, "only {checked} walk files read");
+    let settings = fs::read_to_string(kit.join("settings.rs")).expect("settings.rs");
+    for line in settings.lines().filter(|l| !l.trim_start().starts_with("//")) {
+        assert!(
+            !line.contains("explore") && !line.contains("walk"),
+            "conformance/src/settings.rs must stay below the explorer and the walk: {line}"
+        );
+    }
+}

@@ -3,7 +3,7 @@
 
 use purview::naming;
 use std::{
-    collections::{BTreeSet, HashMap},
+    collections::HashMap,
     time::{Duration, Instant},
 };
 
@@ -14,15 +14,12 @@ use crate::{
     checks::{Check, Level},
     report::{Coverage, Report, Shrunk},
     script::{Call, Script, Step},
+    settings::Settings,
     tally::Tally,
     target::Endpoint,
     verdict::CoverageLevel,
     walk::{PURVIEW_CODES, Walk},
 };
-
-/// The JSON Schema of app://windows (§4.2, §4.4 and Appendix B), as the
-/// explorer checks every read against it.
-pub const APP_WINDOWS_SCHEMA: &str = include_str!("../schemas/app-windows.schema.json");
 
 /// Explores a GUI Bridge server: a seeded walk of its agent surface that
 /// checks the protocol after every step.
@@ -51,17 +48,7 @@ pub const APP_WINDOWS_SCHEMA: &str = include_str!("../schemas/app-windows.schema
 /// ```
 #[derive(Debug, Clone)]
 pub struct Explorer {
-    pub(crate) steps: usize,
-    pub(crate) seed: u64,
-    pub(crate) secrets: Vec<String>,
-    pub(crate) hints: HashMap<String, Vec<Value>>,
-    pub(crate) allow_destructive: bool,
-    pub(crate) call_timeout: Duration,
-    pub(crate) notification_timeout: Option<Duration>,
-    pub(crate) settle: Option<Duration>,
-    pub(crate) shrink: bool,
-    pub(crate) extension_codes: BTreeSet<String>,
-    pub(crate) required: CoverageLevel,
+    settings: Settings,
 }
 
 impl Default for Explorer {
@@ -73,30 +60,33 @@ impl Default for Explorer {
 impl Explorer {
     /// 500 steps, seed 0, destructive tools left alone, shrinking on.
     pub fn new() -> Self {
+        let extension_codes = PURVIEW_CODES.iter().map(|c| (*c).to_owned()).collect();
         Self {
-            steps: 500,
-            seed: 0,
-            secrets: Vec::new(),
-            hints: HashMap::new(),
-            allow_destructive: false,
-            call_timeout: Duration::from_secs(30),
-            notification_timeout: None,
-            settle: None,
-            shrink: true,
-            extension_codes: PURVIEW_CODES.iter().map(|c| (*c).to_owned()).collect(),
-            required: CoverageLevel::Any,
+            settings: Settings {
+                steps: 500,
+                seed: 0,
+                secrets: Vec::new(),
+                hints: HashMap::new(),
+                allow_destructive: false,
+                call_timeout: Duration::from_secs(30),
+                notification_timeout: None,
+                settle: None,
+                shrink: true,
+                extension_codes,
+                required: CoverageLevel::Any,
+            },
         }
     }
 
     /// How many calls to make.
     pub fn steps(mut self, steps: usize) -> Self {
-        self.steps = steps;
+        self.settings.steps = steps;
         self
     }
 
     /// The seed: the same seed against the same server gives the same walk.
     pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
+        self.settings.seed = seed;
         self
     }
 
@@ -104,7 +94,7 @@ impl Explorer {
     /// app holds, an API key): every byte of every answer is searched for it.
     /// Values sent to `writeOnly` parameters are searched for anyway.
     pub fn secret(mut self, value: impl Into<String>) -> Self {
-        self.secrets.push(value.into());
+        self.settings.secrets.push(value.into());
         self
     }
 
@@ -112,7 +102,7 @@ impl Explorer {
     /// right PIN, an existing customer id), offered alongside generated ones
     /// so the walk can get past gates random values never open.
     pub fn hint(mut self, parameter: impl Into<String>, value: impl Into<Value>) -> Self {
-        self.hints.entry(parameter.into()).or_default().push(value.into());
+        self.settings.hints.entry(parameter.into()).or_default().push(value.into());
         self
     }
 
@@ -121,20 +111,20 @@ impl Explorer {
     /// destructive). Off by default, so pointing the explorer at an app
     /// never submits, deletes or pays for anything.
     pub fn allow_destructive(mut self, allow: bool) -> Self {
-        self.allow_destructive = allow;
+        self.settings.allow_destructive = allow;
         self
     }
 
     /// How long one call may take before the walk stops (30 s).
     pub fn call_timeout(mut self, timeout: Duration) -> Self {
-        self.call_timeout = timeout;
+        self.settings.call_timeout = timeout;
         self
     }
 
     /// How long to wait for the notification a change calls for (2 s
     /// in-process, 5 s otherwise).
     pub fn notification_timeout(mut self, timeout: Duration) -> Self {
-        self.notification_timeout = Some(timeout);
+        self.settings.notification_timeout = Some(timeout);
         self
     }
 
@@ -142,7 +132,7 @@ impl Explorer {
     /// not come (0 in-process, 25 ms otherwise; a stray one arriving later
     /// is still caught at the next step).
     pub fn settle(mut self, settle: Duration) -> Self {
-        self.settle = Some(settle);
+        self.settings.settle = Some(settle);
         self
     }
 
@@ -150,7 +140,7 @@ impl Explorer {
     /// that still shows it (on by default; needs a server that can be
     /// started afresh, so not over HTTP).
     pub fn shrink(mut self, shrink: bool) -> Self {
-        self.shrink = shrink;
+        self.settings.shrink = shrink;
         self
     }
 
@@ -158,7 +148,7 @@ impl Explorer {
     /// Purview's (`action_failed`, `limit_reached`, `approval_denied`) are
     /// known already.
     pub fn extension_code(mut self, code: impl Into<String>) -> Self {
-        self.extension_codes.insert(code.into());
+        self.settings.extension_codes.insert(code.into());
         self
     }
 
@@ -182,7 +172,7 @@ impl Explorer {
     /// # }
     /// ```
     pub fn require_coverage(mut self, level: CoverageLevel) -> Self {
-        self.required = level;
+        self.settings.required = level;
         self
     }
 
@@ -196,11 +186,11 @@ impl Explorer {
     /// Explores any GUI Bridge server.
     pub async fn run(&self, endpoint: &Endpoint) -> Report {
         let started = Instant::now();
-        let mut walk = match Walk::connect(self, endpoint).await {
+        let mut walk = match Walk::connect(&self.settings, endpoint).await {
             Ok(walk) => walk,
             Err(why) => return self.unreachable(endpoint, why, started.elapsed()),
         };
-        walk.random(self.steps).await;
+        walk.random(self.settings.steps).await;
         let elapsed = started.elapsed();
         let trace = walk.trace().to_vec();
         let firsts = walk.firsts();
@@ -210,7 +200,7 @@ impl Explorer {
                 continue;
             }
             let prefix = &trace[..step.min(trace.len())];
-            report.shrunk.push(if self.shrink && endpoint.restartable() {
+            report.shrunk.push(if self.settings.shrink && endpoint.restartable() {
                 self.shrink_to(endpoint, prefix, check).await
             } else {
                 Shrunk {
@@ -228,7 +218,7 @@ impl Explorer {
     /// step as a walk would.
     pub async fn replay(&self, endpoint: &Endpoint, script: &Script) -> Report {
         let started = Instant::now();
-        let mut walk = match Walk::connect(self, endpoint).await {
+        let mut walk = match Walk::connect(&self.settings, endpoint).await {
             Ok(walk) => walk,
             Err(why) => return self.unreachable(endpoint, why, started.elapsed()),
         };
@@ -247,7 +237,7 @@ impl Explorer {
         Report {
             target: endpoint.to_string(),
             server: None,
-            seed: self.seed,
+            seed: self.settings.seed,
             steps: 0,
             elapsed,
             stopped: Some(why),
@@ -255,7 +245,7 @@ impl Explorer {
             coverage: Coverage::default(),
             shrunk: Vec::new(),
             gaps: Vec::new(),
-            required: self.required,
+            required: self.settings.required,
         }
     }
 
@@ -272,7 +262,7 @@ impl Explorer {
         }
         // The windows a fresh server starts with: a call made in a window
         // opened later may show the same failure in one of these.
-        let initial: Vec<String> = match Walk::connect(self, endpoint).await {
+        let initial: Vec<String> = match Walk::connect(&self.settings, endpoint).await {
             Ok(walk) => {
                 let ids = walk.window_ids();
                 walk.finish(endpoint, Duration::ZERO).await;
@@ -384,7 +374,7 @@ impl Explorer {
         replays: &mut usize,
     ) -> bool {
         *replays += 1;
-        let Ok(mut walk) = Walk::connect(self, endpoint).await else { return false };
+        let Ok(mut walk) = Walk::connect(&self.settings, endpoint).await else { return false };
         if walk.failed(check) {
             return true;
         }

@@ -52,6 +52,7 @@ mod explore;
 mod generate;
 mod report;
 mod script;
+mod settings;
 mod tally;
 mod target;
 mod verdict;
@@ -59,8 +60,9 @@ mod walk;
 mod windows;
 
 pub use checks::{Check, Level};
-pub use explore::{APP_WINDOWS_SCHEMA, Explorer};
+pub use explore::Explorer;
 pub use report::{CheckReport, Coverage, Evidence, Report, Shrunk, Status, ToolCount};
 pub use script::{Call, ExpectedVersion, Intent, Script, Step};
+pub use settings::APP_WINDOWS_SCHEMA;
 pub use target::{Endpoint, WINDOWS_URI};
 pub use verdict::{CoverageLevel, Gap, Verdict};

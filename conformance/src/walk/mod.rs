@@ -26,10 +26,10 @@ use serde_json::{Map, Value, json};
 
 use crate::{
     checks::Check,
-    explore::{APP_WINDOWS_SCHEMA, Explorer},
     generate::{InputSchema, Rand, Validity},
     report::Coverage,
     script::{Call, ExpectedVersion, Step},
+    settings::{APP_WINDOWS_SCHEMA, Settings},
     tally::Tally,
     target::{CallOutcome, Endpoint, Note, Server, Session, WINDOWS_URI},
     windows::Windows,
@@ -147,7 +147,7 @@ struct Prepared {
 }
 
 pub(crate) struct Walk<'a> {
-    cfg: &'a Explorer,
+    cfg: &'a Settings,
     _server: Server,
     main: Session,
     observer: Option<Session>,
@@ -216,7 +216,7 @@ impl<'a> Walk<'a> {
     }
 
     pub(crate) async fn connect(
-        cfg: &'a Explorer,
+        cfg: &'a Settings,
         endpoint: &Endpoint,
     ) -> Result<Walk<'a>, String> {
         let mut server = endpoint.start();
