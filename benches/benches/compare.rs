@@ -66,18 +66,6 @@ fn process_cpu(pid: u32) -> Duration {
     Duration::from_nanos(ticks * 1_000_000_000 / per_second)
 }
 
-/// User + system CPU time of this process.
-fn own_cpu() -> Duration {
-    // SAFETY: getrusage writes into the zeroed struct we own.
-    let usage = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
-        usage
-    };
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1_000);
-    tv(usage.ru_utime) + tv(usage.ru_stime)
-}
-
 /// One server to measure: how to start it, and what to call it.
 struct Server<'a> {
     /// Its name for `PURVIEW_COMPARE_ONLY`.
@@ -176,14 +164,14 @@ impl Session {
     /// One trial of `rounds` rounds.
     async fn trial(&mut self, rounds: usize) {
         let updates = self.counter.0.lock().expect("counts").updates;
-        let (server, client) = (process_cpu(self.pid), own_cpu());
+        let (server, client) = (process_cpu(self.pid), purview_benches::own_cpu());
         let start = Instant::now();
         for _ in 0..rounds {
             self.round().await;
         }
         let elapsed = start.elapsed().max(Duration::from_nanos(1));
         self.server_cpu += process_cpu(self.pid) - server;
-        self.client_cpu += own_cpu() - client;
+        self.client_cpu += purview_benches::own_cpu() - client;
         self.updates += self.counter.0.lock().expect("counts").updates - updates;
         self.measured_rounds += rounds;
         self.rates.push(rounds as f64 / elapsed.as_secs_f64());

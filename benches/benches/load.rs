@@ -39,18 +39,6 @@ fn live() -> isize {
     LIVE.load(Ordering::Relaxed)
 }
 
-/// CPU time of this process (user + system).
-fn cpu_time() -> Duration {
-    // SAFETY: getrusage writes into the zeroed struct we own.
-    let usage = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
-        usage
-    };
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1_000);
-    tv(usage.ru_utime) + tv(usage.ru_stime)
-}
-
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
@@ -75,7 +63,7 @@ async fn edit_burst() {
     }
     tokio::time::sleep(Duration::from_millis(100)).await;
     let start = Instant::now();
-    let cpu = cpu_time();
+    let cpu = purview_benches::own_cpu();
     // The person's side runs on a thread of its own, as a GUI thread would.
     let person = tokio::task::spawn_blocking(move || {
         for i in 0..edits {
@@ -85,7 +73,7 @@ async fn edit_burst() {
     person.await.expect("edits");
     let edit_wall = start.elapsed();
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let cpu = cpu_time() - cpu;
+    let cpu = purview_benches::own_cpu() - cpu;
     let mut sent = 0;
     let mut latencies = Vec::new();
     for counter in &counters {

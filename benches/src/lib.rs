@@ -4,7 +4,7 @@
 
 use std::{
     sync::{Arc, Mutex},
-    time::Instant,
+    time::{Duration, Instant},
 };
 
 /// Whether this is the quick run `scripts/test` makes of every benchmark
@@ -23,6 +23,18 @@ pub fn should_run() -> bool {
 /// `full` iterations when measuring, `few` in the quick run.
 pub fn scaled(full: usize, few: usize) -> usize {
     if quick() { few } else { full }
+}
+
+/// User + system CPU time of this process so far.
+pub fn own_cpu() -> Duration {
+    // SAFETY: getrusage writes into the zeroed struct we own.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1_000);
+    tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
 use purview::{App, Context, actions, window};
