@@ -266,6 +266,16 @@ impl fmt::Display for Report {
         if let Some(why) = &self.stopped {
             writeln!(f, "stopped early: {why}")?;
         }
+        self.write_checks(f)?;
+        self.write_coverage(f)?;
+        self.write_gaps(f)?;
+        self.write_shrunk(f)?;
+        self.write_result(f)
+    }
+}
+
+impl Report {
+    fn write_checks(&self, f: &mut impl fmt::Write) -> fmt::Result {
         for (level, heading) in [
             (Level::Must, "\n§11 MUST"),
             (Level::Should, "\nSHOULD (observable ones)"),
@@ -299,8 +309,10 @@ impl fmt::Display for Report {
                 }
             }
         }
-        self.write_coverage(f)?;
-        self.write_gaps(f)?;
+        Ok(())
+    }
+
+    fn write_shrunk(&self, f: &mut impl fmt::Write) -> fmt::Result {
         for s in &self.shrunk {
             writeln!(
                 f,
@@ -335,11 +347,9 @@ impl fmt::Display for Report {
             writeln!(f, "  replay: save this line as a file and pass it to --replay")?;
             writeln!(f, "  {}", s.script.to_json())?;
         }
-        self.write_result(f)
+        Ok(())
     }
-}
 
-impl Report {
     fn write_coverage(&self, f: &mut impl fmt::Write) -> fmt::Result {
         let cov = &self.coverage;
         writeln!(f, "\nCOVERAGE")?;

@@ -2,7 +2,7 @@
 //! meant, what the step changed, and the notifications that came.
 
 use purview::naming;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::{
     checks::Check,
@@ -12,7 +12,10 @@ use crate::{
     windows::Windows,
 };
 
-use super::{Obs, PURVIEW_ACT, PURVIEW_READ, Prepared, Role, SPEC_CODES, ToolInfo, Walk};
+use super::{
+    Obs, PURVIEW_ACT, PURVIEW_READ, Prepared, Role, SPEC_CODES, Walk,
+    describe::{clip, describe_change, diff_names, shown},
+};
 
 impl Walk<'_> {
     pub(super) fn judge_notifications(
@@ -225,86 +228,76 @@ impl Walk<'_> {
         );
         match code {
             "stale_state" => {
-                let current = object.get("currentVersion").and_then(Value::as_u64);
-                let outcome = match (current, p.version_before) {
-                    (None, _) => {
-                        Err(format!("stale_state from {tool} carries no integer currentVersion"))
-                    }
-                    (Some(c), Some(v))
-                        if p.window.is_some() && (c < v || (c != v && !p.together)) =>
-                    {
-                        Err(format!(
-                            "stale_state from {tool} says currentVersion {c}, but the window is at {v}"
-                        ))
-                    }
-                    _ if p.call.expected_version == ExpectedVersion::Current
-                        && p.role == Role::Listed
-                        && !p.together =>
-                    {
-                        Err(format!(
-                            "{tool} refused with stale_state although it carried the window's current version {}",
-                            p.version_before.unwrap_or(0)
-                        ))
-                    }
-                    _ => Ok(()),
-                };
-                self.tally.judge(Check::StaleState, n, outcome);
+                self.tally.judge(Check::StaleState, n, stale_state_finding(p, object));
             }
             "validation_failed" => self.judge_fields(n, p, object),
             _ => {}
         }
         match p.role {
-            Role::Listed => {
-                let refusal = matches!(
-                    code,
-                    "blocked_by_modal" | "window_not_found" | "action_not_available"
-                );
-                let wrongly = match &p.info.as_ref().and_then(|i| i.window.clone()) {
-                    Some(_) => refusal,
-                    // app__read_windows offered the action app__act was sent to.
-                    None if p
-                        .target
-                        .as_ref()
-                        .is_some_and(|t| before.dispatch.contains_key(&t.name)) =>
-                    {
-                        refusal
-                    }
-                    None => {
-                        code == "blocked_by_modal"
-                            && before.windows.app_modal_open()
-                            && !mentions_target(&p.arguments, &before.windows)
-                    }
-                };
-                if p.validity == Validity::Valid
-                    && p.call.expected_version != ExpectedVersion::Stale
-                {
-                    self.tally.judge(
-                        Check::ToolsOnlyOperable,
-                        n,
-                        if wrongly {
-                            Err(format!(
-                                "tools/list offered {tool}, but calling it answered {code}: {}",
-                                message.unwrap_or("")
-                            ))
-                        } else {
-                            Ok(())
-                        },
-                    );
-                    self.tally.judge(
-                        Check::HandlerFailed,
-                        n,
-                        if code == "action_failed" {
-                            Err(format!(
-                                "{tool} {} failed inside the application: {}",
-                                shown(&p.arguments, p.info.as_deref()),
-                                message.unwrap_or("")
-                            ))
-                        } else {
-                            Ok(())
-                        },
-                    );
-                }
+            Role::Listed => self.judge_listed_refusal(n, p, code, message, before),
+            Role::Withdrawn | Role::Never => self.judge_unoffered_refusal(n, p, code, before),
+        }
+    }
+
+    /// A refusal of a call to a listed tool: wrong when the tool was
+    /// offered, and a handler's failure is the app's own finding.
+    fn judge_listed_refusal(
+        &mut self,
+        n: usize,
+        p: &Prepared,
+        code: &str,
+        message: Option<&str>,
+        before: &Obs,
+    ) {
+        let tool = &p.call.tool;
+        let refusal =
+            matches!(code, "blocked_by_modal" | "window_not_found" | "action_not_available");
+        let wrongly = match &p.info.as_ref().and_then(|i| i.window.clone()) {
+            Some(_) => refusal,
+            // app__read_windows offered the action app__act was sent to.
+            None if p.target.as_ref().is_some_and(|t| before.dispatch.contains_key(&t.name)) => {
+                refusal
             }
+            None => {
+                code == "blocked_by_modal"
+                    && before.windows.app_modal_open()
+                    && !mentions_target(&p.arguments, &before.windows)
+            }
+        };
+        if p.validity == Validity::Valid && p.call.expected_version != ExpectedVersion::Stale {
+            self.tally.judge(
+                Check::ToolsOnlyOperable,
+                n,
+                if wrongly {
+                    Err(format!(
+                        "tools/list offered {tool}, but calling it answered {code}: {}",
+                        message.unwrap_or("")
+                    ))
+                } else {
+                    Ok(())
+                },
+            );
+            self.tally.judge(
+                Check::HandlerFailed,
+                n,
+                if code == "action_failed" {
+                    Err(format!(
+                        "{tool} {} failed inside the application: {}",
+                        shown(&p.arguments, p.info.as_deref()),
+                        message.unwrap_or("")
+                    ))
+                } else {
+                    Ok(())
+                },
+            );
+        }
+    }
+
+    /// A refusal of a call to a tool that is no longer offered, or never
+    /// was: it must name why.
+    fn judge_unoffered_refusal(&mut self, n: usize, p: &Prepared, code: &str, before: &Obs) {
+        let tool = &p.call.tool;
+        match p.role {
             Role::Withdrawn => {
                 self.tally.ok(Check::RuntimeValidation);
                 let window = p.info.as_ref().and_then(|i| i.window.clone());
@@ -335,6 +328,7 @@ impl Walk<'_> {
                 ),
                 _ => {}
             },
+            Role::Listed => {}
         }
     }
 
@@ -451,18 +445,7 @@ impl Walk<'_> {
             );
             return;
         };
-        let schema_check = match p.info.as_ref().and_then(|i| i.output.as_ref()) {
-            Some(validator) => match validator.iter_errors(result).next() {
-                Some(e) => Err(format!(
-                    "the result of {tool} does not match its outputSchema: {e} at {} in {}",
-                    e.instance_path(),
-                    clip(&result.to_string())
-                )),
-                None => Ok(()),
-            },
-            None => Ok(()),
-        };
-        self.tally.judge(Check::StructuredResults, n, schema_check);
+        self.tally.judge(Check::StructuredResults, n, output_schema_finding(p, result));
         // (Unless the call narrowed the read to some windows.)
         if tool == PURVIEW_READ && !p.call.arguments.contains_key("windows") {
             self.judge_read_windows_actions(n, result, after);
@@ -479,21 +462,7 @@ impl Walk<'_> {
             },
         );
         if let Some(opened) = result.get("openedWindowIds") {
-            let ids: Option<Vec<&str>> =
-                opened.as_array().and_then(|a| a.iter().map(Value::as_str).collect());
-            let outcome = match ids {
-                None => Err(format!("openedWindowIds from {tool} is not an array of ids")),
-                Some(ids) => match ids.iter().find(|id| {
-                    !after.windows.by_id.contains_key(**id)
-                        || before.windows.by_id.contains_key(**id)
-                }) {
-                    Some(id) => Err(format!(
-                        "{tool} reports opening {id}, but app://windows does not show {id} as newly opened"
-                    )),
-                    None => Ok(()),
-                },
-            };
-            self.tally.judge(Check::ToolNames, n, outcome);
+            self.tally.judge(Check::ToolNames, n, opened_ids_finding(tool, opened, before, after));
         }
         match p.role {
             Role::Listed => {
@@ -545,79 +514,58 @@ pub(super) fn mentions_target(arguments: &Map<String, Value>, windows: &Windows)
     })
 }
 
-/// Arguments as shown in evidence, writeOnly values masked.
-pub(super) fn shown(arguments: &Map<String, Value>, info: Option<&ToolInfo>) -> String {
-    let secret = info.map(|i| i.schema.write_only()).unwrap_or_default();
-    let masked: Map<String, Value> = arguments
-        .iter()
-        .map(|(k, v)| (k.clone(), if secret.contains(k) { json!("••••••") } else { v.clone() }))
-        .collect();
-    clip(&Value::Object(masked).to_string())
-}
-
-pub(super) fn clip(s: &str) -> String {
-    if s.chars().count() > 240 {
-        format!("{}…", s.chars().take(240).collect::<String>())
-    } else {
-        s.to_owned()
+/// A result that does not match the tool's outputSchema, when it has one.
+fn output_schema_finding(p: &Prepared, result: &Value) -> Result<(), String> {
+    let Some(validator) = p.info.as_ref().and_then(|i| i.output.as_ref()) else { return Ok(()) };
+    match validator.iter_errors(result).next() {
+        Some(e) => Err(format!(
+            "the result of {} does not match its outputSchema: {e} at {} in {}",
+            p.call.tool,
+            e.instance_path(),
+            clip(&result.to_string())
+        )),
+        None => Ok(()),
     }
 }
 
-pub(super) fn describe_calls(prepared: &[Prepared]) -> String {
-    prepared
-        .iter()
-        .map(|p| format!("{} {}", p.call.tool, shown(&p.arguments, p.info.as_deref())))
-        .collect::<Vec<_>>()
-        .join(" and ")
-}
-
-pub(super) fn describe_events(events: &[Event]) -> String {
-    let names: Vec<&str> = events.iter().map(|e| note_name(&e.note)).collect();
-    names.join(", ")
-}
-
-pub(super) fn note_name(note: &Note) -> &'static str {
-    match note {
-        Note::ToolsChanged => "notifications/tools/list_changed",
-        Note::WindowsUpdated => "notifications/resources/updated",
+/// `openedWindowIds` that are not ids, or name a window app://windows does
+/// not show as newly opened.
+fn opened_ids_finding(tool: &str, opened: &Value, before: &Obs, after: &Obs) -> Result<(), String> {
+    let ids: Option<Vec<&str>> =
+        opened.as_array().and_then(|a| a.iter().map(Value::as_str).collect());
+    let Some(ids) = ids else {
+        return Err(format!("openedWindowIds from {tool} is not an array of ids"));
+    };
+    let new = |id: &&&str| {
+        after.windows.by_id.contains_key(**id) && !before.windows.by_id.contains_key(**id)
+    };
+    match ids.iter().find(|id| !new(id)) {
+        Some(id) => Err(format!(
+            "{tool} reports opening {id}, but app://windows does not show {id} as newly opened"
+        )),
+        None => Ok(()),
     }
 }
 
-pub(super) fn describe_change(before: &Obs, after: &Obs) -> String {
-    let b = &before.windows.by_id;
-    let a = &after.windows.by_id;
-    let opened: Vec<&String> = a.keys().filter(|id| !b.contains_key(*id)).collect();
-    let closed: Vec<&String> = b.keys().filter(|id| !a.contains_key(*id)).collect();
-    let changed: Vec<&String> = a
-        .iter()
-        .filter(|(id, w)| {
-            b.get(*id).is_some_and(|old| old.content != w.content || old.version != w.version)
-        })
-        .map(|(id, _)| id)
-        .collect();
-    let mut parts = Vec::new();
-    if !opened.is_empty() {
-        parts.push(format!("opened {opened:?}"));
+/// A `stale_state` answer whose `currentVersion` is missing or wrong, or that
+/// refused a call carrying the current version.
+fn stale_state_finding(p: &Prepared, object: &Value) -> Result<(), String> {
+    let tool = &p.call.tool;
+    let current = object.get("currentVersion").and_then(Value::as_u64);
+    match (current, p.version_before) {
+        (None, _) => Err(format!("stale_state from {tool} carries no integer currentVersion")),
+        (Some(c), Some(v)) if p.window.is_some() && (c < v || (c != v && !p.together)) => Err(
+            format!("stale_state from {tool} says currentVersion {c}, but the window is at {v}"),
+        ),
+        _ if p.call.expected_version == ExpectedVersion::Current
+            && p.role == Role::Listed
+            && !p.together =>
+        {
+            Err(format!(
+                "{tool} refused with stale_state although it carried the window's current version {}",
+                p.version_before.unwrap_or(0)
+            ))
+        }
+        _ => Ok(()),
     }
-    if !closed.is_empty() {
-        parts.push(format!("closed {closed:?}"));
-    }
-    if !changed.is_empty() {
-        parts.push(format!("changed {changed:?}"));
-    }
-    if before.windows.operable != after.windows.operable {
-        parts
-            .push(format!("operable {:?} → {:?}", before.windows.operable, after.windows.operable));
-    }
-    let (added, removed) = diff_names(before, after);
-    if !added.is_empty() || !removed.is_empty() {
-        parts.push(format!("tools +{added:?} -{removed:?}"));
-    }
-    if parts.is_empty() { "the snapshot".into() } else { parts.join(", ") }
-}
-
-pub(super) fn diff_names(before: &Obs, after: &Obs) -> (Vec<String>, Vec<String>) {
-    let added = after.tools.keys().filter(|k| !before.tools.contains_key(*k)).cloned().collect();
-    let removed = before.tools.keys().filter(|k| !after.tools.contains_key(*k)).cloned().collect();
-    (added, removed)
 }

@@ -4,13 +4,14 @@
 //! the tool list, `judge` checks each answer and the notifications.
 
 mod cover;
+mod describe;
 mod dispatch;
 mod judge;
 mod observe;
 mod plan;
 mod probe;
+mod step;
 
-use self::judge::{describe_calls, describe_change, describe_events, note_name};
 use purview::naming;
 
 use std::{
@@ -31,7 +32,7 @@ use crate::{
     script::{Call, ExpectedVersion, Step},
     settings::{APP_WINDOWS_SCHEMA, Settings},
     tally::Tally,
-    target::{CallOutcome, Endpoint, Note, Server, Session, WINDOWS_URI},
+    target::{Endpoint, Server, Session, WINDOWS_URI},
     windows::Windows,
 };
 
@@ -460,139 +461,6 @@ impl<'a> Walk<'a> {
             validity,
             version_before,
             together: false,
-        }
-    }
-
-    /// Runs one step and judges it.
-    pub(crate) async fn execute(&mut self, step: Step) {
-        self.step += 1;
-        let n = self.step;
-        self.check_late();
-        let before = self.obs.clone();
-        let main_from = self.main.event_count();
-        let observer_from = self.observer.as_ref().map_or(0, Session::event_count);
-        let together = step.calls().len() > 1;
-        let prepared: Vec<Prepared> =
-            step.calls().iter().map(|c| Prepared { together, ..self.prepare(c) }).collect();
-        let timeout = self.cfg.call_timeout;
-        let outcomes: Vec<CallOutcome> = futures::future::join_all(
-            prepared.iter().map(|p| self.main.call(&p.call.tool, &p.arguments, timeout)),
-        )
-        .await;
-        self.trace.push(step.clone());
-        let Some(after) = self.observe().await else { return };
-        let changed = before.windows.value != after.windows.value;
-        let tools_changed = before.names() != after.names();
-        let mut wanted = Vec::new();
-        if changed {
-            wanted.push(Note::WindowsUpdated);
-        }
-        if tools_changed {
-            wanted.push(Note::ToolsChanged);
-        }
-        // A server that never sends a kind of notification has shown it;
-        // after two misses, do not spend the full wait on every step.
-        let missed = |check| self.tally.entries.get(&check).is_some_and(|e| e.failures >= 2);
-        let wait = if (changed && missed(Check::NotifyAfterEffect))
-            || (tools_changed && missed(Check::ToolsListChanged))
-        {
-            Duration::ZERO
-        } else {
-            self.notify_wait
-        };
-        let deadline = tokio::time::Instant::now() + wait;
-        let mut events = self.main.wait_for(main_from, &wanted, deadline).await;
-        for (p, outcome) in prepared.iter().zip(&outcomes) {
-            self.judge_call(n, p, outcome, &before, &after);
-        }
-        let all_refused = outcomes.iter().all(CallOutcome::rejected);
-        if all_refused {
-            let check = if step.calls().iter().any(|c| c.expected_version == ExpectedVersion::Stale)
-            {
-                Check::StaleState
-            } else {
-                Check::RuntimeValidation
-            };
-            self.tally.judge(
-                check,
-                n,
-                if changed || tools_changed {
-                    Err(format!(
-                        "{} was refused, yet it changed {}",
-                        describe_calls(&prepared),
-                        describe_change(&before, &after)
-                    ))
-                } else {
-                    Ok(())
-                },
-            );
-            if !changed && !tools_changed && self.last_quiet {
-                if !self.settle.is_zero() {
-                    tokio::time::sleep(self.settle).await;
-                }
-                events = self.main.events_since(main_from);
-                self.tally.judge(
-                    Check::NotifyAfterEffect,
-                    n,
-                    if events.is_empty() {
-                        Ok(())
-                    } else {
-                        Err(format!(
-                            "{} was refused and changed nothing, yet {} arrived",
-                            describe_calls(&prepared),
-                            describe_events(&events)
-                        ))
-                    },
-                );
-            }
-        }
-        self.judge_notifications(n, &before, &after, changed, tools_changed, &events);
-        if let Some(observer) = &self.observer {
-            let seen = observer.wait_for(observer_from, &wanted, deadline).await;
-            let missing: Vec<&Note> =
-                wanted.iter().filter(|w| !seen.iter().any(|e| &e.note == *w)).collect();
-            self.tally.judge(
-                Check::Broadcast,
-                n,
-                if missing.is_empty() {
-                    Ok(())
-                } else {
-                    Err(format!(
-                        "after {}, the second connection did not receive {} within {} s",
-                        describe_calls(&prepared),
-                        missing.iter().map(|m| note_name(m)).collect::<Vec<_>>().join(" or "),
-                        self.notify_wait.as_secs_f32()
-                    ))
-                },
-            );
-            self.observer_cursor = observer.event_count();
-        }
-        if let Step::Together(_) = &step {
-            self.judge_probe(n, &prepared, &outcomes, &before, &after);
-        } else if let (Some(p), Some(outcome)) = (prepared.first(), outcomes.first()) {
-            self.learn(p, outcome, &before, &after);
-        }
-        self.after_observation(&after);
-        self.obs = after;
-        self.cursor = self.main.event_count();
-        self.last_quiet = !changed && !tools_changed;
-    }
-
-    /// Notifications that arrived between steps belong to the last step;
-    /// after a step that changed nothing, there must be none.
-    fn check_late(&mut self) {
-        let late = self.main.events_since(self.cursor);
-        if !late.is_empty() && self.last_quiet && self.step > 0 {
-            let detail = format!(
-                "{} arrived after step {}, which changed nothing",
-                describe_events(&late),
-                self.step.saturating_sub(1)
-            );
-            self.tally.fail(Check::NotifyAfterEffect, self.step.saturating_sub(1), detail);
-        }
-        self.cursor = self.main.event_count();
-        if let Some(observer) = &self.observer {
-            self.observer_cursor = observer.event_count();
         }
     }
 }

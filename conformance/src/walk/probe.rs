@@ -3,7 +3,7 @@
 
 use crate::{checks::Check, generate::Validity, script::ExpectedVersion, target::CallOutcome};
 
-use super::{Obs, Prepared, Role, Walk, judge::describe_calls};
+use super::{Obs, Prepared, Role, Walk, describe::describe_calls};
 
 impl Walk<'_> {
     /// The §10.1 probe: two writes on the same version must not both land.

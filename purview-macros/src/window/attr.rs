@@ -216,8 +216,8 @@ enum Chosen {
     Custom,
 }
 
-/// Decides a field's block kind and rejects options that do not belong to it.
-fn kind(ident: &syn::Ident, attr: &syn::Attribute, args: &BlockArgs) -> darling::Result<Kind> {
+/// The one block kind `#[block(..)]` names, or why it names none or several.
+fn choose(attr: &syn::Attribute, args: &BlockArgs) -> darling::Result<Chosen> {
     let mut chosen: Vec<(&str, Chosen, Span)> = Vec::new();
     let mut flag = |name, written: &Option<SpannedValue<()>>, which| {
         if let Some(written) = written {
@@ -233,20 +233,23 @@ fn kind(ident: &syn::Ident, attr: &syn::Attribute, args: &BlockArgs) -> darling:
     if let Some(severity) = &args.notice {
         chosen.push(("notice", Chosen::Notice(severity.clone()), severity.span()));
     }
-    let chosen = match chosen.len() {
-        1 => chosen.remove(0),
-        0 => return Err(darling::Error::custom(SAY_WHICH).with_span(attr.path())),
+    match chosen.len() {
+        1 => Ok(chosen.remove(0).1),
+        0 => Err(darling::Error::custom(SAY_WHICH).with_span(attr.path())),
         _ => {
             let names: Vec<&str> = chosen.iter().map(|(n, ..)| *n).collect();
-            return Err(darling::Error::custom(format!(
+            Err(darling::Error::custom(format!(
                 "a field becomes one block, not {}",
                 names.join(" and ")
             ))
-            .with_span(&chosen[1].2));
+            .with_span(&chosen[1].2))
         }
-    };
-    let mut errors = darling::Error::accumulator();
-    let (is_field, is_table, is_list) = match chosen.1 {
+    }
+}
+
+/// Options written beside a block kind they do not belong to.
+fn reject_misplaced(chosen: &Chosen, args: &BlockArgs, errors: &mut darling::error::Accumulator) {
+    let (is_field, is_table, is_list) = match chosen {
         Chosen::Field => (true, false, false),
         Chosen::Table => (false, true, false),
         Chosen::List => (false, false, true),
@@ -266,8 +269,15 @@ fn kind(ident: &syn::Ident, attr: &syn::Attribute, args: &BlockArgs) -> darling:
     if !is_table {
         errors.handle(misplaced(&args.columns, "columns", "#[block(table)]"));
     }
+}
+
+/// Decides a field's block kind and rejects options that do not belong to it.
+fn kind(ident: &syn::Ident, attr: &syn::Attribute, args: &BlockArgs) -> darling::Result<Kind> {
+    let chosen = choose(attr, args)?;
+    let mut errors = darling::Error::accumulator();
+    reject_misplaced(&chosen, args, &mut errors);
     let limit = args.limit.as_ref().map(|l| **l);
-    let kind = match chosen.1 {
+    let kind = match chosen {
         Chosen::Text => Kind::Text,
         Chosen::Field => Kind::Field {
             label: args
