@@ -64,16 +64,12 @@ pub(super) fn admit<'a>(
     let (target, index) = resolve(state, window, action)?;
     check_operable(state, &target, index, action, When::Before)?;
     check_expected_version(state, &target, expected_version)?;
+    let actor = actor(state, &target).ok_or_else(|| refusals::window_not_found(window))?;
     let entry = match &target {
-        Target::Window { id, .. } => Some(state.entry_by_id(id)),
+        Target::Window { id, .. } => state.entry_by_id(id),
         Target::App => None,
     };
-    let actor = match entry {
-        Some(entry) => entry.map(|e| &e.actor),
-        None => state.app.as_ref(),
-    }
-    .ok_or_else(|| refusals::window_not_found(window))?;
-    Ok(Admitted { target, index, actor, entry: entry.flatten() })
+    Ok(Admitted { target, index, actor, entry })
 }
 
 /// The rules again when a finished call commits: nobody changed the target
