@@ -213,3 +213,112 @@ fn in_the_kit_the_walk_never_reaches_back_into_the_explorer() {
         );
     }
 }
+
+/// The paths a source file names through `crate::`, as the identifiers in
+/// them (`use crate::{a::B, C}` gives `a`, `B`, `C`), outside comments and
+/// the file's test module.
+fn crate_paths(text: &str) -> Vec<String> {
+    let code: String = text
+        .split("\n#[cfg(test)]\n")
+        .next()
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut names = Vec::new();
+    for (at, _) in code.match_indices("crate::") {
+        let rest = &code[at + "crate::".len()..];
+        let end = if rest.starts_with('{') {
+            let mut depth = 0;
+            rest.char_indices()
+                .find(|&(_, c)| {
+                    depth += match c {
+                        '{' => 1,
+                        '}' => -1,
+                        _ => 0,
+                    };
+                    depth == 0
+                })
+                .map_or(rest.len(), |(i, _)| i + 1)
+        } else {
+            rest.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                .unwrap_or(rest.len())
+        };
+        names.extend(
+            rest[..end]
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .filter(|w| !w.is_empty())
+                .map(str::to_owned),
+        );
+    }
+    names
+}
+
+#[test]
+fn no_type_reaches_up_from_below_the_core() {
+    // ARCHITECTURE.md: the model, the action specs, argument decoding, the
+    // projection and the modules beside them sit below `app/`. A type the
+    // core defines, reached through a root re-export (`crate::Context`),
+    // would make a cycle the import graph does not show, so every name
+    // `app/` defines is looked for in what these files take from the crate.
+    let src = workspace().join("purview/src");
+    let mut defined = vec!["app".to_owned(), "App".to_owned()];
+    for file in rust_files(&src.join("app")) {
+        let text = fs::read_to_string(&file).expect("readable source");
+        for line in text.lines() {
+            let line = line.trim_start();
+            for kind in ["pub struct ", "pub enum ", "pub trait ", "pub type "] {
+                if let Some(rest) = line.strip_prefix(kind) {
+                    let name: String =
+                        rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                    defined.push(name);
+                }
+            }
+        }
+    }
+    assert!(defined.len() > 20, "only {} names found in app/", defined.len());
+    let mut below: Vec<_> = rust_files(&src.join("model"));
+    for file in [
+        "action.rs",
+        "args.rs",
+        "view.rs",
+        "projection.rs",
+        "schema.rs",
+        "signature.rs",
+        "validate.rs",
+        "redact.rs",
+        "instructions.rs",
+        "settings.rs",
+        "lock.rs",
+        "refusals.rs",
+        "constraint.rs",
+    ] {
+        below.push(src.join(file));
+    }
+    for file in below {
+        let text = fs::read_to_string(&file).expect("a module below app/");
+        for name in crate_paths(&text) {
+            assert!(
+                !defined.contains(&name),
+                "{} sits below app/ but names `{name}`, which app/ defines",
+                file.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn no_source_file_runs_over_600_lines() {
+    // Function length is clippy's `too_many_lines` (clippy.toml), turned on
+    // in these crates; file length is checked here.
+    let mut checked = 0;
+    for krate in ["purview/src", "purview-macros/src", "conformance/src"] {
+        for file in rust_files(&workspace().join(krate)) {
+            checked += 1;
+            let lines = fs::read_to_string(&file).expect("readable source").lines().count();
+            assert!(lines <= 600, "{} has {lines} lines; split it by concern", file.display());
+        }
+    }
+    assert!(checked > 60, "only {checked} files read");
+}

@@ -46,6 +46,7 @@
 //! call it just made.
 
 #![warn(missing_docs)]
+#![warn(clippy::too_many_lines)]
 
 mod checks;
 mod explore;

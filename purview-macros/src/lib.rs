@@ -6,6 +6,7 @@
 //! through `::purview::__private`.
 
 #![forbid(unsafe_code)]
+#![warn(clippy::too_many_lines)]
 
 mod actions;
 mod kind;

@@ -160,6 +160,7 @@
 //! - [`prelude`]: the one import most apps need.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+#![warn(clippy::too_many_lines)]
 
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]

@@ -101,27 +101,7 @@ impl Walk<'_> {
 
     pub(super) fn judge_windows(&mut self, n: usize, windows: &Windows) {
         self.tally.judge(Check::Operability, n, check_operable(windows));
-        // Ids: unique, name-safe, never reused; block ids unique per window.
-        let mut seen = HashSet::new();
-        let mut ids = Ok(());
-        for id in &windows.order {
-            if !seen.insert(id) {
-                ids = Err(format!("window id {id} appears twice in windows[]"));
-            } else if self.closed_ids.contains(id) {
-                ids = Err(format!("window id {id} was closed earlier and is in use again"));
-            }
-        }
-        for (id, w) in &windows.by_id {
-            let mut block_ids = HashSet::new();
-            for block in &w.blocks {
-                if let Some(b) = block.get("id").and_then(Value::as_str)
-                    && !block_ids.insert(b)
-                {
-                    ids = Err(format!("block id {b} appears twice in window {id}"));
-                }
-            }
-        }
-        self.tally.judge(Check::Ids, n, ids);
+        self.tally.judge(Check::Ids, n, check_ids(windows, &self.closed_ids));
         let unsafe_id = windows.by_id.keys().find(|id| !name_safe(id));
         self.tally.judge(
             Check::ToolNames,
@@ -133,62 +113,22 @@ impl Walk<'_> {
                 None => Ok(()),
             },
         );
-        // Versions against the previous read.
-        let mut versions = Ok(());
-        for (id, w) in &windows.by_id {
-            let Some(v) = w.version else {
-                versions = Err(format!("window {id} has no 64-bit integer version"));
-                continue;
-            };
-            let Some(old) = self.obs.windows.by_id.get(id) else { continue };
-            let Some(v0) = old.version else { continue };
-            if v < v0 {
-                versions = Err(format!("window {id} went back from version {v0} to {v}"));
-            } else if old.content == w.content && v != v0 {
-                versions = Err(format!(
-                    "window {id} went from version {v0} to {v} although its summary and blocks did not change"
-                ));
-            } else if old.content != w.content && v == v0 {
-                versions = Err(format!(
-                    "window {id} changed its summary or blocks but stayed at version {v}"
-                ));
-            }
-        }
-        self.tally.judge(Check::Versions, n, versions);
-        // Masking, summaries, media.
+        self.tally.judge(Check::Versions, n, check_versions(&self.obs.windows, windows));
         for (id, w) in &windows.by_id {
             let mut masking = Ok(());
             for block in &w.blocks {
                 match block.get("type").and_then(Value::as_str) {
                     Some("fields") => {
-                        for item in
-                            block.get("items").and_then(Value::as_array).into_iter().flatten()
-                        {
-                            if item.get("sensitive") == Some(&Value::Bool(true))
-                                && let Some(value) = item.get("value")
-                                && !is_masked(value)
-                            {
-                                let label =
-                                    item.get("label").and_then(Value::as_str).unwrap_or("?");
-                                masking = Err(format!(
-                                    "field {label:?} in window {id} is marked sensitive but its value is not masked ({} characters that are not mask characters)",
-                                    value.as_str().map_or(value.to_string().len(), |s| s
-                                        .chars()
-                                        .filter(|c| !is_masked(&Value::String(c.to_string())))
-                                        .count())
-                                ));
-                            }
+                        if let Err(e) = check_masked(id, block) {
+                            masking = Err(e);
                         }
                     }
                     Some("media") => {
+                        let alt = block.get("alt").and_then(Value::as_str);
                         self.tally.judge(
                             Check::MediaAlt,
                             n,
-                            if block
-                                .get("alt")
-                                .and_then(Value::as_str)
-                                .is_some_and(|a| !a.trim().is_empty())
-                            {
+                            if alt.is_some_and(|a| !a.trim().is_empty()) {
                                 Ok(())
                             } else {
                                 Err(format!("a media block in window {id} has no alt text"))
@@ -382,4 +322,73 @@ pub(super) fn found(text: &str, secret: &str) -> bool {
     let escaped = serde_json::to_string(secret).unwrap_or_default();
     let escaped = escaped.trim_matches('"');
     escaped != secret && contains_token(text, escaped)
+}
+
+/// Ids: unique, never reused after a close; block ids unique per window.
+fn check_ids(windows: &Windows, closed: &HashSet<String>) -> Result<(), String> {
+    let mut seen = HashSet::new();
+    let mut ids = Ok(());
+    for id in &windows.order {
+        if !seen.insert(id) {
+            ids = Err(format!("window id {id} appears twice in windows[]"));
+        } else if closed.contains(id) {
+            ids = Err(format!("window id {id} was closed earlier and is in use again"));
+        }
+    }
+    for (id, w) in &windows.by_id {
+        let mut block_ids = HashSet::new();
+        for block in &w.blocks {
+            if let Some(b) = block.get("id").and_then(Value::as_str)
+                && !block_ids.insert(b)
+            {
+                ids = Err(format!("block id {b} appears twice in window {id}"));
+            }
+        }
+    }
+    ids
+}
+
+/// Versions against the previous read: never back, and moved exactly when
+/// the summary or blocks moved.
+fn check_versions(before: &Windows, now: &Windows) -> Result<(), String> {
+    let mut versions = Ok(());
+    for (id, w) in &now.by_id {
+        let Some(v) = w.version else {
+            versions = Err(format!("window {id} has no 64-bit integer version"));
+            continue;
+        };
+        let Some(old) = before.by_id.get(id) else { continue };
+        let Some(v0) = old.version else { continue };
+        if v < v0 {
+            versions = Err(format!("window {id} went back from version {v0} to {v}"));
+        } else if old.content == w.content && v != v0 {
+            versions = Err(format!(
+                "window {id} went from version {v0} to {v} although its summary and blocks did not change"
+            ));
+        } else if old.content != w.content && v == v0 {
+            versions =
+                Err(format!("window {id} changed its summary or blocks but stayed at version {v}"));
+        }
+    }
+    versions
+}
+
+/// Every sensitive item of a `fields` block shows only mask characters.
+fn check_masked(id: &str, block: &Value) -> Result<(), String> {
+    let mut masking = Ok(());
+    for item in block.get("items").and_then(Value::as_array).into_iter().flatten() {
+        if item.get("sensitive") == Some(&Value::Bool(true))
+            && let Some(value) = item.get("value")
+            && !is_masked(value)
+        {
+            let label = item.get("label").and_then(Value::as_str).unwrap_or("?");
+            let plain = value.as_str().map_or(value.to_string().len(), |s| {
+                s.chars().filter(|c| !is_masked(&Value::String(c.to_string()))).count()
+            });
+            masking = Err(format!(
+                "field {label:?} in window {id} is marked sensitive but its value is not masked ({plain} characters that are not mask characters)"
+            ));
+        }
+    }
+    masking
 }

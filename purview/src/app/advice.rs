@@ -1,4 +1,4 @@
-//! Phase 6 of a failed call: every error says what to do next, in the terms
+//! The respond phase of a failed call: every error says what to do next, in the terms
 //! of the agent's tool surface — a model whose host never refreshed its
 //! tool list is told to use `app__act`, one whose host reads no resources
 //! to call `app__read_windows` — and the codes about what is operable carry

@@ -1,28 +1,24 @@
-//! An agent's call — and the person's [`App::perform`] — in named phases:
+//! An agent's call — and the person's [`App::perform`] — in named phases,
+//! always in this order (ARCHITECTURE.md uses the same names):
 //!
-//! 1. **route**: the tool name (or `app__act`'s `window`/`action`) says which
-//!    window and action are meant; `app__read_windows` is answered at once;
-//! 2. **check**, outside the operation lock: the gates (gates.rs) and the
-//!    arguments against the action's schema, so a bad or oversized request
-//!    never holds up anyone else;
-//! 3. **prepare**, under the operation lock: the gates again, then a working
-//!    copy of the view-model;
-//! 4. **run**: the handler on the working copy, with timeout, cancellation
-//!    and panic guard, ending in one [`HandlerOutcome`];
-//! 5. **commit** (commit.rs): the gates once more, then every effect in one
-//!    step through [`Shared::mutate`](super::shared::Shared::mutate), which
-//!    settles and notifies;
-//! 6. **respond**: the result, with what can be operated next — or an error
-//!    that says what to do next on the agent's tool surface.
-
-use std::{
-    future::Future,
-    panic::{AssertUnwindSafe, catch_unwind},
-    pin::Pin,
-    sync::Arc,
-    task::Poll,
-    time::Duration,
-};
+//! - **route** (route.rs): the tool name (or `app__act`'s `window`/`action`)
+//!   says which window and action are meant; `app__read_windows` is
+//!   answered at once;
+//! - **check**, outside the operation lock: the gates (gates.rs) and the
+//!   arguments against the action's schema, so a bad or oversized request
+//!   never holds up anyone else;
+//! - **ask** (consent.rs), only when an agent calls an action that needs a
+//!   person's yes: the question, still outside the lock;
+//! - **prepare**, under the operation lock: the gates again, then a working
+//!   copy of the view-model;
+//! - **run** (run.rs): the handler on the working copy, with timeout,
+//!   cancellation and panic guard, ending in one outcome;
+//! - **commit** (commit.rs): the gates once more, then every effect in one
+//!   step through [`Shared::mutate`](super::shared::Shared::mutate), which
+//!   settles and notifies;
+//! - **respond**: the result, with what can be operated next — or an error
+//!   that says what to do next on the agent's tool surface (advice.rs).
+use std::{sync::Arc, time::Duration};
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -39,19 +35,14 @@ use super::{
     gates::{self, Target},
     progress::ProgressFeed,
     route::{ActionCall, Request, route},
+    run::{handler_output, refuse_reentry, run_handler},
 };
 use crate::{
-    ActionOutput, Args,
+    Args,
     action::JsonObject,
     model::{DenialReason, ErrorCode, Next, ToolError, ToolResult},
     refusals,
 };
-
-tokio::task_local! {
-    /// Set while an action handler runs: `App::call` from inside one would
-    /// wait for the call it is part of.
-    static IN_HANDLER: ();
-}
 
 /// Who is calling: agents are recorded as activity and asked for approval,
 /// the person is not. An agent's session, when the transport knows it, can
@@ -77,7 +68,7 @@ impl Caller {
     }
 }
 
-/// What phase 2 learned, for asking approval.
+/// What the check phase learned, for the ask phase.
 pub(super) struct Checked {
     pub needs_approval: bool,
     /// The window's version when checked; `None` for app-level actions.
@@ -145,15 +136,6 @@ struct Prepared {
     params: Arc<[String]>,
     result_shape: ResultShape,
     timeout: Duration,
-}
-
-/// How a handler ended.
-enum HandlerOutcome {
-    Returned(ActionOutput),
-    Failed(ToolError),
-    Panicked,
-    TimedOut,
-    Cancelled,
 }
 
 impl App {
@@ -435,7 +417,7 @@ impl App {
         ))
     }
 
-    /// Phase 2, outside the operation lock: the gates as they stand now, and
+    /// The check phase, outside the operation lock: the gates as they stand now, and
     /// the arguments against the action's schema.
     fn check(&self, call: &ActionCall) -> Result<Checked, ToolError> {
         let checked = self.shared.read(|state| {
@@ -471,7 +453,7 @@ impl App {
         if problems.is_empty() { Ok(checked) } else { Err(ToolError::validation(problems)) }
     }
 
-    /// Phase 3, under the operation lock: the gates again (and, for an
+    /// The prepare phase, under the operation lock: the gates again (and, for an
     /// app-level action approved at `pin`, the same pin), and a working copy.
     fn prepare(&self, call: &ActionCall, pin: Option<u64>) -> Result<Prepared, ToolError> {
         let default_timeout = self.shared.config.default_timeout;
@@ -503,7 +485,7 @@ impl App {
         })?
     }
 
-    /// Phase 5: applies a finished call in one step, or nothing if the world
+    /// The commit phase: applies a finished call in one step, or nothing if the world
     /// moved under it (user-first, §7.1). Returns the windows it opened and,
     /// when it changed what can be operated, what can be operated now.
     fn commit(&self, finished: Finished) -> Result<(Vec<String>, Option<Next>), ToolError> {
@@ -517,7 +499,7 @@ impl App {
         )
     }
 
-    /// Phase 6 for failures: the advice of advice.rs, on the state as it is.
+    /// The respond phase for failures: the advice of advice.rs, on the state as it is.
     fn explain(&self, error: ToolError) -> ToolError {
         let surface = self.shared.config.surface;
         match self.shared.lock() {
@@ -527,69 +509,8 @@ impl App {
     }
 }
 
-/// Phase 4: the handler on the working copy, guarded against panics (in
-/// its synchronous part too), timeouts and the client cancelling.
-async fn run_handler(
-    working: &mut Box<dyn DynActions>,
-    action: &str,
-    args: Args,
-    cx: &mut Context,
-    timeout: Duration,
-    cancel: &CancellationToken,
-) -> HandlerOutcome {
-    let future = match catch_unwind(AssertUnwindSafe(move || working.call(action, args, cx))) {
-        Err(_) => return HandlerOutcome::Panicked,
-        Ok(future) => future,
-    };
-    let guarded = IN_HANDLER.scope((), catch_unwind_future(future));
-    tokio::select! {
-        biased;
-        () = cancel.cancelled() => HandlerOutcome::Cancelled,
-        result = tokio::time::timeout(timeout, guarded) => match result {
-            Err(_) => HandlerOutcome::TimedOut,
-            Ok(Err(())) => HandlerOutcome::Panicked,
-            Ok(Ok(Err(error))) => HandlerOutcome::Failed(error),
-            Ok(Ok(Ok(output))) => HandlerOutcome::Returned(output),
-        },
-    }
-}
-
 fn error_value(error: &ToolError) -> Value {
     serde_json::to_value(error).unwrap_or_default()
-}
-
-/// `App::call` from inside a handler would wait for the call it is part of.
-fn refuse_reentry(call: &ActionCall) -> Result<(), ToolError> {
-    if IN_HANDLER.try_with(|_| ()).is_ok() {
-        return Err(refusals::reentered(&call.action));
-    }
-    Ok(())
-}
-
-/// Turns how the handler ended into its output, or the error to return.
-fn handler_output(
-    outcome: HandlerOutcome,
-    action: &str,
-    timeout: Duration,
-    cancel: &CancellationToken,
-) -> Result<ActionOutput, ToolError> {
-    match outcome {
-        HandlerOutcome::Returned(output) => Ok(output),
-        HandlerOutcome::Failed(error) => Err(error),
-        HandlerOutcome::Cancelled => {
-            tracing::info!(action, "call cancelled by the client before it took effect");
-            Err(refusals::cancelled(action))
-        }
-        HandlerOutcome::TimedOut => {
-            tracing::warn!(action, "action timed out");
-            Err(refusals::timed_out(action, timeout))
-        }
-        HandlerOutcome::Panicked if cancel.is_cancelled() => Err(refusals::cancelled(action)),
-        HandlerOutcome::Panicked => {
-            tracing::error!(action, "action handler panicked; the call was rolled back");
-            Err(refusals::failed_inside(action))
-        }
-    }
 }
 
 /// A message for handlers that give none: the protocol says one SHOULD be there.
@@ -600,18 +521,4 @@ fn default_message(action: &str, opened: &[String]) -> String {
         [one] => format!("{done} Opened window {one}."),
         many => format!("{done} Opened windows {}.", many.join(", ")),
     }
-}
-
-/// Polls a boxed future, turning a panic into `Err(())`.
-async fn catch_unwind_future<T>(
-    mut future: Pin<Box<dyn Future<Output = T> + Send + '_>>,
-) -> Result<T, ()> {
-    std::future::poll_fn(move |cx| {
-        match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
-            Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
-            Ok(Poll::Pending) => Poll::Pending,
-            Err(_) => Poll::Ready(Err(())),
-        }
-    })
-    .await
 }

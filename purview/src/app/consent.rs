@@ -1,4 +1,4 @@
-//! The yes an approval-requiring call needs, between phases 2 and 3 of a
+//! The yes an approval-requiring call needs, in the ask phase of a
 //! call (call.rs), from whom the app accepts it ([`WhoApproves`]): the
 //! app's own approver, the calling client's user, or the app's policy.
 //!

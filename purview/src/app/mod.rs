@@ -26,6 +26,7 @@ mod lookup;
 pub(crate) mod progress;
 mod registry;
 mod route;
+mod run;
 mod shared;
 mod topology;
 mod typed;

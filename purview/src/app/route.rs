@@ -1,4 +1,4 @@
-//! Phase 1 of a call: what it asks for. A tool name `{windowId}__{action}`
+//! The route phase of a call: what it asks for. A tool name `{windowId}__{action}`
 //! or `app__{action}` names its window and action; `app__act` names them in
 //! its arguments (and carries the action's own arguments separately, so
 //! `validation_failed` names them as the action knows them);

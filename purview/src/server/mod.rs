@@ -7,6 +7,7 @@ mod fair;
 pub(crate) mod frame;
 pub(crate) mod guard;
 mod http;
+mod http_options;
 mod http_sessions;
 pub(crate) mod lines;
 mod outbound;
@@ -32,7 +33,8 @@ use rmcp::{
 
 #[cfg(feature = "cli")]
 pub(crate) use guard::check_token;
-pub use http::{HttpOptions, HttpServer};
+pub use http::HttpServer;
+pub use http_options::HttpOptions;
 
 use self::sessions::{LegacySession, ListenStream};
 use crate::{

@@ -1,0 +1,222 @@
+//! What [`HttpOptions`] holds: the address, the path, the token, the
+//! accepted hosts and origins, and every limit the HTTP server enforces
+//! (http.rs).
+
+use std::{net::SocketAddr, time::Duration};
+
+use super::guard::{Guard, check_token};
+#[cfg(doc)]
+use crate::App;
+use crate::{Error, Secret};
+
+/// How to serve streamable HTTP.
+///
+/// Defaults: `127.0.0.1:0` (a free port on loopback), path `/mcp`, no token,
+/// only loopback `Host` headers and loopback browser `Origin`s accepted
+/// (DNS-rebinding protection), and the limits below. Serving beyond loopback
+/// requires a bearer token (or an explicit
+/// [`HttpOptions::allow_remote_without_token`]).
+///
+/// ```
+/// let options = purview::HttpOptions::default()
+///     .addr("127.0.0.1:8765".parse().unwrap())
+///     .bearer_token("5f0c1d2e3a4b5c6d7e8f9a0b1c2d3e4f")
+///     .max_sessions(16);
+/// # let _ = options;
+/// ```
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct HttpOptions {
+    pub(super) addr: SocketAddr,
+    pub(super) path: String,
+    pub(super) bearer_token: Option<Secret<String>>,
+    pub(super) allowed_hosts: Vec<String>,
+    pub(super) allowed_origins: Vec<String>,
+    pub(super) remote_without_token: bool,
+    pub(super) header_timeout: Duration,
+    pub(super) body_timeout: Duration,
+    pub(super) max_body_bytes: usize,
+    pub(super) max_connections: usize,
+    pub(super) max_unauthenticated_connections: usize,
+    pub(super) max_sessions: usize,
+    pub(super) max_streams_per_session: usize,
+    pub(super) max_streams: usize,
+    pub(super) max_listen_streams: usize,
+    pub(super) session_idle: Duration,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            path: "/mcp".into(),
+            bearer_token: None,
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+            allowed_origins: vec![
+                "http://localhost:*".into(),
+                "http://127.0.0.1:*".into(),
+                "http://[::1]:*".into(),
+            ],
+            remote_without_token: false,
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
+            max_body_bytes: 4 * 1024 * 1024,
+            max_connections: 256,
+            max_unauthenticated_connections: 64,
+            max_sessions: 64,
+            max_streams_per_session: 4,
+            max_streams: 64,
+            max_listen_streams: 64,
+            session_idle: Duration::from_secs(5 * 60),
+        }
+    }
+}
+
+impl HttpOptions {
+    /// The address to bind. Binding beyond loopback also needs a bearer
+    /// token and [`HttpOptions::allow_host`] for the names clients will use.
+    pub fn addr(mut self, addr: SocketAddr) -> Self {
+        self.addr = addr;
+        self
+    }
+
+    /// The URL path of the MCP endpoint (default `/mcp`); must start with `/`
+    /// and name a sub-path.
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        self.path = path.into();
+        self
+    }
+
+    /// Requires `Authorization: Bearer <token>` on every request (the scheme
+    /// in any case). The token must be at least 16 characters
+    /// ([`App::serve_http`] refuses shorter ones); `openssl rand -hex 32`
+    /// makes a good one. Wrong tokens are answered more and more slowly per
+    /// source address (after 5, each waits twice as long, up to 2 s).
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        self.bearer_token = Some(Secret::new(token.into()));
+        self
+    }
+
+    /// Accepts one more `Host` header value (a hostname or IP, without port).
+    pub fn allow_host(mut self, host: impl Into<String>) -> Self {
+        self.allowed_hosts.push(host.into());
+        self
+    }
+
+    /// Accepts one more browser `Origin` (`scheme://host[:port|:*]`).
+    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
+        self.allowed_origins.push(origin.into());
+        self
+    }
+
+    /// Serves beyond loopback without a bearer token. Only for a server
+    /// behind an authenticating proxy: otherwise anyone who can reach the
+    /// port controls the application.
+    pub fn allow_remote_without_token(mut self) -> Self {
+        self.remote_without_token = true;
+        self
+    }
+
+    /// How long a client may take to send a request's headers (10 s);
+    /// slower connections are closed.
+    pub fn header_timeout(mut self, timeout: Duration) -> Self {
+        self.header_timeout = timeout;
+        self
+    }
+
+    /// How long a request body may take to arrive, in all (30 s), however
+    /// slowly it trickles in; a slower one gets 408.
+    pub fn body_timeout(mut self, timeout: Duration) -> Self {
+        self.body_timeout = timeout;
+        self
+    }
+
+    /// The largest request body accepted (4 MiB); larger ones get 413.
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes;
+        self
+    }
+
+    /// Connections open at once (256). At the limit a new connection cuts
+    /// the oldest unauthenticated one, else the oldest idle one; only when
+    /// every connection is busy is it closed on arrival.
+    pub fn max_connections(mut self, n: usize) -> Self {
+        self.max_connections = n;
+        self
+    }
+
+    /// How many of the connections may be unauthenticated (64): a
+    /// connection is until one of its requests passes every header check,
+    /// the bearer token included. Beyond this share a new connection cuts
+    /// the oldest unauthenticated one, so clients without the token only
+    /// ever recycle their own share.
+    pub fn max_unauthenticated_connections(mut self, n: usize) -> Self {
+        self.max_unauthenticated_connections = n;
+        self
+    }
+
+    /// MCP sessions at once (64); the `initialize` beyond it gets HTTP 503
+    /// with a JSON-RPC error saying so.
+    pub fn max_sessions(mut self, n: usize) -> Self {
+        self.max_sessions = n;
+        self
+    }
+
+    /// Server-to-client GET streams one session may hold open (4).
+    pub fn max_streams_per_session(mut self, n: usize) -> Self {
+        self.max_streams_per_session = n;
+        self
+    }
+
+    /// GET streams all sessions together may hold open (64), so that
+    /// streams never take every connection.
+    pub fn max_streams(mut self, n: usize) -> Self {
+        self.max_streams = n;
+        self
+    }
+
+    /// 2026-07-28 `subscriptions/listen` streams open at once over HTTP, in
+    /// all (64). Each is its own request, so no per-connection count could
+    /// bound them; this keeps them, with the sessions, within the app's
+    /// subscriber limit.
+    pub fn max_listen_streams(mut self, n: usize) -> Self {
+        self.max_listen_streams = n;
+        self
+    }
+
+    /// How long a session may stay idle before it is closed (5 minutes).
+    pub fn session_idle(mut self, idle: Duration) -> Self {
+        self.session_idle = idle;
+        self
+    }
+
+    pub(super) fn check(&self) -> Result<(), Error> {
+        if !self.path.starts_with('/') || self.path.len() < 2 || self.path.ends_with('/') {
+            return Err(Error::Serve(format!(
+                "the MCP path must start with `/` and name a sub-path, such as `/mcp` (got `{}`)",
+                self.path
+            )));
+        }
+        if let Some(token) = &self.bearer_token {
+            check_token(token.expose()).map_err(Error::Serve)?;
+        }
+        if !self.addr.ip().is_loopback()
+            && self.bearer_token.is_none()
+            && !self.remote_without_token
+        {
+            return Err(Error::Serve(format!(
+                "refusing to serve {} without a bearer token: anyone who can reach that address would control the application. Give a token (--token), bind 127.0.0.1, or, behind an authenticating proxy, allow it explicitly (--allow-remote-without-token)",
+                self.addr
+            )));
+        }
+        Ok(())
+    }
+
+    pub(super) fn guard(&self) -> Guard {
+        Guard {
+            hosts: self.allowed_hosts.clone(),
+            origins: self.allowed_origins.clone(),
+            token: self.bearer_token.as_ref().map(|t| t.expose().clone()),
+        }
+    }
+}
