@@ -40,7 +40,7 @@ use super::{
 use crate::{
     Args,
     action::JsonObject,
-    model::{DenialReason, ErrorCode, Next, ToolError, ToolResult},
+    model::{DenialReason, ErrorCode, Next, ToolError, ToolOutcome, ToolResult},
     refusals,
 };
 
@@ -107,26 +107,6 @@ impl Stop {
     }
 }
 
-/// What a tools/call returns on the wire: `structuredContent` and `isError`.
-///
-/// ```
-/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-/// let app = purview::App::builder().build();
-/// let outcome = app.call_tool("app__read_windows", None).await;
-/// assert!(!outcome.is_error);
-/// assert_eq!(outcome.structured["operableWindowIds"], serde_json::json!([]));
-/// # });
-/// ```
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct ToolOutcome {
-    /// Whether the call failed (`structured` is then a
-    /// [`ToolError`] object).
-    pub is_error: bool,
-    /// The `structuredContent`.
-    pub structured: Value,
-}
-
 /// A call that passed the gates under the operation lock.
 struct Prepared {
     target: Target,
@@ -147,7 +127,7 @@ impl App {
     /// [`App::call_tool`] for it.
     ///
     /// ```
-    /// # use purview::*;
+    /// # use purview::{by_hand::*, *};
     /// # #[derive(Clone)] struct W;
     /// # impl Window for W { fn title(&self) -> String { "W".into() } fn project(&self, _: &mut View) {} }
     /// # impl Actions for W { fn actions() -> Vec<ActionSpec> { vec![ActionSpec::new("close")] }
@@ -195,7 +175,7 @@ impl App {
     /// ```
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
     /// let app = purview::App::builder().build();
-    /// let cancel = purview::CancellationToken::new();
+    /// let cancel = tokio_util::sync::CancellationToken::new();
     /// let result = app.call_cancellable("w1__anything", None, cancel).await;
     /// assert!(result.is_err());
     /// # });
@@ -420,7 +400,7 @@ impl App {
     /// The check phase, outside the operation lock: the gates as they stand now, and
     /// the arguments against the action's schema.
     fn check(&self, call: &ActionCall) -> Result<Checked, ToolError> {
-        let checked = self.shared.read(|state| {
+        let checked = self.shared.try_read(|state| {
             let gates::Admitted { target, index, actor, entry } =
                 gates::admit(state, &call.window, &call.action, call.expected_version.as_ref())?;
             let pin = matches!(target, Target::App).then(|| consent::pin(state));
@@ -442,7 +422,7 @@ impl App {
                 params: action.params.clone(),
                 check: action.check.clone(),
             })
-        })??;
+        })?;
         if call.typed.is_some() {
             // The compiler checked a typed call's arguments; there is no
             // JSON to check.

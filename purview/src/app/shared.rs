@@ -120,6 +120,15 @@ impl Shared {
         Ok(f(&*self.lock()?))
     }
 
+    /// [`Shared::read`] for a reader that can refuse: one `Result`, in the
+    /// reader's error type, whichever of the two failed.
+    pub fn try_read<R, E: From<Error>>(
+        &self,
+        f: impl FnOnce(&State) -> Result<R, E>,
+    ) -> Result<R, E> {
+        f(&*self.lock()?)
+    }
+
     pub fn next_seq(&self) -> u64 {
         self.next_seq.fetch_add(1, Ordering::Relaxed)
     }
