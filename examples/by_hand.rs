@@ -14,10 +14,12 @@ use std::{process::ExitCode, time::Duration};
 
 use clap::Parser;
 use purview::{
-    ActionOutput, ActionResult, ActionSpec, Actions, App, Args, BoxFuture, Context, ToolSurface,
-    View, Window, WindowHandle,
+    ActionOutput, ActionResult, ActionSpec, Actions, App, Args, Context, View, Window,
+    WindowHandle,
+    by_hand::BoxFuture,
     cli::ServeArgs,
     model::{Block, Severity},
+    settings::ToolSurface,
 };
 use serde::Deserialize;
 
@@ -113,7 +115,7 @@ impl Actions for Tasks {
                     let dialog = cx.open_modal(ConfirmClear { owner })?;
                     Ok(ActionOutput::message(format!("Confirm in window {dialog}")))
                 }
-                other => Err(purview::unknown_action(other)),
+                other => Err(purview::by_hand::unknown_action(other)),
             }
         })
     }
@@ -167,7 +169,7 @@ impl Actions for ConfirmClear {
                     cx.close();
                     Ok(ActionOutput::message("Cancelled; nothing was removed"))
                 }
-                other => Err(purview::unknown_action(other)),
+                other => Err(purview::by_hand::unknown_action(other)),
             }
         })
     }
@@ -195,7 +197,7 @@ impl Actions for Menu {
                     let id = cx.open(Tasks::default())?;
                     Ok(ActionOutput::message(format!("Opened task list {id}")))
                 }
-                other => Err(purview::unknown_action(other)),
+                other => Err(purview::by_hand::unknown_action(other)),
             }
         })
     }

@@ -11,7 +11,7 @@
 use std::{process::ExitCode, time::Duration};
 
 use clap::Parser;
-use purview::{App, Context, ToolSurface, WindowHandle, actions, cli::ServeArgs, window};
+use purview::{App, Context, WindowHandle, actions, cli::ServeArgs, settings::ToolSurface, window};
 
 /// A to-do list.
 #[window(title = "Tasks", summary = "A to-do list with {open} open tasks")]

@@ -14,8 +14,8 @@ use std::time::Duration;
 use anyhow::{Context as _, Result, anyhow, ensure};
 use proptest::prelude::*;
 use purview::{
-    App, Approval, ApprovalQueue, ApprovalRequest, HttpOptions, ToolSurface, WhoApproves,
-    model::ErrorCode,
+    App, approval::Approval, approval::ApprovalQueue, approval::ApprovalRequest,
+    approval::WhoApproves, http::HttpOptions, model::ErrorCode, settings::ToolSurface,
 };
 use purview_tests::{Agent, AppMenu, Confirm, Editor, Elicit, Elicitation, demo_builder};
 use rmcp::{
@@ -43,7 +43,7 @@ fn details(recipient: &str, amount: u32) -> CallToolRequestParams {
     CallToolRequestParams::new("w1__set_details").with_arguments(as_object(arguments))
 }
 
-fn as_object(value: Value) -> purview::JsonObject {
+fn as_object(value: Value) -> purview::model::JsonObject {
     value.as_object().cloned().unwrap_or_default()
 }
 
@@ -84,7 +84,7 @@ async fn answer(
 }
 
 /// The next question the app's approver is asked.
-async fn next_question(queue: &ApprovalQueue) -> purview::PendingApproval {
+async fn next_question(queue: &ApprovalQueue) -> purview::approval::PendingApproval {
     loop {
         if let Some(pending) = queue.pending().into_iter().next() {
             return pending;

@@ -12,7 +12,8 @@ use std::{
 use anyhow::{Context as _, Result, ensure};
 use proptest::prelude::*;
 use purview::{
-    App, Approval, ApprovalQueue, ApprovalRequest, HttpOptions, ToolSurface, model::ErrorCode,
+    App, approval::Approval, approval::ApprovalQueue, approval::ApprovalRequest, http::HttpOptions,
+    model::ErrorCode, settings::ToolSurface,
 };
 use purview_tests::{Agent, Confirm, Editor, Elicit, Elicitation, Note, demo_builder};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -66,7 +67,7 @@ async fn s5_6_an_approved_call_runs_a_declined_one_changes_nothing() -> Result<(
     let approved = agent.call("w2__confirm", json!({})).await?;
     ensure!(!approved.is_error, "{approved:?}");
     ensure!(submitted(&app)?, "the approved action ran");
-    agent.expect(Note::Updated(purview::WINDOWS_URI.into())).await?;
+    agent.expect(Note::Updated(purview::model::WINDOWS_URI.into())).await?;
     Ok(())
 }
 

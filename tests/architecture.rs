@@ -322,3 +322,86 @@ fn no_source_file_runs_over_600_lines() {
     }
     assert!(checked > 60, "only {checked} files read");
 }
+
+/// The names `purview`'s root lists in its documentation: every public
+/// module and every name a root `pub use` brings in, once each (a trait
+/// and its derive share a name), leaving out what is `#[doc(hidden)]`.
+fn root_names(lib: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let (mut depth, mut hidden, mut statement) = (0i32, false, None::<String>);
+    for line in lib.lines() {
+        let trimmed = line.trim();
+        if depth == 0 && statement.is_none() {
+            if trimmed.starts_with("#[doc(hidden)]") {
+                hidden = true;
+            } else if let Some(rest) = trimmed.strip_prefix("pub mod ") {
+                let name: String =
+                    rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                if !std::mem::take(&mut hidden) {
+                    names.push(name);
+                }
+            } else if trimmed.starts_with("pub use ") {
+                statement = Some(String::new());
+            } else if !trimmed.starts_with("#[") && !trimmed.starts_with("//") {
+                hidden = false;
+            }
+        }
+        if let Some(text) = statement.as_mut() {
+            text.push_str(trimmed);
+            text.push(' ');
+            if trimmed.ends_with(';') {
+                let text = statement.take().unwrap_or_default();
+                let body = text.trim_start_matches("pub use ").trim_end().trim_end_matches(';');
+                names.extend(used_names(body));
+            }
+            continue;
+        }
+        depth += line.matches('{').count() as i32 - line.matches('}').count() as i32;
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// The names one `use` tree brings in: `a::{b::C, D as E}` gives C and E.
+fn used_names(tree: &str) -> Vec<String> {
+    let tree = tree.trim();
+    match tree.find('{') {
+        Some(open) => {
+            let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
+            let (mut parts, mut depth, mut current) = (Vec::new(), 0, String::new());
+            for c in inner.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        parts.push(std::mem::take(&mut current));
+                        continue;
+                    }
+                    _ => {}
+                }
+                current.push(c);
+            }
+            parts.push(current);
+            parts.iter().filter(|p| !p.trim().is_empty()).flat_map(|p| used_names(p)).collect()
+        }
+        None => {
+            let last = tree.rsplit(" as ").next().unwrap_or(tree);
+            vec![last.rsplit("::").next().unwrap_or(last).trim().to_owned()]
+        }
+    }
+}
+
+#[test]
+fn the_public_root_lists_at_most_40_names() {
+    // One can hold the root in one's head: everything else sits in a
+    // module named for what it is (approval, activity, http, settings,
+    // projection, model, by_hand). CHANGELOG.md lists where each name went.
+    let lib = fs::read_to_string(workspace().join("purview/src/lib.rs")).expect("lib.rs");
+    let names = root_names(&lib);
+    for expected in ["App", "window", "Row", "model", "serde_json", "approval"] {
+        assert!(names.iter().any(|n| n == expected), "the count missed `{expected}`: {names:?}");
+    }
+    assert!(!names.iter().any(|n| n.starts_with("__")), "hidden modules are not listed");
+    assert!(names.len() <= 40, "the root lists {} names: {names:?}", names.len());
+}

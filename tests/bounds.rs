@@ -12,7 +12,7 @@ mod order_desk;
 use std::{process::Stdio, time::Duration};
 
 use anyhow::{Context as _, Result, ensure};
-use purview::{ApprovalQueue, HttpOptions, ToolSurface};
+use purview::{approval::ApprovalQueue, http::HttpOptions, settings::ToolSurface};
 use purview_tests::{Agent, Elicit, Elicitation};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};

@@ -3,7 +3,7 @@
 //! fixture's deliberately panicking handler is reported as the app's
 //! finding, shrunk to the one call that shows it.
 
-use purview::{App, ToolSurface};
+use purview::{App, settings::ToolSurface};
 use purview_conformance::{Check, Explorer, Level, Status, Step};
 use purview_tests::{Editor, PASSWORD, PIN, demo_app_on};
 

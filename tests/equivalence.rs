@@ -7,7 +7,7 @@
 use std::sync::{Arc, Mutex};
 
 use proptest::prelude::*;
-use purview::{App, Change, ToolSurface};
+use purview::{App, activity::Change, settings::ToolSurface};
 use purview_tests::{Editor, PIN, demo_app_on};
 use serde_json::{Value, json};
 

@@ -10,7 +10,7 @@ use std::{
 };
 
 use anyhow::{Context as _, Result, ensure};
-use purview::{HttpOptions, Limits, ToolSurface};
+use purview::{http::HttpOptions, settings::Limits, settings::ToolSurface};
 use purview_tests::{Agent, Editor, demo_app_on};
 use rmcp::transport::{
     StreamableHttpClientTransport, streamable_http_client::StreamableHttpClientTransportConfig,
@@ -583,7 +583,7 @@ impl purview::Actions for Holder {
         action: &'a str,
         _: purview::Args,
         _: &'a mut purview::Context,
-    ) -> purview::BoxFuture<'a, purview::ActionResult> {
+    ) -> purview::by_hand::BoxFuture<'a, purview::ActionResult> {
         Box::pin(async move {
             if action == "hold" {
                 self.entered.notify_one();

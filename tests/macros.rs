@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use anyhow::Result;
-use purview::{App, Context, Media, Row, Secret, ToolError, actions, window};
+use purview::{App, Context, Row, Secret, ToolError, actions, projection::Media, window};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -265,7 +265,7 @@ fn report() -> Report {
 fn sample_app() -> Result<App> {
     let app = App::builder()
         .name("samples")
-        .tool_surface(purview::ToolSurface::Windows)
+        .tool_surface(purview::settings::ToolSurface::Windows)
         .app_actions(Menu)
         .build();
     app.open(OrderEditor::default())?;

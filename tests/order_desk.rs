@@ -14,7 +14,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 const ORDER_DESK: &str = env!("CARGO_BIN_EXE_order_desk");
 
 fn updated() -> Note {
-    Note::Updated(purview::WINDOWS_URI.into())
+    Note::Updated(purview::model::WINDOWS_URI.into())
 }
 
 fn tools(window: &str, actions: &[&str]) -> Vec<String> {

@@ -10,7 +10,8 @@ use std::sync::{
 
 use anyhow::{Result, ensure};
 use purview::{
-    App, Approval, ApprovalRequest, Context, Secret, ToolError, actions, model::ErrorCode, window,
+    App, Context, Secret, ToolError, actions, approval::Approval, approval::ApprovalRequest,
+    model::ErrorCode, window,
 };
 use purview_tests::{Agent, Note};
 use serde_json::json;
@@ -124,7 +125,7 @@ async fn s8_3_a_detail_edit_moves_both_windows_in_one_notified_step() -> Result<
     ensure!(version(&after, orders.id()) > version(&before, orders.id()), "the table moved");
     ensure!(version(&after, &detail) > version(&before, &detail), "the detail moved");
     ensure!(orders.read(|o| o.status(12))?.as_deref() == Some("shipped"));
-    agent.expect(Note::Updated(purview::WINDOWS_URI.into())).await?;
+    agent.expect(Note::Updated(purview::model::WINDOWS_URI.into())).await?;
     Ok(())
 }
 

@@ -11,7 +11,7 @@
 mod order_desk;
 
 use anyhow::{Context as _, Result, ensure};
-use purview::{App, HttpOptions, ToolSurface};
+use purview::{App, http::HttpOptions, settings::ToolSurface};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
 

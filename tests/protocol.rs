@@ -9,7 +9,7 @@ use purview::{App, model::Snapshot};
 use purview_tests::{Agent, Confirm, Editor, Note, demo_app};
 use serde_json::{Value, json};
 
-const UPDATED: fn() -> Note = || Note::Updated(purview::WINDOWS_URI.into());
+const UPDATED: fn() -> Note = || Note::Updated(purview::model::WINDOWS_URI.into());
 
 fn sorted(mut v: Vec<String>) -> Vec<String> {
     v.sort();

@@ -13,8 +13,8 @@ use std::{
 
 use anyhow::Result;
 use purview::{
-    ActionOutput, ActionResult, ActionSpec, Actions, App, Args, BoxFuture, Context, HttpOptions,
-    View, Window, actions, model::ErrorCode, window,
+    ActionOutput, ActionResult, ActionSpec, Actions, App, Args, Context, View, Window, actions,
+    by_hand::BoxFuture, http::HttpOptions, model::ErrorCode, window,
 };
 use purview_tests::{Agent, Note};
 use serde_json::json;
@@ -294,7 +294,7 @@ fn s10_1_notifications_survive_a_runtime_restart() -> Result<()> {
         let mut agent = Agent::legacy(&app).await?;
         agent.subscribe().await?;
         w.update(|d| d.note = "after restart".into())?;
-        agent.expect(Note::Updated(purview::WINDOWS_URI.into())).await
+        agent.expect(Note::Updated(purview::model::WINDOWS_URI.into())).await
     })
 }
 
@@ -333,7 +333,7 @@ async fn one_stdio_session(app: &App) -> Result<()> {
     agent.subscribe().await?;
     let editor = app.window::<Dialog>("w1")?;
     editor.update(|d| d.note = "changed".into())?;
-    agent.expect(purview_tests::Note::Updated(purview::WINDOWS_URI.into())).await?;
+    agent.expect(purview_tests::Note::Updated(purview::model::WINDOWS_URI.into())).await?;
     agent.close().await?;
     serving.await??;
     Ok(())
@@ -342,7 +342,7 @@ async fn one_stdio_session(app: &App) -> Result<()> {
 /// Serves `app` over HTTP with one client session, then shuts the server
 /// down.
 async fn one_http_session(app: &App) -> Result<()> {
-    let server = app.serve_http(purview::HttpOptions::default()).await?;
+    let server = app.serve_http(purview::http::HttpOptions::default()).await?;
     let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(server.url());
     let agent = Agent::over(transport).await?;
     agent.subscribe().await?;

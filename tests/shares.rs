@@ -7,7 +7,7 @@
 use std::{net::SocketAddr, process::Stdio, time::Duration};
 
 use anyhow::{Context as _, Result, ensure};
-use purview::{HttpOptions, Limits, ToolSurface};
+use purview::{http::HttpOptions, settings::Limits, settings::ToolSurface};
 use purview_tests::{Agent, Editor, Note, demo_app_on};
 use rmcp::transport::{
     StreamableHttpClientTransport, streamable_http_client::StreamableHttpClientTransportConfig,

@@ -4,7 +4,7 @@
 use std::{process::Stdio, time::Duration};
 
 use anyhow::{Context as _, Result};
-use purview::HttpOptions;
+use purview::http::HttpOptions;
 use purview_tests::{Agent, Editor, Note, demo_app};
 use rmcp::{
     ClientLifecycleMode, ClientServiceExt,
@@ -20,7 +20,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 const TEST_APP: &str = env!("CARGO_BIN_EXE_test_app");
 
 fn updated() -> Note {
-    Note::Updated(purview::WINDOWS_URI.into())
+    Note::Updated(purview::model::WINDOWS_URI.into())
 }
 
 #[tokio::test]
@@ -139,7 +139,7 @@ async fn s10_1_http_serves_2026_07_28_sessions_with_subscriptions_listen() -> Re
         .await?;
     let filter = rmcp::model::SubscriptionFilter::builder()
         .tools_list_changed()
-        .resource_subscription(purview::WINDOWS_URI)
+        .resource_subscription(purview::model::WINDOWS_URI)
         .build();
     let mut subscription = client.listen(filter).await?;
     tokio::spawn(async move {

@@ -9,7 +9,7 @@
 mod windows;
 
 use anyhow::Result;
-use purview::{App, Secret, ToolSurface, WindowHandle, WindowKind, model::ErrorCode};
+use purview::{App, Secret, WindowHandle, WindowKind, model::ErrorCode, settings::ToolSurface};
 use purview_tests::{Agent, Note};
 use serde_json::json;
 use windows::{
@@ -121,7 +121,7 @@ async fn s6_a_typed_call_notifies_agents_and_is_not_agent_activity() -> Result<(
     agent.drain().await;
     let editor = editor(&app);
     editor.act().edit_field(EditableField::Recipient, "Grace".into()).await?;
-    agent.expect(Note::Updated(purview::WINDOWS_URI.into())).await?;
+    agent.expect(Note::Updated(purview::model::WINDOWS_URI.into())).await?;
     let snapshot = agent.read_json().await?;
     assert_eq!(snapshot["windows"][0]["blocks"][1]["items"][0]["value"], json!("Grace"));
     assert!(app.agent_activity().is_none(), "the person's click is not the agent's");

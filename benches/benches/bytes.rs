@@ -13,7 +13,7 @@
 #[allow(dead_code)]
 mod order_desk;
 
-use purview::{App, ToolSurface};
+use purview::{App, settings::ToolSurface};
 use purview_benches::boards;
 use serde_json::{Value, json};
 

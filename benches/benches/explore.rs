@@ -13,7 +13,7 @@ mod order_desk;
 
 use std::time::Duration;
 
-use purview::{App, ToolSurface};
+use purview::{App, settings::ToolSurface};
 use purview_conformance::{Endpoint, Explorer, Report};
 
 fn explorer(steps: usize) -> Explorer {

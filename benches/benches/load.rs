@@ -55,7 +55,7 @@ async fn edit_burst() {
         let client = connect(app.mcp_server(), counter.clone()).await;
         #[allow(deprecated)]
         client
-            .subscribe(SubscribeRequestParams::new(purview::WINDOWS_URI))
+            .subscribe(SubscribeRequestParams::new(purview::model::WINDOWS_URI))
             .await
             .expect("subscribe");
         clients.push(client);
@@ -148,7 +148,8 @@ async fn fan_out() {
     let board = app.window::<Board>("w1").expect("board");
     // More sessions than the default caps (64 sessions, 64 GET streams), so
     // the caps are raised for it.
-    let options = purview::HttpOptions::default().max_sessions(SESSIONS).max_streams(SESSIONS);
+    let options =
+        purview::http::HttpOptions::default().max_sessions(SESSIONS).max_streams(SESSIONS);
     let server = app.serve_http(options).await.expect("serve");
     let mut clients = Vec::new();
     let mut counters = Vec::new();

@@ -19,7 +19,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use purview::{App, HttpOptions};
+use purview::{App, http::HttpOptions};
 use purview_benches::CountWindow;
 use rmcp::{
     ClientLifecycleMode, ClientServiceExt, ServiceExt,
@@ -54,7 +54,7 @@ async fn good_client(client: &Client, calls: usize) -> (usize, usize, Vec<Durati
         let started = Instant::now();
         let outcome = if i % 2 == 0 {
             client
-                .read_resource(ReadResourceRequestParams::new(purview::WINDOWS_URI))
+                .read_resource(ReadResourceRequestParams::new(purview::model::WINDOWS_URI))
                 .await
                 .map(|_| ())
         } else {

@@ -99,7 +99,7 @@ fn dispatcher(c: &mut Criterion) {
             &client,
             |b, client| {
                 b.to_async(&rt).iter(|| async {
-                    let params = ReadResourceRequestParams::new(purview::WINDOWS_URI);
+                    let params = ReadResourceRequestParams::new(purview::model::WINDOWS_URI);
                     client.read_resource(params).await.expect("read").contents.len()
                 })
             },

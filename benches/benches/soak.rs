@@ -15,7 +15,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use purview::{App, HttpOptions};
+use purview::{App, http::HttpOptions};
 use purview_benches::CountWindow;
 use rmcp::{
     ServiceExt,
@@ -50,7 +50,7 @@ async fn agent(url: String, ops: u64) -> Tally {
     let mut last_version = 0u64;
     for _ in 0..ops {
         let read = client
-            .read_resource(ReadResourceRequestParams::new(purview::WINDOWS_URI))
+            .read_resource(ReadResourceRequestParams::new(purview::model::WINDOWS_URI))
             .await
             .expect("read");
         let ResourceContents::TextResourceContents { text, .. } = &read.contents[0] else {

@@ -175,8 +175,10 @@ impl Board {
 /// An app with `windows` boards.
 pub fn boards(windows: usize) -> App {
     // Room for the memory bench's 1,000 windows (the default cap is 256).
-    let app =
-        App::builder().name("bench").limits(purview::Limits::default().max_windows(2_000)).build();
+    let app = App::builder()
+        .name("bench")
+        .limits(purview::settings::Limits::default().max_windows(2_000))
+        .build();
     for n in 0..windows {
         app.open(Board::new(n)).expect("open a board");
     }

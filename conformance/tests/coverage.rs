@@ -13,7 +13,7 @@ use std::{
     time::Duration,
 };
 
-use purview::{App, ToolSurface};
+use purview::{App, settings::ToolSurface};
 use purview_conformance::{CoverageLevel, Explorer, Report, Verdict};
 
 /// Every kind of window order_desk can open.

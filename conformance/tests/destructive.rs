@@ -6,7 +6,9 @@ use std::sync::{
     atomic::{AtomicUsize, Ordering},
 };
 
-use purview::{ActionResult, ActionSpec, Actions, App, Args, BoxFuture, Context, View, Window};
+use purview::{
+    ActionResult, ActionSpec, Actions, App, Args, Context, View, Window, by_hand::BoxFuture,
+};
 use purview_conformance::Explorer;
 
 /// A window with one harmless action and one that must never run.

@@ -14,7 +14,7 @@ mod order_desk;
 
 use std::time::Duration;
 
-use purview::{App, ToolSurface};
+use purview::{App, settings::ToolSurface};
 use purview_conformance::{Check, Explorer, Report, Status};
 use serde_json::json;
 

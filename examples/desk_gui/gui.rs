@@ -8,7 +8,7 @@
 //! is never overwritten.
 
 use eframe::egui::{self, Button, Ui};
-use purview::{App, ApprovalQueue, Secret, WindowHandle, model::BlockKind};
+use purview::{App, Secret, WindowHandle, approval::ApprovalQueue, model::BlockKind};
 use purview_egui::{Desk, WindowUi};
 
 use crate::windows::OrderEditor;

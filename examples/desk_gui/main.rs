@@ -20,7 +20,9 @@ mod gui;
 use std::process::ExitCode;
 
 use clap::Parser;
-use purview::{App, ApprovalQueue, HttpOptions, ToolSurface, WhoApproves};
+use purview::{
+    App, approval::ApprovalQueue, approval::WhoApproves, http::HttpOptions, settings::ToolSurface,
+};
 
 /// desk_gui: order_desk as an egui desktop app, shared by the person at the
 /// keyboard and AI agents connected over MCP (streamable HTTP on loopback).

@@ -15,7 +15,7 @@ mod windows;
 use std::process::ExitCode;
 
 use clap::Parser;
-use purview::{App, WhoApproves, cli::ServeArgs};
+use purview::{App, approval::WhoApproves, cli::ServeArgs};
 
 /// order_desk: Purview's reference app (an order editor with a confirmation
 /// dialog, a 10,000-row report and a lock screen), served to AI agents over

@@ -5,7 +5,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use purview::{App, AppBuilder, Context, Secret, ToolSurface, actions, window};
+use purview::{App, AppBuilder, Context, Secret, actions, settings::ToolSurface, window};
 use serde::{Deserialize, Serialize};
 
 /// The PIN that unlocks the app-level lock screen.

@@ -17,7 +17,7 @@ mod order_desk;
 
 use std::collections::BTreeSet;
 
-use purview::{App, ToolSurface};
+use purview::{App, settings::ToolSurface};
 use serde_json::{Value, json};
 
 const STANDARD_FORMATS: [&str; 19] = [

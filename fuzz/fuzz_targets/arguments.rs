@@ -12,7 +12,7 @@ mod windows;
 use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
-use purview::{App, ToolSurface};
+use purview::{App, settings::ToolSurface};
 use serde_json::{Value, json};
 
 static RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {

@@ -19,7 +19,7 @@ static RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
 });
 
 static APP: LazyLock<purview::App> =
-    LazyLock::new(|| windows::order_desk_app(purview::ToolSurface::Both));
+    LazyLock::new(|| windows::order_desk_app(purview::settings::ToolSurface::Both));
 
 fuzz_target!(|data: &[u8]| {
     RUNTIME.block_on(async {

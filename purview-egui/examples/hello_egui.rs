@@ -116,7 +116,7 @@ fn main() -> eframe::Result {
     let runtime = tokio::runtime::Runtime::new().expect("an async runtime");
     let _calls_run_here = runtime.enter();
     let app = todo_app();
-    let server = runtime.block_on(app.serve_http(purview::HttpOptions::default()));
+    let server = runtime.block_on(app.serve_http(purview::http::HttpOptions::default()));
     let endpoint = server.as_ref().map_or_else(|e| format!("nowhere ({e})"), |s| s.url());
     eprintln!("hello_egui: MCP endpoint {endpoint}");
     let desk = purview_egui::Desk::new(app)

@@ -4,7 +4,7 @@
 //! `validation_failed` beside its field.
 
 use egui::{RichText, Ui};
-use purview::JsonObject;
+use purview::model::JsonObject;
 
 use crate::{
     calls::{Core, Scope, WindowUi, field_error, form_problems},

@@ -4,7 +4,7 @@
 
 use egui::{Color32, RichText, Ui};
 use purview::{
-    MASK,
+    model::MASK,
     model::{Block, BlockKind, FieldItem, Severity},
     serde_json::{self, Value},
 };
@@ -127,7 +127,7 @@ impl WindowUi<'_> {
             lock(&self.core.pages).remove(&page_key);
             return;
         }
-        let mut arguments = purview::JsonObject::new();
+        let mut arguments = purview::model::JsonObject::new();
         arguments.insert("offset".into(), at.into());
         arguments.insert("limit".into(), limit.into());
         let (pages, columns) = (self.core.pages.clone(), columns.to_vec());

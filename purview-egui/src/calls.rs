@@ -9,7 +9,8 @@ use std::{
 };
 
 use purview::{
-    App, JsonObject, ToolError,
+    App, ToolError,
+    model::JsonObject,
     model::{ErrorCode, FieldError, ToolResult, WindowState},
 };
 
@@ -252,7 +253,7 @@ impl WindowUi<'_> {
     ///
     /// ```
     /// # fn f(cx: &mut purview_egui::WindowUi<'_>) {
-    /// let mut arguments = purview::JsonObject::new();
+    /// let mut arguments = purview::model::JsonObject::new();
     /// arguments.insert("offset".into(), 0.into());
     /// arguments.insert("limit".into(), 20.into());
     /// cx.perform("load_rows", arguments);

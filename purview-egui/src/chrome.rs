@@ -9,8 +9,8 @@ use egui::{
     ViewportCommand, ViewportId,
 };
 use purview::{
-    AgentActivity, Approval, ApprovalQueue, PendingApproval, model::WindowState, serde_json,
-    serde_json::Value,
+    activity::AgentActivity, approval::Approval, approval::ApprovalQueue,
+    approval::PendingApproval, model::WindowState, serde_json, serde_json::Value,
 };
 
 use crate::{
@@ -241,7 +241,7 @@ impl Desk {
         match closer {
             Some(action) => {
                 let scope = Some(view.state.id.clone());
-                let arguments = purview::JsonObject::new();
+                let arguments = purview::model::JsonObject::new();
                 self.core.perform(ctx, scope, &action.name, arguments, drop);
             }
             None => {

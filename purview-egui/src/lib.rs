@@ -34,7 +34,7 @@
 //!     let _in_runtime = runtime.enter();
 //!     let app = App::builder().name("counter").build();
 //!     app.open(Counter::default()).expect("open the counter");
-//!     let _server = runtime.block_on(app.serve_http(purview::HttpOptions::default()));
+//!     let _server = runtime.block_on(app.serve_http(purview::http::HttpOptions::default()));
 //!     let mut desk = purview_egui::Desk::new(app).embedded(true).heading("Counter");
 //!     eframe::run_ui_native("Counter", Default::default(), move |ui, _| desk.show(ui))
 //! }
@@ -64,7 +64,7 @@ use std::{
 };
 
 use egui::Ui;
-use purview::{App, ApprovalQueue, Window, WindowHandle};
+use purview::{App, Window, WindowHandle, approval::ApprovalQueue};
 
 pub use calls::WindowUi;
 
@@ -149,7 +149,7 @@ impl Desk {
     /// one when it is built or starts serving).
     ///
     /// ```
-    /// use purview::{App, ApprovalQueue, WhoApproves};
+    /// use purview::{App, approval::ApprovalQueue, approval::WhoApproves};
     /// let approvals = ApprovalQueue::new();
     /// let app = App::builder()
     ///     .approver(approvals.clone())

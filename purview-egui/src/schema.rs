@@ -3,8 +3,8 @@
 //! annotations and the form its input schema asks for.
 
 use purview::{
-    JsonObject,
     model::FieldError,
+    model::JsonObject,
     naming::humanize,
     serde_json::{Map, Value},
 };

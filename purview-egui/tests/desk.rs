@@ -8,7 +8,9 @@ use egui_kittest::{
     Harness,
     kittest::{NodeT, Queryable},
 };
-use purview::{App, Context, Media, Secret, actions, model::ErrorCode, serde_json, window};
+use purview::{
+    App, Context, Secret, actions, model::ErrorCode, projection::Media, serde_json, window,
+};
 use purview_egui::Desk;
 use serde::Serialize;
 
@@ -209,7 +211,7 @@ async fn every_block_kind_is_drawn_by_default_and_a_masked_field_never_shows_its
     }
     assert_eq!(harness.get_by_label("Ada").value().as_deref(), Some("Ada"));
     // The sensitive field is drawn as its mask, labelled by its name.
-    let masked = harness.get_by_label(purview::MASK);
+    let masked = harness.get_by_label(purview::model::MASK);
     assert!(
         masked
             .accesskit_node()
@@ -368,7 +370,7 @@ async fn an_agents_call_changes_what_is_drawn_without_input() {
     let mut harness = person(&app);
     assert!(harness.query_by_label("Agent is working here").is_none());
     assert!(!harness.ctx.has_requested_repaint(), "idle before the agent acts");
-    let mut arguments = purview::JsonObject::new();
+    let mut arguments = purview::model::JsonObject::new();
     arguments.insert("recipient".into(), "Grace".into());
     arguments.insert("amount".into(), 3.into());
     app.call("w1__set_details", Some(arguments)).await.expect("the agent's call");

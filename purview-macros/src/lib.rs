@@ -35,7 +35,7 @@ use proc_macro::TokenStream;
 /// | `#[block(table)]`, `limit = N`, `columns = ["A", "B"]` | `Vec<R>` of `#[derive(Row)]` or tuples | `table` (truncated with `offset`/`total` past `limit`) |
 /// | `#[block(list)]`, `ordered`, `limit = N` | `Vec<T: Serialize>` | `list` |
 /// | `#[block(notice = "error")]` (`info`, `warn`, `success`) | `String` (when not empty), `Option<String>` (when `Some`) | `notice` |
-/// | `#[block(media)]` | `purview::Media`, `Option<Media>` | `media` |
+/// | `#[block(media)]` | `purview::projection::Media`, `Option<Media>` | `media` |
 /// | `#[block(custom)]` | `Serialize` | `custom` |
 ///
 /// Every block's id is its field name (or `id = ".."`), stable across
@@ -89,7 +89,7 @@ pub fn window(args: TokenStream, item: TokenStream) -> TokenStream {
 ///   or `ActionOutput` for full control;
 /// - `destructive`, `idempotent`, `read_only`, `open_world` set the tool
 ///   annotations; `approval` makes an agent's call wait for a person's yes
-///   (see `purview::Approver`); `title = ".."`, `description = ".."`
+///   (see `purview::approval::Approver`); `title = ".."`, `description = ".."`
 ///   (default: the doc comment); `timeout = "5s"` (or `"250ms"`); `available = method` names a
 ///   `fn(&self) -> bool` that hides the action while it returns `false`.
 ///
@@ -184,7 +184,7 @@ pub fn action(_args: TokenStream, item: TokenStream) -> TokenStream {
 ///     #[row(skip)]
 ///     internal_code: u64,
 /// }
-/// use purview::{Cells, Row};
+/// use purview::{projection::Cells, Row};
 /// assert_eq!(Line::columns(), ["Product", "Qty"]);
 /// let line = Line { product: "A".into(), quantity: 2, internal_code: 9 };
 /// assert_eq!(line.cells(), vec![serde_json::json!("A"), serde_json::json!(2)]);

@@ -133,7 +133,7 @@ impl ActionSpec {
 
     /// Needs a person's approval when an agent calls it (never when the
     /// person does, through [`App::perform`](crate::App::perform)); the
-    /// tool's description says so. See [`Approver`](crate::Approver).
+    /// tool's description says so. See [`Approver`](crate::approval::Approver).
     pub fn approval(mut self) -> Self {
         self.approval = true;
         self
@@ -163,7 +163,7 @@ fn empty_object_schema() -> JsonObject {
 /// key that some clients reject.
 ///
 /// ```
-/// let schema = purview::schema_for::<u8>();
+/// let schema = purview::by_hand::schema_for::<u8>();
 /// assert_eq!(schema["type"], "integer");
 /// assert!(!schema.contains_key("$schema"));
 /// ```
@@ -272,7 +272,7 @@ impl ActionOutput {
 /// The error a dispatcher returns for an action name it does not know.
 ///
 /// ```
-/// let e = purview::unknown_action("fly");
+/// let e = purview::by_hand::unknown_action("fly");
 /// assert_eq!(e.code, purview::model::ErrorCode::ActionNotAvailable);
 /// ```
 pub fn unknown_action(action: &str) -> ToolError {

@@ -41,7 +41,7 @@ use tracing_subscriber::{
     util::SubscriberInitExt,
 };
 
-use crate::{App, HttpOptions, ToolSurface};
+use crate::{App, http::HttpOptions, settings::ToolSurface};
 
 /// The options of a Purview app's command line; `#[command(flatten)]` them
 /// into your own `clap::Parser`.

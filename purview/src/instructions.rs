@@ -26,16 +26,7 @@ const BIG_DATA: &str = "Big data: blocks show an overview (a table's first rows 
 /// The protocol guidance every Purview server gives agents on `surface`. App
 /// notes given to [`AppBuilder::instructions`](crate::AppBuilder::instructions)
 /// follow it.
-///
-/// ```
-/// use purview::{ToolSurface, instructions};
-/// for surface in [ToolSurface::Windows, ToolSurface::Both, ToolSurface::Dispatcher] {
-///     assert!(instructions(surface).len() < 1800);
-///     assert!(instructions(surface).contains("expectedVersion"));
-/// }
-/// assert!(instructions(ToolSurface::Both).contains("app__act"));
-/// ```
-pub fn instructions(surface: ToolSurface) -> String {
+pub(crate) fn instructions(surface: ToolSurface) -> String {
     let parts: &[&str] = match surface {
         ToolSurface::Windows => &[LEAD, READING, WINDOW_TOOLS, SYNC, ERRORS, BIG_DATA],
         ToolSurface::Both => &[LEAD, READING, WINDOW_TOOLS, DISPATCHER, SYNC, ERRORS, BIG_DATA],
@@ -55,5 +46,19 @@ pub(crate) fn with_notes(surface: ToolSurface, notes: Option<&str>) -> String {
     match notes {
         Some(notes) => format!("{guidance}\n\nAbout this application: {notes}"),
         None => guidance,
+    }
+}
+
+#[cfg(test)]
+mod surface_tests {
+    use super::*;
+
+    #[test]
+    fn every_surface_names_expected_version_and_stays_short() {
+        for surface in [ToolSurface::Windows, ToolSurface::Both, ToolSurface::Dispatcher] {
+            assert!(instructions(surface).len() < 1800);
+            assert!(instructions(surface).contains("expectedVersion"));
+        }
+        assert!(instructions(ToolSurface::Both).contains("app__act"));
     }
 }

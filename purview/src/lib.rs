@@ -107,8 +107,8 @@
 //! - masking of sensitive values ([`Secret`], `#[block(field, sensitive)]`)
 //!   in every read, result, error and log line;
 //! - a person's approval before an agent's destructive action, when asked
-//!   for ([`Approver`], [`ApprovalQueue`]), on both protocol generations,
-//!   and only from whom the app trusts ([`WhoApproves`]).
+//!   for ([`approval`]: an app's approver or its queue), on both protocol
+//!   generations, and only from whom the app trusts.
 //!
 //! ## Serving it
 //!
@@ -118,7 +118,7 @@
 //!
 //! ```no_run
 //! # async fn serve(app: purview::App) -> Result<(), purview::Error> {
-//! let server = app.serve_http(purview::HttpOptions::default()).await?;
+//! let server = app.serve_http(purview::http::HttpOptions::default()).await?;
 //! eprintln!("agents connect at {}", server.url()); // stderr: stdout is the protocol's
 //! app.serve_stdio().await
 //! # }
@@ -181,7 +181,7 @@ mod redact;
 mod refusals;
 mod schema;
 mod server;
-mod settings;
+pub mod settings;
 mod signature;
 mod validate;
 mod view;
@@ -191,20 +191,17 @@ mod window;
 /// shared with the macros so both check the same way.
 pub use purview_naming as naming;
 
-pub use action::{ActionOutput, ActionSpec, JsonObject, schema_for, unknown_action};
+pub use action::{ActionOutput, ActionSpec};
 pub use app::{
-    AgentActivity, App, AppBuilder, Approval, ApprovalQueue, ApprovalRequest, Approver, Call,
-    CalledBy, Change, Context, Error, Limits, PendingApproval, Performed, ToolOutcome, ToolSurface,
-    TypedCalls, VariantHandle, WhoApproves, WindowHandle, WindowInfo, WindowKind,
+    App, AppBuilder, Call, Context, Error, Performed, TypedCalls, VariantHandle, WindowHandle,
+    WindowKind,
 };
 pub use args::Args;
-pub use instructions::instructions;
-pub use model::{ToolError, WINDOWS_URI};
-pub use projection::{
-    Cells, ListSource, Media, MediaSource, NoticeText, Row, Sensitive, TableSource,
-};
+pub use model::ToolError;
+/// The trait shares its name with the derive: `use purview::Row` brings both.
+pub use projection::Row;
 pub use purview_macros::{Row, WindowKind, action, actions, window};
-pub use redact::{MASK, Secret};
+pub use redact::Secret;
 /// The MCP library Purview serves with, for serving an [`McpServer`] over a
 /// transport of your own (`rmcp::ServiceExt::serve`).
 pub use rmcp;
@@ -215,14 +212,84 @@ pub use schemars;
 /// Re-exported because Purview's API uses its traits ([`Args::parse`],
 /// [`ActionOutput::result`]); the macros' generated code uses it from here.
 pub use serde;
-/// Re-exported because Purview's API carries JSON values ([`Cells`],
-/// [`model::Block`]).
+/// Re-exported because Purview's API carries JSON values
+/// ([`projection::Cells`], [`model::Block`]).
 pub use serde_json;
-pub use server::{HttpOptions, HttpServer, McpServer};
-/// How a caller cancels [`App::call_cancellable`].
-pub use tokio_util::sync::CancellationToken;
+pub use server::McpServer;
 pub use view::View;
-pub use window::{ActionResult, Actions, BoxFuture, Window};
+pub use window::{ActionResult, Actions, Window};
+
+/// Approvals: what an agent's call that needs a person's yes asks, who may
+/// answer it, and the queue a GUI answers from.
+///
+/// An action marked `#[action(requires_approval)]` (or named in
+/// [`AppBuilder::require_approval`]) waits, when an agent calls it, for a
+/// yes from whom [`WhoApproves`](approval::WhoApproves) trusts: the app's
+/// own [`Approver`](approval::Approver) (such as an
+/// [`ApprovalQueue`](approval::ApprovalQueue) a GUI shows), the client's
+/// user, or both.
+///
+/// ```
+/// use purview::approval::{ApprovalQueue, WhoApproves};
+/// let queue = ApprovalQueue::new();
+/// let app = purview::App::builder()
+///     .approver(queue.clone())
+///     .who_approves(WhoApproves::InApp)
+///     .build();
+/// assert!(queue.pending().is_empty());
+/// # let _ = app;
+/// ```
+pub mod approval {
+    pub use crate::app::{
+        Approval, ApprovalQueue, ApprovalRequest, Approver, PendingApproval, WhoApproves,
+    };
+}
+
+/// What a GUI shows of the app beside its windows: the list of open windows
+/// ([`App::window_list`]), where an agent last worked
+/// ([`App::agent_activity`]), what changed ([`App::on_change`]), and who is
+/// calling an action ([`Context::called_by`]).
+///
+/// ```
+/// let app = purview::App::builder().build();
+/// let windows: Vec<purview::activity::WindowInfo> = app.window_list().unwrap();
+/// assert!(windows.is_empty());
+/// assert!(app.agent_activity().is_none());
+/// ```
+pub mod activity {
+    pub use crate::app::{AgentActivity, CalledBy, Change, WindowInfo};
+}
+
+/// Serving streamable HTTP: the options ([`HttpOptions`](http::HttpOptions))
+/// and the running server ([`HttpServer`](http::HttpServer)) that
+/// [`App::serve_http`] returns.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), purview::Error> {
+/// let app = purview::App::builder().build();
+/// let server = app.serve_http(purview::http::HttpOptions::default()).await?;
+/// println!("serving {}", server.url());
+/// server.wait().await;
+/// # Ok(()) }
+/// ```
+pub mod http {
+    pub use crate::server::{HttpOptions, HttpServer};
+}
+
+/// What an [`Actions`] implementation written by hand needs beyond the
+/// root: the future its `call` returns, the refusal for an action it does
+/// not have, and the JSON Schema of an argument type. See
+/// [`guide::hand_written`].
+///
+/// ```
+/// use purview::by_hand::unknown_action;
+/// let refusal = unknown_action("frobnicate");
+/// assert_eq!(refusal.code, purview::model::ErrorCode::ActionNotAvailable);
+/// ```
+pub mod by_hand {
+    pub use crate::action::{schema_for, unknown_action};
+    pub use crate::window::BoxFuture;
+}
 
 /// Everything an app developer usually needs, in one import: the macros,
 /// the traits they implement, and the types handlers use.
@@ -250,10 +317,11 @@ pub use window::{ActionResult, Actions, BoxFuture, Window};
 /// ```
 pub mod prelude {
     pub use crate::{
-        ActionOutput, ActionResult, ActionSpec, Actions, App, Args, BoxFuture, Call, Context,
-        Performed, Row, Secret, ToolSurface, TypedCalls, View, Window, WindowHandle, WindowKind,
-        action, actions,
+        ActionOutput, ActionResult, ActionSpec, Actions, App, Args, Call, Context, Performed, Row,
+        Secret, TypedCalls, View, Window, WindowHandle, WindowKind, action, actions,
+        by_hand::BoxFuture,
         model::{Block, FieldItem, Severity, ToolError},
+        settings::ToolSurface,
         window,
     };
 }
@@ -263,14 +331,15 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::{
-        ActionOutput, ActionResult, ActionSpec, Actions, App, Args, BoxFuture, Call, Cells,
-        Context, ListSource, MediaSource, NoticeText, Row, Sensitive, TableSource, TypedCalls,
+        ActionOutput, ActionResult, ActionSpec, Actions, App, Args, Call, Context, TypedCalls,
         VariantHandle, View, Window, WindowHandle, WindowKind,
         app::CallTarget,
+        by_hand::{BoxFuture, unknown_action},
         constraint::{Check, argument},
         model::FieldError,
         model::{FieldItem, Severity, ToolError},
-        projection::cell,
-        unknown_action,
+        projection::{
+            Cells, ListSource, MediaSource, NoticeSource, Row, Sensitive, TableSource, cell,
+        },
     };
 }

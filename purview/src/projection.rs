@@ -29,7 +29,7 @@ pub fn cell<T: Serialize + ?Sized>(value: &T) -> Value {
 /// `Vec<serde_json::Value>`, and by `#[derive(purview::Row)]`.
 ///
 /// ```
-/// use purview::Cells;
+/// use purview::projection::Cells;
 /// assert_eq!(("A", 2).cells(), vec![serde_json::json!("A"), serde_json::json!(2)]);
 /// ```
 #[diagnostic::on_unimplemented(
@@ -107,7 +107,7 @@ pub trait TableSource {
     /// marked truncated (`offset`/`total`) when there are more.
     ///
     /// ```
-    /// use purview::TableSource;
+    /// use purview::projection::TableSource;
     /// #[derive(purview::Row)]
     /// struct Line { product: String }
     /// let lines = vec![Line { product: "A".into() }, Line { product: "B".into() }];
@@ -124,7 +124,7 @@ pub trait TableSource {
     /// The `table` block under explicit column titles.
     ///
     /// ```
-    /// use purview::TableSource;
+    /// use purview::projection::TableSource;
     /// let rows = vec![("A", 2), ("B", 1)];
     /// let block = rows.table_block_with_columns("items", &["Product", "Quantity"], None);
     /// assert_eq!(serde_json::to_value(&block).unwrap()["rows"], serde_json::json!([["A", 2], ["B", 1]]));
@@ -161,7 +161,7 @@ pub trait ListSource {
     /// there are more.
     ///
     /// ```
-    /// use purview::ListSource;
+    /// use purview::projection::ListSource;
     /// let block = vec!["a", "b", "c"].list_block("tags", false, Some(2));
     /// assert_eq!(serde_json::to_value(&block).unwrap()["total"], 3);
     /// ```
@@ -239,33 +239,33 @@ impl<T> Sensitive for Option<Secret<T>> {
     label = "#[block(notice = ..)] needs text here",
     note = "a notice field is a String (shown when not empty) or an Option<String> (shown when Some)"
 )]
-pub trait NoticeText {
+pub trait NoticeSource {
     /// The text to show, or `None` for no notice.
     fn notice_text(&self) -> Option<&str>;
 }
 
-impl NoticeText for String {
+impl NoticeSource for String {
     fn notice_text(&self) -> Option<&str> {
         (!self.is_empty()).then_some(self.as_str())
     }
 }
 
-impl NoticeText for &str {
+impl NoticeSource for &str {
     fn notice_text(&self) -> Option<&str> {
         (!self.is_empty()).then_some(*self)
     }
 }
 
-impl<T: NoticeText> NoticeText for Option<T> {
+impl<T: NoticeSource> NoticeSource for Option<T> {
     fn notice_text(&self) -> Option<&str> {
-        self.as_ref().and_then(NoticeText::notice_text)
+        self.as_ref().and_then(NoticeSource::notice_text)
     }
 }
 
 /// An image, screenshot or chart shown as a `media` block.
 ///
 /// ```
-/// let chart = purview::Media::new("image/png", "file:///tmp/chart.png").alt("Revenue by region, 2026");
+/// let chart = purview::projection::Media::new("image/png", "file:///tmp/chart.png").alt("Revenue by region, 2026");
 /// # let _ = chart;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -293,7 +293,7 @@ impl Media {
     /// The `media` block showing it.
     ///
     /// ```
-    /// let block = purview::Media::new("image/png", "file:///c.png").block("chart");
+    /// let block = purview::projection::Media::new("image/png", "file:///c.png").block("chart");
     /// assert_eq!(serde_json::to_value(&block).unwrap()["type"], "media");
     /// ```
     pub fn block(&self, id: &str) -> Block {
@@ -304,8 +304,8 @@ impl Media {
 /// A value shown as a `media` block.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be shown as media",
-    label = "#[block(media)] needs a purview::Media here",
-    note = "use purview::Media or Option<purview::Media>"
+    label = "#[block(media)] needs a purview::projection::Media here",
+    note = "use purview::projection::Media or Option<purview::projection::Media>"
 )]
 pub trait MediaSource {
     /// The media, if any.

@@ -258,7 +258,7 @@ mod tests {
 
     #[test]
     fn nested_types_are_inlined_and_formats_become_bounds() {
-        let clean = Value::Object(self_contained(&crate::schema_for::<Outer>()));
+        let clean = Value::Object(self_contained(&crate::action::schema_for::<Outer>()));
         assert!(!contains_key(&clean, "$ref"), "{clean:#}");
         assert!(!contains_key(&clean, "$defs"), "{clean:#}");
         assert!(!contains_key(&clean, "format"), "{clean:#}");
@@ -271,7 +271,7 @@ mod tests {
 
     #[test]
     fn recursive_types_are_cut_off_instead_of_looping() {
-        let clean = Value::Object(self_contained(&crate::schema_for::<Tree>()));
+        let clean = Value::Object(self_contained(&crate::action::schema_for::<Tree>()));
         assert!(!contains_key(&clean, "$ref"), "{clean:#}");
     }
 

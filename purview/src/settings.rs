@@ -1,9 +1,20 @@
-//! Settings an application is built with, below everything that reads
-//! them: which tools agents are offered ([`ToolSurface`]) and what one
-//! application accepts from them ([`Limits`]). A leaf: it uses nothing of
-//! Purview's own, so the builder, argument checks and the instructions can
-//! all depend on it without depending on each other.
-
+//! The settings an application is built with (through
+//! [`AppBuilder`](crate::AppBuilder)): which tools agents are offered
+//! ([`ToolSurface`]) and what one application accepts from them
+//! ([`Limits`]).
+//!
+//! ```
+//! use purview::settings::{Limits, ToolSurface};
+//! let app = purview::App::builder()
+//!     .tool_surface(ToolSurface::Both)
+//!     .limits(Limits::default())
+//!     .build();
+//! assert_eq!(app.tool_surface(), ToolSurface::Both);
+//! ```
+//!
+//! (Inside the crate this module is a leaf: it uses nothing of Purview's
+//! own, so the builder, the argument checks and the instructions can all
+//! read it without depending on each other.)
 use std::{fmt, str::FromStr};
 
 /// Which tools an agent is offered.
@@ -20,7 +31,7 @@ use std::{fmt, str::FromStr};
 /// path as its own tool).
 ///
 /// ```
-/// use purview::{App, ToolSurface};
+/// use purview::{App, settings::ToolSurface};
 /// let app = App::builder().tool_surface(ToolSurface::Dispatcher).build();
 /// assert_eq!(app.tool_names().unwrap(), ["app__read_windows", "app__act"]);
 /// assert_eq!("both".parse::<ToolSurface>().unwrap(), ToolSurface::Both);
@@ -88,7 +99,7 @@ impl FromStr for ToolSurface {
 /// a structured error that names it.
 ///
 /// ```
-/// let limits = purview::Limits::default().max_windows(32).max_string_bytes(4096);
+/// let limits = purview::settings::Limits::default().max_windows(32).max_string_bytes(4096);
 /// let app = purview::App::builder().limits(limits).build();
 /// # let _ = app;
 /// ```

@@ -129,7 +129,7 @@ impl ArgumentCheck {
             .iter()
             .map(|(name, value)| {
                 let value = if self.secret.contains(name) {
-                    Value::String(crate::MASK.to_owned())
+                    Value::String(crate::redact::MASK.to_owned())
                 } else {
                     shorten(value)
                 };
@@ -317,7 +317,7 @@ mod tests {
     }
 
     fn check(args: Value) -> Vec<FieldError> {
-        let schema = crate::schema::self_contained(&crate::schema_for::<Sample>());
+        let schema = crate::schema::self_contained(&crate::action::schema_for::<Sample>());
         let params: Vec<String> =
             schema["properties"].as_object().unwrap().keys().cloned().collect();
         let check = ArgumentCheck::compile(&schema).unwrap();

@@ -19,7 +19,7 @@ pub type ActionResult = Result<ActionOutput, ToolError>;
 /// applied. On success the copy replaces the original in one step.
 ///
 /// ```
-/// use purview::{Actions, ActionSpec, ActionOutput, Args, BoxFuture, ActionResult, Context};
+/// use purview::{Actions, ActionSpec, ActionOutput, Args, by_hand::BoxFuture, ActionResult, Context};
 ///
 /// #[derive(Clone, Default)]
 /// struct Counter { n: u32 }
@@ -33,7 +33,7 @@ pub type ActionResult = Result<ActionOutput, ToolError>;
 ///             args.finish()?;
 ///             match action {
 ///                 "increment" => { self.n += 1; Ok(ActionOutput::message(format!("now {}", self.n))) }
-///                 other => Err(purview::unknown_action(other)),
+///                 other => Err(purview::by_hand::unknown_action(other)),
 ///             }
 ///         })
 ///     }
@@ -77,7 +77,7 @@ pub trait Actions: Clone + Send + Sync + 'static {
 /// A view-model shown as one window.
 ///
 /// ```
-/// use purview::{Actions, ActionSpec, Args, BoxFuture, ActionResult, Context, View, Window};
+/// use purview::{Actions, ActionSpec, Args, by_hand::BoxFuture, ActionResult, Context, View, Window};
 ///
 /// #[derive(Clone)]
 /// struct Notes { text: String }
@@ -92,7 +92,7 @@ pub trait Actions: Clone + Send + Sync + 'static {
 /// # impl Actions for Notes {
 /// #     fn actions() -> Vec<ActionSpec> { vec![] }
 /// #     fn call<'a>(&'a mut self, action: &'a str, _: Args, _: &'a mut Context) -> BoxFuture<'a, ActionResult> {
-/// #         Box::pin(async move { Err(purview::unknown_action(action)) })
+/// #         Box::pin(async move { Err(purview::by_hand::unknown_action(action)) })
 /// #     }
 /// # }
 /// ```

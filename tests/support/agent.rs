@@ -271,7 +271,7 @@ impl Agent {
     pub async fn listen(&self) -> Result<()> {
         let filter = SubscriptionFilter::builder()
             .tools_list_changed()
-            .resource_subscription(purview::WINDOWS_URI)
+            .resource_subscription(purview::model::WINDOWS_URI)
             .build();
         let mut subscription = self.client.listen(filter).await.context("subscriptions/listen")?;
         let tx = self.tx.clone();
@@ -293,28 +293,32 @@ impl Agent {
     /// resources/subscribe to app://windows (legacy sessions).
     #[allow(deprecated)]
     pub async fn subscribe(&self) -> Result<()> {
-        self.client.subscribe(SubscribeRequestParams::new(purview::WINDOWS_URI)).await?;
+        self.client.subscribe(SubscribeRequestParams::new(purview::model::WINDOWS_URI)).await?;
         Ok(())
     }
 
     /// Reads app://windows and checks the wrapping of §12.2.
     pub async fn read(&self) -> Result<Snapshot> {
-        let result =
-            self.client.read_resource(ReadResourceRequestParams::new(purview::WINDOWS_URI)).await?;
+        let result = self
+            .client
+            .read_resource(ReadResourceRequestParams::new(purview::model::WINDOWS_URI))
+            .await?;
         let [ResourceContents::TextResourceContents { uri, mime_type, text, .. }] =
             result.contents.as_slice()
         else {
             return Err(anyhow!("expected exactly one text content, got {:?}", result.contents));
         };
-        anyhow::ensure!(uri == purview::WINDOWS_URI, "uri {uri}");
+        anyhow::ensure!(uri == purview::model::WINDOWS_URI, "uri {uri}");
         anyhow::ensure!(mime_type.as_deref() == Some("application/json"), "mime {mime_type:?}");
         Ok(serde_json::from_str(text)?)
     }
 
     /// Reads app://windows as raw JSON.
     pub async fn read_json(&self) -> Result<Value> {
-        let result =
-            self.client.read_resource(ReadResourceRequestParams::new(purview::WINDOWS_URI)).await?;
+        let result = self
+            .client
+            .read_resource(ReadResourceRequestParams::new(purview::model::WINDOWS_URI))
+            .await?;
         match result.contents.as_slice() {
             [ResourceContents::TextResourceContents { text, .. }] => {
                 Ok(serde_json::from_str(text)?)

@@ -20,7 +20,7 @@ async fn main() -> anyhow::Result<()> {
     match args.as_slice() {
         [flag, addr] if flag == "--http" => {
             let server =
-                app.serve_http(purview::HttpOptions::default().addr(addr.parse()?)).await?;
+                app.serve_http(purview::http::HttpOptions::default().addr(addr.parse()?)).await?;
             eprintln!("listening {}", server.url());
             server.wait().await;
         }

@@ -3,9 +3,11 @@
 use std::time::Duration;
 
 use purview::{
-    ActionOutput, ActionResult, ActionSpec, Actions, App, AppBuilder, Args, BoxFuture, Context,
-    Secret, ToolSurface, View, Window,
+    ActionOutput, ActionResult, ActionSpec, Actions, App, AppBuilder, Args, Context, Secret, View,
+    Window,
+    by_hand::BoxFuture,
     model::{Block, FieldItem, Severity},
+    settings::ToolSurface,
 };
 use serde::Deserialize;
 
@@ -238,7 +240,7 @@ impl Actions for Editor {
                     Ok(ActionOutput::message(format!("password is {}", self.password))
                         .with_result(serde_json::json!({"password": self.password})))
                 }
-                other => Err(purview::unknown_action(other)),
+                other => Err(purview::by_hand::unknown_action(other)),
             }
         })
     }
@@ -293,7 +295,7 @@ impl Actions for Confirm {
                     let id = cx.open_modal(Confirm { depth: self.depth + 1 })?;
                     Ok(ActionOutput::message(format!("opened {id}")))
                 }
-                other => Err(purview::unknown_action(other)),
+                other => Err(purview::by_hand::unknown_action(other)),
             }
         })
     }
@@ -346,7 +348,7 @@ impl Actions for Locked {
                         Ok(ActionOutput::default())
                     }
                 }
-                other => Err(purview::unknown_action(other)),
+                other => Err(purview::by_hand::unknown_action(other)),
             }
         })
     }
@@ -381,7 +383,7 @@ impl Actions for AppMenu {
                     cx.open_app_modal(Locked)?;
                     Ok(ActionOutput::message("locked"))
                 }
-                other => Err(purview::unknown_action(other)),
+                other => Err(purview::by_hand::unknown_action(other)),
             }
         })
     }

@@ -1,6 +1,6 @@
 //! Every block kind and action form in one window, plus app-level actions.
 
-use purview::{ActionOutput, App, Context, Media, Row, Secret, ToolError, actions, window};
+use purview::{ActionOutput, App, Context, projection::Media, Row, Secret, ToolError, actions, window};
 
 #[derive(Clone, Row)]
 struct Line {

@@ -19,8 +19,9 @@ use purview_tests::{Agent, Note};
 use serde_json::{Value, json};
 
 fn person(app: &App) -> Harness<'static, Desk> {
-    let desk = gui::desk(app.clone(), purview::ApprovalQueue::new(), "http://127.0.0.1:0/mcp")
-        .embedded(true);
+    let desk =
+        gui::desk(app.clone(), purview::approval::ApprovalQueue::new(), "http://127.0.0.1:0/mcp")
+            .embedded(true);
     Harness::builder()
         .with_size([1400.0, 1000.0])
         .build_ui_state(|ui, desk: &mut Desk| desk.show(ui), desk)
@@ -56,7 +57,7 @@ fn recipient(snapshot: &Value) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s7_1_person_and_agent_share_the_windows_and_the_person_wins() -> Result<()> {
-    let app = windows::order_desk_app(purview::ToolSurface::Both);
+    let app = windows::order_desk_app(purview::settings::ToolSurface::Both);
     let mut agent = Agent::legacy(&app).await?;
     agent.subscribe().await?;
     let mut harness = person(&app);
@@ -68,7 +69,7 @@ async fn s7_1_person_and_agent_share_the_windows_and_the_person_wins() -> Result
     draw(&mut harness);
     harness.get_by_label("Recipient").type_text("Ada");
     draw(&mut harness);
-    agent.expect(Note::Updated(purview::WINDOWS_URI.into())).await?;
+    agent.expect(Note::Updated(purview::model::WINDOWS_URI.into())).await?;
     let snapshot = agent.read_json().await?;
     assert_eq!(recipient(&snapshot), "Ada");
 
@@ -119,7 +120,7 @@ async fn s7_1_person_and_agent_share_the_windows_and_the_person_wins() -> Result
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s10_2_the_person_locks_and_the_agent_sees_only_the_lock_screen() -> Result<()> {
-    let app = windows::order_desk_app(purview::ToolSurface::Both);
+    let app = windows::order_desk_app(purview::settings::ToolSurface::Both);
     let mut agent = Agent::legacy(&app).await?;
     let mut harness = person(&app);
     draw(&mut harness);
@@ -142,7 +143,7 @@ async fn s10_2_the_person_locks_and_the_agent_sees_only_the_lock_screen() -> Res
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s5_3_focus_marks_the_window_and_asks_the_gui_to_raise_it() -> Result<()> {
-    let app = windows::order_desk_app(purview::ToolSurface::Both);
+    let app = windows::order_desk_app(purview::settings::ToolSurface::Both);
     let agent = Agent::legacy(&app).await?;
     let mut harness = person(&app);
     draw(&mut harness);

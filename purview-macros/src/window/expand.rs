@@ -80,7 +80,7 @@ fn block(p: &TokenStream, block: &BlockField, all: &[BlockField]) -> Option<Toke
         Kind::Notice { severity } => {
             let variant = severity.variant();
             quote_spanned!(span=>
-                if let ::core::option::Option::Some(text) = <#ty as #p::NoticeText>::notice_text(&self.#field) {
+                if let ::core::option::Option::Some(text) = <#ty as #p::NoticeSource>::notice_text(&self.#field) {
                     view.notice(#id, #p::Severity::#variant, text);
                 }
             )

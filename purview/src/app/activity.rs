@@ -51,7 +51,7 @@ impl App {
     /// Every open window, in the order they were opened.
     ///
     /// ```
-    /// # use purview::*;
+    /// # use purview::{by_hand::*, *};
     /// # #[derive(Clone)] struct W;
     /// # impl Window for W { fn title(&self) -> String { "W".into() } fn project(&self, _: &mut View) {} }
     /// # impl Actions for W { fn actions() -> Vec<ActionSpec> { vec![] }

@@ -4,8 +4,9 @@
 //! to call `app__read_windows` — and the codes about what is operable carry
 //! `next`.
 
-use super::{ToolSurface, registry::State};
+use super::registry::State;
 use crate::model::{ErrorCode, Next, ToolError};
+use crate::settings::ToolSurface;
 
 /// What to do next after `error`, in the terms of the agent's tool
 /// surface, and (for the codes about what is operable) `next`, taken from

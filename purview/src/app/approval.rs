@@ -59,9 +59,9 @@ pub enum Approval {
 /// What the person is asked to approve.
 ///
 /// ```
-/// # let request = purview::ApprovalRequest::example();
+/// # let request = purview::approval::ApprovalRequest::example();
 /// assert_eq!(request.action, "confirm");
-/// assert_eq!(request.arguments["pin"], purview::MASK);
+/// assert_eq!(request.arguments["pin"], purview::model::MASK);
 /// assert!(request.window_summary.as_deref().unwrap_or_default().contains("$100.00"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -98,7 +98,7 @@ impl ApprovalRequest {
     /// ([`ApprovalRequest::wording`]), that wording follows who asks.
     ///
     /// ```
-    /// let request = purview::ApprovalRequest::example();
+    /// let request = purview::approval::ApprovalRequest::example();
     /// let text = request.describe();
     /// assert!(text.contains("Confirm submission"));
     /// assert!(text.contains("to Ada for $100.00"), "{text}");
@@ -145,7 +145,7 @@ impl ApprovalRequest {
             window_summary: Some("Confirm submitting order #12345 to Ada for $100.00".into()),
             action: "confirm".into(),
             action_title: "Confirm".into(),
-            arguments: serde_json::json!({"pin": crate::MASK}),
+            arguments: serde_json::json!({"pin": crate::redact::MASK}),
             agent: "claude-code (session 1)".into(),
             wording: None,
         }
@@ -218,7 +218,7 @@ impl PendingApprovals {
 /// Approval>` is one.
 ///
 /// ```
-/// use purview::{Approval, ApprovalRequest};
+/// use purview::{approval::Approval, approval::ApprovalRequest};
 /// let app = purview::App::builder().build();
 /// app.set_approver(|request: ApprovalRequest| async move {
 ///     if request.action == "confirm" { Approval::Approve } else { Approval::Decline }
@@ -257,7 +257,7 @@ pub type ApprovalPolicy = Arc<dyn Fn(&ApprovalRequest) -> Approval + Send + Sync
 /// [`WhoApproves::InAppOrClient`]).
 ///
 /// ```
-/// use purview::{App, Approval, WhoApproves};
+/// use purview::{App, approval::Approval, approval::WhoApproves};
 /// let strict = App::builder().who_approves(WhoApproves::InApp).build();
 /// let rule = App::builder()
 ///     .who_approves(WhoApproves::policy(|request| {
@@ -340,7 +340,7 @@ struct Queue {
 ///
 /// ```
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-/// use purview::{Approval, ApprovalQueue, Approver, ApprovalRequest};
+/// use purview::{approval::Approval, approval::ApprovalQueue, approval::Approver, approval::ApprovalRequest};
 /// let queue = ApprovalQueue::new();
 /// let asking = queue.ask(ApprovalRequest::example());
 /// let pending = queue.pending();

@@ -103,8 +103,8 @@ impl AppBuilder {
 
     /// App-specific notes appended to the protocol instructions sent in
     /// `initialize`. Some hosts keep only the first 2 KB of the whole text
-    /// and Purview's own part takes most of it ([`instructions`](crate::instructions)
-    /// shows it for each surface), so keep the notes to a sentence or two;
+    /// and Purview's own part takes most of it (the server's `get_info()`
+    /// shows the whole text), so keep the notes to a sentence or two;
     /// a longer total is logged as a warning when the app is built.
     pub fn instructions(mut self, notes: impl Into<String>) -> Self {
         self.config.instructions = Some(notes.into());
@@ -125,7 +125,7 @@ impl AppBuilder {
     }
 
     /// Who decides when an agent calls an action that needs approval: the
-    /// app's GUI, typically an [`ApprovalQueue`](crate::ApprovalQueue).
+    /// app's GUI, typically an [`ApprovalQueue`](crate::approval::ApprovalQueue).
     /// Without one, the calling client's user is asked when the client
     /// supports it and [`AppBuilder::who_approves`] allows it, and
     /// otherwise the call is refused.
@@ -143,7 +143,7 @@ impl AppBuilder {
     /// destructive action unguarded.
     ///
     /// ```
-    /// # use purview::*;
+    /// # use purview::{by_hand::*, *};
     /// # #[derive(Clone)] struct Confirm;
     /// # impl Window for Confirm { fn title(&self) -> String { "Confirm".into() } fn project(&self, _: &mut View) {} }
     /// # impl Actions for Confirm { fn actions() -> Vec<ActionSpec> { vec![ActionSpec::new("confirm")] }
@@ -178,7 +178,7 @@ impl AppBuilder {
     /// asked is still asked first.
     ///
     /// ```
-    /// use purview::{App, Approval};
+    /// use purview::{App, approval::Approval};
     /// let app = App::builder().when_no_one_can_approve(Approval::Approve).build();
     /// # drop(app);
     /// ```
@@ -194,7 +194,7 @@ impl AppBuilder {
     /// does the log.
     ///
     /// ```
-    /// use purview::{App, WhoApproves};
+    /// use purview::{App, approval::WhoApproves};
     /// // A client with no person behind it cannot approve its own calls here.
     /// let app = App::builder().who_approves(WhoApproves::InApp).build();
     /// # drop(app);
@@ -359,7 +359,10 @@ fn longest_tool_name(state: &State, surface: ToolSurface) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ActionResult, Args, BoxFuture, Context, unknown_action};
+    use crate::{
+        ActionResult, Args, Context,
+        by_hand::{BoxFuture, unknown_action},
+    };
 
     /// A hand-written action set: no `ACTION_NAMES`, so only `try_build`
     /// can see its names.

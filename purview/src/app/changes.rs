@@ -14,7 +14,7 @@ use super::broadcast::{Broadcaster, Pacing, Subscriber, Subscription};
 /// listeners see it.
 ///
 /// ```
-/// let change = purview::Change::default();
+/// let change = purview::activity::Change::default();
 /// assert!(change.is_empty());
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -23,7 +23,7 @@ pub struct Change {
     /// `app://windows` changed: resources/updated is due.
     pub resource: bool,
     /// The tool set changed: tools/list_changed is due (never on the
-    /// [`ToolSurface::Dispatcher`](crate::ToolSurface::Dispatcher) surface,
+    /// [`ToolSurface::Dispatcher`](crate::settings::ToolSurface::Dispatcher) surface,
     /// whose list never changes).
     pub tools: bool,
     /// An agent's call succeeded: see [`App::agent_activity`](crate::App::agent_activity).

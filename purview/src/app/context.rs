@@ -21,7 +21,7 @@ use crate::{Window, model::FieldError};
 /// here are reported in the call's `openedWindowIds` automatically.
 ///
 /// ```
-/// # use purview::{Actions, ActionSpec, ActionOutput, Args, BoxFuture, ActionResult, Context, View, Window};
+/// # use purview::{Actions, ActionSpec, ActionOutput, Args, by_hand::BoxFuture, ActionResult, Context, View, Window};
 /// # #[derive(Clone)] struct Confirm;
 /// # impl Window for Confirm { fn title(&self) -> String { "Confirm".into() } fn project(&self, _: &mut View) {} }
 /// # impl Actions for Confirm {
@@ -65,7 +65,7 @@ pub(crate) type Edit = Box<dyn FnOnce(&mut dyn Any) + Send + Sync>;
 /// refuse agents without ever slowing the person down.
 ///
 /// ```
-/// use purview::CalledBy;
+/// use purview::activity::CalledBy;
 /// let agent = CalledBy::Agent { session: Some(3) };
 /// assert!(agent.is_agent() && !CalledBy::Person.is_agent());
 /// ```

@@ -7,7 +7,7 @@ use crate::model::ToolError;
 /// What can go wrong when the application (not an agent) drives Purview.
 ///
 /// ```
-/// # use purview::*;
+/// # use purview::{by_hand::*, *};
 /// # #[derive(Clone)] struct W;
 /// # impl Window for W { fn title(&self) -> String { "W".into() } fn project(&self, _: &mut View) {} }
 /// # impl Actions for W { fn actions() -> Vec<ActionSpec> { vec![] }
@@ -54,7 +54,7 @@ pub enum Error {
         /// The operation, such as `open_modal`.
         operation: &'static str,
     },
-    /// The application is at one of its [`Limits`](crate::Limits).
+    /// The application is at one of its [`Limits`](crate::settings::Limits).
     LimitReached {
         /// What is limited, such as "open windows".
         what: &'static str,

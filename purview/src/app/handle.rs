@@ -14,7 +14,7 @@ use crate::Window;
 /// A typed handle to an open window, for the GUI.
 ///
 /// ```
-/// # use purview::*;
+/// # use purview::{by_hand::*, *};
 /// #[derive(Clone, Default)]
 /// struct Form { recipient: String }
 /// # impl Window for Form { fn title(&self) -> String { "Form".into() }

@@ -38,8 +38,7 @@ pub use activity::{AgentActivity, WindowInfo};
 pub use approval::{
     Approval, ApprovalQueue, ApprovalRequest, Approver, PendingApproval, WhoApproves,
 };
-pub use builder::{AppBuilder, Limits, ToolSurface};
-pub use call::ToolOutcome;
+pub use builder::AppBuilder;
 pub(crate) use call::{Caller, Stop};
 pub use changes::Change;
 pub use context::{CalledBy, Context};
@@ -65,7 +64,7 @@ use crate::{
 /// background work.
 ///
 /// ```
-/// use purview::{App, Actions, ActionSpec, Args, BoxFuture, ActionResult, Context, View, Window};
+/// use purview::{App, Actions, ActionSpec, Args, by_hand::BoxFuture, ActionResult, Context, View, Window};
 ///
 /// #[derive(Clone)]
 /// struct Hello;
@@ -76,7 +75,7 @@ use crate::{
 /// impl Actions for Hello {
 ///     fn actions() -> Vec<ActionSpec> { vec![] }
 ///     fn call<'a>(&'a mut self, action: &'a str, _: Args, _: &'a mut Context) -> BoxFuture<'a, ActionResult> {
-///         Box::pin(async move { Err(purview::unknown_action(action)) })
+///         Box::pin(async move { Err(purview::by_hand::unknown_action(action)) })
 ///     }
 /// }
 ///
@@ -121,7 +120,7 @@ impl App {
     /// gets a generated handle, used in every id field and tool name.
     ///
     /// ```
-    /// # use purview::*;
+    /// # use purview::{by_hand::*, *};
     /// # #[derive(Clone)] struct W;
     /// # impl Window for W { fn title(&self) -> String { "W".into() } fn project(&self, _: &mut View) {} }
     /// # impl Actions for W { fn actions() -> Vec<ActionSpec> { vec![] }
@@ -263,7 +262,7 @@ impl App {
     }
 
     /// Which tools agents are offered.
-    pub fn tool_surface(&self) -> ToolSurface {
+    pub fn tool_surface(&self) -> crate::settings::ToolSurface {
         self.shared.config.surface
     }
 

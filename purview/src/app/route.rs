@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::ToolSurface;
+use crate::settings::ToolSurface;
 use crate::{
     action::JsonObject,
     model::{FieldError, ToolError},

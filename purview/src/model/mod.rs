@@ -15,7 +15,14 @@ mod tool;
 pub use block::{Block, BlockKind, FieldItem, Severity};
 pub use definition::{ToolDefinition, ToolHints};
 pub use snapshot::{Snapshot, WindowState};
-pub use tool::{ApprovedBy, DenialReason, ErrorCode, FieldError, Next, ToolError, ToolResult};
+pub use tool::{
+    ApprovedBy, DenialReason, ErrorCode, FieldError, Next, ToolError, ToolOutcome, ToolResult,
+};
+
+/// A JSON object: a tool's arguments, a schema.
+pub use crate::action::JsonObject;
+/// What a masked value shows in place of a secret (§9).
+pub use crate::redact::MASK;
 
 /// The URI of the protocol's single resource (§4.1).
 pub const WINDOWS_URI: &str = "app://windows";

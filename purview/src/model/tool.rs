@@ -300,3 +300,23 @@ impl From<&str> for ToolError {
         Self::new(ErrorCode::ActionFailed, message)
     }
 }
+
+/// What a tools/call returns on the wire: `structuredContent` and `isError`.
+///
+/// ```
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let app = purview::App::builder().build();
+/// let outcome = app.call_tool("app__read_windows", None).await;
+/// assert!(!outcome.is_error);
+/// assert_eq!(outcome.structured["operableWindowIds"], serde_json::json!([]));
+/// # });
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ToolOutcome {
+    /// Whether the call failed (`structured` is then a
+    /// [`ToolError`] object).
+    pub is_error: bool,
+    /// The `structuredContent`.
+    pub structured: serde_json::Value,
+}

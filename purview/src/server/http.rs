@@ -82,7 +82,7 @@ impl App {
     /// ```no_run
     /// # async fn run() -> Result<(), purview::Error> {
     /// let app = purview::App::builder().build();
-    /// let server = app.serve_http(purview::HttpOptions::default()).await?;
+    /// let server = app.serve_http(purview::http::HttpOptions::default()).await?;
     /// eprintln!("MCP endpoint: {}", server.url());
     /// server.wait().await;
     /// # Ok(()) }

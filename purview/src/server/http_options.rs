@@ -18,7 +18,7 @@ use crate::{Error, Secret};
 /// [`HttpOptions::allow_remote_without_token`]).
 ///
 /// ```
-/// let options = purview::HttpOptions::default()
+/// let options = purview::http::HttpOptions::default()
 ///     .addr("127.0.0.1:8765".parse().unwrap())
 ///     .bearer_token("5f0c1d2e3a4b5c6d7e8f9a0b1c2d3e4f")
 ///     .max_sessions(16);

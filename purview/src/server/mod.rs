@@ -38,10 +38,11 @@ pub use http_options::HttpOptions;
 
 use self::sessions::{LegacySession, ListenStream};
 use crate::{
-    App, Error, ToolSurface,
+    App, Error,
     app::{Caller, Stop, broadcast::Subscription, progress::ProgressFeed},
     lock::lock_unpoisoned,
     model::{ToolDefinition, WINDOWS_URI},
+    settings::ToolSurface,
     validate::echo,
 };
 

@@ -20,8 +20,8 @@ use rmcp::{
 };
 
 use crate::{
-    Approval, Change,
     app::{
+        Approval, Change,
         approval::{AgentSession, Answer},
         broadcast::{Gone, Subscriber},
         progress::{self, Progress, ProgressFeed},
