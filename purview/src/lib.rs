@@ -222,7 +222,7 @@ pub use window::{ActionResult, Actions, Window};
 /// Approvals: what an agent's call that needs a person's yes asks, who may
 /// answer it, and the queue a GUI answers from.
 ///
-/// An action marked `#[action(requires_approval)]` (or named in
+/// An action marked `#[action(approval)]` (or named in
 /// [`AppBuilder::require_approval`]) waits, when an agent calls it, for a
 /// yes from whom [`WhoApproves`](approval::WhoApproves) trusts: the app's
 /// own [`Approver`](approval::Approver) (such as an

@@ -18,7 +18,7 @@
 //! summary ([`ApprovalRequest::describe`]); an app can word it itself
 //! ([`App::set_approval_wording`](crate::App::set_approval_wording)).
 //! Questions waiting for an answer are bounded, per session and in all
-//! ([`Limits::max_pending_approvals`](crate::Limits::max_pending_approvals)):
+//! ([`Limits::max_pending_approvals`](crate::settings::Limits::max_pending_approvals)):
 //! beyond them a call is refused with `limit_reached` at once, and a
 //! question whose client has gone is withdrawn.
 //!

@@ -9,7 +9,7 @@ use super::{
     actor::{Actor, AsAppActions, Level},
     registry::State,
 };
-pub use crate::settings::{Limits, ToolSurface};
+use crate::settings::{Limits, ToolSurface};
 use crate::{ActionSpec, Actions, naming};
 
 #[derive(Debug, Clone)]

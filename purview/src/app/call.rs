@@ -14,7 +14,7 @@
 //! - **run** (run.rs): the handler on the working copy, with timeout,
 //!   cancellation and panic guard, ending in one outcome;
 //! - **commit** (commit.rs): the gates once more, then every effect in one
-//!   step through [`Shared::mutate`](super::shared::Shared::mutate), which
+//!   step through [`Shared::mutate_and`](super::shared::Shared::mutate_and), which
 //!   settles and notifies;
 //! - **respond**: the result, with what can be operated next — or an error
 //!   that says what to do next on the agent's tool surface (advice.rs).

@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::{
     actor::{Actor, CompiledAction},
-    builder::{Config, ToolSurface},
+    builder::Config,
     registry::{Entry, State, ToolRef, WindowsRef},
 };
 use crate::{
@@ -16,6 +16,7 @@ use crate::{
     model::{ToolDefinition, ToolHints},
     naming,
     schema::output_schema,
+    settings::ToolSurface,
 };
 
 /// Every tool tools/list returns now, Purview's own first.

@@ -297,13 +297,13 @@ impl App {
         self.shared.changes.subscriber_count()
     }
 
-    /// The app's subscriber limit ([`Limits::max_subscribers`]).
+    /// The app's subscriber limit ([`Limits::max_subscribers`](crate::settings::Limits::max_subscribers)).
     pub(crate) fn max_subscribers(&self) -> usize {
         self.shared.config.limits.max_subscribers
     }
 
     /// Registers a transport's subscriber for notifications (§10.1), or
-    /// [`Error::LimitReached`] at [`Limits::max_subscribers`].
+    /// [`Error::LimitReached`] at [`Limits::max_subscribers`](crate::settings::Limits::max_subscribers).
     pub(crate) fn subscribe(&self, subscriber: impl Subscriber) -> Result<Subscription, Error> {
         let limit = self.shared.config.limits.max_subscribers;
         self.shared

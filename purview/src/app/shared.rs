@@ -2,7 +2,7 @@
 //! [`Shared::mutate`]: the single choke point through which both flows — an
 //! agent's call committing and a person's edit — change it.
 
-use crate::lock::lock_unpoisoned;
+use crate::{lock::lock_unpoisoned, settings::ToolSurface};
 use std::{
     sync::{
         Arc, Mutex, MutexGuard,
@@ -15,7 +15,7 @@ use super::{
     AgentActivity, Approver, Change, Error,
     actor::{Actor, AsWindow, DynActions, Level, TypeSpec},
     broadcast::Pacing,
-    builder::{Config, ToolSurface},
+    builder::Config,
     changes::ChangeHub,
     registry::{Placement, State, Touched},
 };
