@@ -20,6 +20,17 @@ fn rust_files(dir: &Path) -> Vec<std::path::PathBuf> {
     files
 }
 
+/// A source file's code: no comment lines, no `#[cfg(test)]` module.
+fn code_of(text: &str) -> String {
+    text.split("\n#[cfg(test)]\n")
+        .next()
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 #[test]
 fn the_core_imports_nothing_from_the_transport() {
     let app = workspace().join("purview/src/app");
@@ -146,8 +157,7 @@ fn protocol_words_are_spelled_only_in_purview_naming() {
             let text = fs::read_to_string(&file).expect("readable source");
             // A file's unit tests come last and may hold frames as a client
             // writes them, words and all.
-            let code = text.split("\n#[cfg(test)]\n").next().unwrap_or_default();
-            for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            for line in code_of(&text).lines() {
                 for word in by_hand {
                     assert!(
                         !line.contains(word),
@@ -212,17 +222,6 @@ fn in_the_kit_the_walk_never_reaches_back_into_the_explorer() {
             "conformance/src/settings.rs must stay below the explorer and the walk: {line}"
         );
     }
-}
-
-/// A source file's code: no comment lines, no `#[cfg(test)]` module.
-fn code_of(text: &str) -> String {
-    text.split("\n#[cfg(test)]\n")
-        .next()
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| !l.trim_start().starts_with("//"))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// The paths a source file names through `crate::`, as the identifiers in

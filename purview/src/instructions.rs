@@ -54,7 +54,7 @@ mod surface_tests {
     use super::*;
 
     #[test]
-    fn every_surface_names_expected_version_and_stays_short() {
+    fn s8_1_every_surface_names_expected_version_and_stays_short() {
         for surface in [ToolSurface::Windows, ToolSurface::Both, ToolSurface::Dispatcher] {
             assert!(instructions(surface).len() < 1800);
             assert!(instructions(surface).contains("expectedVersion"));

@@ -268,7 +268,7 @@ pub mod activity {
 /// # async fn run() -> Result<(), purview::Error> {
 /// let app = purview::App::builder().build();
 /// let server = app.serve_http(purview::http::HttpOptions::default()).await?;
-/// println!("serving {}", server.url());
+/// eprintln!("serving {}", server.url());
 /// server.wait().await;
 /// # Ok(()) }
 /// ```
