@@ -207,6 +207,46 @@ async fn s12_http_rejects_foreign_host_and_origin_headers() -> Result<()> {
 }
 
 #[tokio::test]
+async fn s10_1_http_delete_ends_a_session_with_204_and_it_is_gone() -> Result<()> {
+    let app = demo_app();
+    let server = app.serve_http(HttpOptions::default()).await?;
+    let http = reqwest::Client::new();
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
+    let opened = http
+        .post(server.url())
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(init.to_string())
+        .send()
+        .await?;
+    assert_eq!(opened.status(), 200);
+    let session = opened
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .context("a session id")?
+        .to_owned();
+    // 204, as the Python SDK's client expects (it logs 202 as a failure).
+    let ended = http.delete(server.url()).header("mcp-session-id", &session).send().await?;
+    assert_eq!(ended.status(), 204, "{:?}", ended.headers());
+    assert!(ended.bytes().await?.is_empty());
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    let after = http
+        .post(server.url())
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", &session)
+        .body(ping.to_string())
+        .send()
+        .await?
+        .status();
+    assert_eq!(after, 404, "the ended session is gone");
+    server.shutdown().await;
+    Ok(())
+}
+
+#[tokio::test]
 async fn s12_http_bearer_token_is_required_when_set() -> Result<()> {
     let app = demo_app();
     app.open(Editor::default())?;

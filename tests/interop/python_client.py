@@ -8,7 +8,8 @@ Checks the reference scenario end to end — operableWindowIds, the tool
 list hand-off (or, on the dispatcher surface, a list that never changes),
 error codes, masking — and that the notifications each surface promises
 (resources/updated after a subscription, tools/list_changed except on
-dispatcher) arrive. Prints one line per run and a closing "N passed, N
+dispatcher) arrive, and that the client ends each HTTP session without a
+complaint (its DELETE is answered 204). Prints one line per run and a closing "N passed, N
 failed" line; exits non-zero on any failure.
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 import os
 import sys
@@ -219,9 +221,30 @@ async def scenario(target, label: str, surface: Surface) -> None:
     print(f"python-sdk {label}: ok")
 
 
+class Complaints(logging.Handler):
+    """What the SDK's HTTP client logs at warning level or above."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
 async def over_http(binary: str, surface: Surface) -> None:
-    with serving(binary, ["--tools", surface.name], SERVER_ENV) as url:
-        await scenario(url, f"streamable HTTP, --tools {surface.name}", surface)
+    complaints = Complaints()
+    client_log = logging.getLogger("mcp.client.streamable_http")
+    client_log.addHandler(complaints)
+    try:
+        with serving(binary, ["--tools", surface.name], SERVER_ENV) as url:
+            await scenario(url, f"streamable HTTP, --tools {surface.name}", surface)
+    finally:
+        client_log.removeHandler(complaints)
+    # The client ends its session with DELETE when it closes; it accepts
+    # only 200 or 204 as an answer, and logs anything else as a failure.
+    ended = [m for m in complaints.messages if "termination" in m]
+    assert not ended, ended
 
 
 async def main(binary: str) -> int:

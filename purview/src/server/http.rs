@@ -214,10 +214,13 @@ async fn check_headers(checks: &Checks, request: Request, next: Next) -> Respons
 ///
 /// The body must arrive whole within `body_timeout`, however it trickles;
 /// an `initialize` refused for the session limit is answered 503 with a
-/// JSON-RPC error (rmcp would answer 500 with a bare text).
+/// JSON-RPC error (rmcp would answer 500 with a bare text). Other methods
+/// pass through, a DELETE's answer made [`ended`].
 async fn answer_malformed(body_timeout: Duration, request: Request, next: Next) -> Response {
     if request.method() != axum::http::Method::POST {
-        return next.run(request).await;
+        let delete = request.method() == axum::http::Method::DELETE;
+        let response = next.run(request).await;
+        return if delete { ended(response) } else { response };
     }
     let (parts, body) = request.into_parts();
     let read = tokio::time::timeout(body_timeout, axum::body::to_bytes(body, usize::MAX)).await;
@@ -285,6 +288,20 @@ async fn answer_malformed(body_timeout: Duration, request: Request, next: Next) 
 
 /// HTTP 503 with the JSON-RPC error a client can show: the session limit
 /// is reached, and what to do.
+/// A session ended by HTTP DELETE is answered 204 No Content: rmcp answers
+/// 202 Accepted, which the Python SDK's client logs as a failed
+/// termination (it accepts 200 and 204), although nothing is left to do.
+fn ended(response: Response) -> Response {
+    if response.status() != StatusCode::ACCEPTED {
+        return response;
+    }
+    let (mut parts, _) = response.into_parts();
+    parts.status = StatusCode::NO_CONTENT;
+    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+    parts.headers.remove(axum::http::header::CONTENT_TYPE);
+    Response::from_parts(parts, axum::body::Body::empty())
+}
+
 fn sessions_full(id: serde_json::Value, limit: usize) -> Response {
     let body = serde_json::json!({
         "jsonrpc": "2.0",
