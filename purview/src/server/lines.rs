@@ -14,7 +14,10 @@
 //!   buffered for forever (`outbound.rs` writes);
 //! - at most [`MAX_IN_FLIGHT`] requests are being answered at once: the
 //!   transport stops reading until one is answered, so a client that sends
-//!   without reading cannot pile up answers that wait for the queue.
+//!   without reading cannot pile up answers that wait for the queue;
+//! - a request whose id is already taken by one not yet answered is
+//!   refused by the transport (rmcp would run it and drop its answer), and
+//!   one the client cancels no longer counts, as no answer will come.
 //!
 //! Lines are read and decoded in [`Transport::receive`] itself, on the
 //! session's own task, and each frame is written by the task that sends
@@ -26,17 +29,17 @@
 //! in the transport, never in the future.
 
 use std::{
+    collections::HashSet,
     ops::Range,
-    sync::{
-        Arc,
-        atomic::{AtomicBool, AtomicUsize, Ordering},
-    },
+    sync::{Arc, Mutex, atomic::AtomicBool},
     time::Duration,
 };
 
 use rmcp::{
     RoleServer,
-    model::{ClientJsonRpcMessage, JsonRpcMessage, ServerJsonRpcMessage},
+    model::{
+        ClientJsonRpcMessage, ClientNotification, JsonRpcMessage, RequestId, ServerJsonRpcMessage,
+    },
     transport::Transport,
 };
 use serde_json::Value;
@@ -52,6 +55,7 @@ use super::{
     frame::{Frame, decode, error_frame},
     outbound::{Ends, Outbound},
 };
+use crate::lock::lock_unpoisoned;
 
 /// The longest line accepted, in bytes.
 pub(crate) const MAX_LINE: usize = 16 * 1024 * 1024;
@@ -95,8 +99,8 @@ pub(crate) struct LineTransport<R> {
     /// The transport's own answers, written in order by a task of their own.
     replies: mpsc::Sender<Vec<u8>>,
     ends: Ends,
-    /// Requests handed on and not yet answered.
-    pending: Arc<AtomicUsize>,
+    /// The ids of the requests handed on and not yet answered.
+    pending: Arc<Mutex<HashSet<RequestId>>>,
     /// Woken whenever a request is answered.
     answered: Arc<Notify>,
     /// Cancelled when the writer has been dropped.
@@ -168,7 +172,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
             }
             if let Some(message) = self.held.take() {
                 let request = matches!(*message, JsonRpcMessage::Request(_));
-                if request && self.pending.load(Ordering::Acquire) >= MAX_IN_FLIGHT {
+                if request && self.in_flight() >= MAX_IN_FLIGHT {
                     // Read no further while as many requests are unanswered
                     // as the bound allows: the client's writes then wait,
                     // not the server's memory.
@@ -181,8 +185,10 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
                     }
                     continue;
                 }
-                if request {
-                    self.pending.fetch_add(1, Ordering::AcqRel);
+                if let Some(taken) = self.take_place(&message) {
+                    tracing::info!("refused a request whose id is already in use");
+                    self.reply = Some((frame_bytes(&taken), Instant::now()));
+                    continue;
                 }
                 return Some(*message);
             }
@@ -206,7 +212,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
                 // The client closed its input: what it already asked is
                 // still answered before the session ends (`echo request |
                 // server` gets its reply), within a bound.
-                if self.pending.load(Ordering::Acquire) == 0 {
+                if self.in_flight() == 0 {
                     return None;
                 }
                 let answered = self.answered.notified();
@@ -270,6 +276,43 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
         None
     }
 
+    /// How many requests are handed on and not yet answered.
+    fn in_flight(&self) -> usize {
+        lock_unpoisoned(&self.pending).len()
+    }
+
+    /// Books `message`'s place among the requests not yet answered, or
+    /// returns the refusal it is owed when its id is taken. A cancellation
+    /// frees its request's place: the server sends no answer to it.
+    fn take_place(&self, message: &ClientJsonRpcMessage) -> Option<Value> {
+        let mut pending = lock_unpoisoned(&self.pending);
+        match message {
+            JsonRpcMessage::Request(request) => {
+                if pending.insert(request.id.clone()) {
+                    return None;
+                }
+                let message = format!(
+                    "Invalid request: id {} is taken by a request not yet answered; give each request an id of its own.",
+                    request.id
+                );
+                Some(
+                    serde_json::json!({"jsonrpc": "2.0", "id": request.id, "error": {"code": -32600, "message": message}}),
+                )
+            }
+            JsonRpcMessage::Notification(notification) => {
+                if let ClientNotification::CancelledNotification(cancelled) =
+                    &notification.notification
+                    && let Some(id) = &cancelled.params.request_id
+                    && pending.remove(id)
+                {
+                    self.answered.notify_one();
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+
     /// Puts the held reply in the outgoing queue, waiting for room at most
     /// the stall limit from when it was made; `None` when the session ends.
     async fn queue_reply(&mut self) -> Option<()> {
@@ -322,7 +365,11 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
         item: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Closed>> + Send + 'static {
         let outbound = self.outbound.clone();
-        let answer = matches!(item, JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_));
+        let answer = match &item {
+            JsonRpcMessage::Response(response) => Some(response.id.clone()),
+            JsonRpcMessage::Error(error) => error.id.clone(),
+            _ => None,
+        };
         let pending = self.pending.clone();
         let answered = self.answered.clone();
         async move {
@@ -333,9 +380,8 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
             };
             // An answer counts as given once it is written (or lost with the
             // connection): only then may the reader read on.
-            if answer {
-                let _ =
-                    pending.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
+            if let Some(id) = answer {
+                lock_unpoisoned(&pending).remove(&id);
                 answered.notify_one();
             }
             sent
@@ -442,6 +488,77 @@ mod tests {
         let mut lines = BufReader::new(client_read).lines();
         let answered = lines.next_line().await.unwrap().unwrap();
         assert!(answered.contains(r#""id":7"#), "{answered}");
+    }
+
+    #[tokio::test]
+    async fn jsonrpc_a_request_id_already_in_flight_is_refused_and_holds_nothing() {
+        let (server, client) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(server);
+        let mut transport = LineTransport::new(read, write);
+        let (client_read, mut client_write) = tokio::io::split(client);
+        client_write.write_all((ping(5) + &ping(5)).as_bytes()).await.unwrap();
+        client_write.shutdown().await.unwrap();
+        let first = transport.receive().await.expect("the first request");
+        assert_eq!(id_of(&first), Some(5));
+        // The second is answered here and never handed on: only the first
+        // keeps the session open once the input has closed.
+        let waiting = tokio::time::timeout(Duration::from_millis(200), transport.receive()).await;
+        assert!(waiting.is_err(), "the session ended with the first request unanswered");
+        transport.send(answer(5)).await.unwrap();
+        let end = tokio::time::timeout(Duration::from_secs(5), transport.receive()).await;
+        assert!(matches!(end, Ok(None)), "the session ends once the first is answered");
+        drop(transport);
+        let mut lines = BufReader::new(client_read).lines();
+        let mut written = Vec::new();
+        while let Ok(Some(line)) = lines.next_line().await {
+            written.push(line);
+        }
+        let refused = written.iter().find(|l| l.contains("-32600")).expect("a refusal");
+        assert!(refused.contains(r#""id":5"#) && refused.contains("id 5 is taken"), "{refused}");
+        assert!(written.iter().any(|l| l.contains(r#""result""#)), "{written:?}");
+    }
+
+    #[tokio::test]
+    async fn a_cancelled_request_no_longer_holds_the_session_open() {
+        let (server, client) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(server);
+        let mut transport = LineTransport::new(read, write);
+        let (_client_read, mut client_write) = tokio::io::split(client);
+        let cancel =
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#;
+        client_write.write_all((ping(3) + cancel + "\n").as_bytes()).await.unwrap();
+        client_write.shutdown().await.unwrap();
+        assert_eq!(id_of(&transport.receive().await.expect("the request")), Some(3));
+        let cancelled = transport.receive().await.expect("the cancellation, handed on");
+        assert!(matches!(cancelled, JsonRpcMessage::Notification(_)), "{cancelled:?}");
+        // No answer will come to a cancelled request: the session ends
+        // without waiting the drain limit out.
+        let end = tokio::time::timeout(Duration::from_secs(5), transport.receive()).await;
+        assert!(matches!(end, Ok(None)), "the session did not end");
+    }
+
+    #[tokio::test]
+    async fn requests_cancelled_beyond_the_bound_never_stop_the_reading() {
+        let (server, client) = tokio::io::duplex(1 << 20);
+        let (read, write) = tokio::io::split(server);
+        let mut transport = LineTransport::new(read, write);
+        let (_client_read, mut client_write) = tokio::io::split(client);
+        let cancel = |id: usize| {
+            format!(
+                r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id}}}}}"#
+            ) + "\n"
+        };
+        let frames: String = (0..MAX_IN_FLIGHT * 2).map(|id| ping(id) + &cancel(id)).collect();
+        client_write.write_all((frames + &ping(1000)).as_bytes()).await.unwrap();
+        let read_all = async {
+            for _ in 0..MAX_IN_FLIGHT * 4 {
+                transport.receive().await.expect("a request or a cancellation");
+            }
+            transport.receive().await
+        };
+        let last = tokio::time::timeout(Duration::from_secs(5), read_all).await;
+        let last = last.expect("the transport stopped reading after the cancellations");
+        assert_eq!(last.as_ref().and_then(id_of), Some(1000));
     }
 
     #[tokio::test]
