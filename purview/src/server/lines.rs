@@ -291,13 +291,12 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
                 if pending.insert(request.id.clone()) {
                     return None;
                 }
-                let message = format!(
-                    "Invalid request: id {} is taken by a request not yet answered; give each request an id of its own.",
-                    request.id
-                );
-                Some(
-                    serde_json::json!({"jsonrpc": "2.0", "id": request.id, "error": {"code": -32600, "message": message}}),
-                )
+                // The id is in the answer's `id`, not quoted again in its
+                // words: a client's string stays where JSON escapes it.
+                let message = "Invalid request: this id is taken by a request not yet answered; give each request an id of its own.";
+                Some(serde_json::json!({
+                    "jsonrpc": "2.0", "id": request.id, "error": {"code": -32600, "message": message}
+                }))
             }
             JsonRpcMessage::Notification(notification) => {
                 if let ClientNotification::CancelledNotification(cancelled) =
@@ -514,7 +513,7 @@ mod tests {
             written.push(line);
         }
         let refused = written.iter().find(|l| l.contains("-32600")).expect("a refusal");
-        assert!(refused.contains(r#""id":5"#) && refused.contains("id 5 is taken"), "{refused}");
+        assert!(refused.contains(r#""id":5"#) && refused.contains("id is taken"), "{refused}");
         assert!(written.iter().any(|l| l.contains(r#""result""#)), "{written:?}");
     }
 
