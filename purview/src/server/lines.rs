@@ -400,9 +400,21 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
 #[cfg(test)]
 mod tests {
     use rmcp::model::{NumberOrString, ServerResult};
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
 
     use super::*;
+
+    /// A transport over one end of an in-memory pipe, and the client's
+    /// reading and writing ends.
+    fn connected(
+        size: usize,
+    ) -> (LineTransport<ReadHalf<DuplexStream>>, ReadHalf<DuplexStream>, WriteHalf<DuplexStream>)
+    {
+        let (server, client) = tokio::io::duplex(size);
+        let (read, write) = tokio::io::split(server);
+        let (client_read, client_write) = tokio::io::split(client);
+        (LineTransport::new(read, write), client_read, client_write)
+    }
 
     fn ping(id: usize) -> String {
         format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#) + "\n"
@@ -424,10 +436,7 @@ mod tests {
 
     #[tokio::test]
     async fn jsonrpc_bad_frames_are_answered_in_order_and_long_lines_skipped_across_reads() {
-        let (server, client) = tokio::io::duplex(1 << 16);
-        let (read, write) = tokio::io::split(server);
-        let mut transport = LineTransport::new(read, write);
-        let (client_read, mut client_write) = tokio::io::split(client);
+        let (mut transport, client_read, mut client_write) = connected(1 << 16);
         let writing = tokio::spawn(async move {
             client_write.write_all(ping(1).as_bytes()).await?;
             client_write.write_all(b"{not json\n").await?;
@@ -453,10 +462,7 @@ mod tests {
 
     #[tokio::test]
     async fn at_most_max_in_flight_requests_are_read_before_one_is_answered() {
-        let (server, client) = tokio::io::duplex(1 << 20);
-        let (read, write) = tokio::io::split(server);
-        let mut transport = LineTransport::new(read, write);
-        let (_client_read, mut client_write) = tokio::io::split(client);
+        let (mut transport, _client_read, mut client_write) = connected(1 << 20);
         let requests: String = (0..MAX_IN_FLIGHT + 10).map(ping).collect();
         client_write.write_all(requests.as_bytes()).await.unwrap();
         for _ in 0..MAX_IN_FLIGHT {
@@ -471,10 +477,7 @@ mod tests {
 
     #[tokio::test]
     async fn what_was_asked_before_the_input_closed_is_still_answered() {
-        let (server, client) = tokio::io::duplex(1 << 16);
-        let (read, write) = tokio::io::split(server);
-        let mut transport = LineTransport::new(read, write);
-        let (client_read, mut client_write) = tokio::io::split(client);
+        let (mut transport, client_read, mut client_write) = connected(1 << 16);
         client_write.write_all(ping(7).as_bytes()).await.unwrap();
         client_write.shutdown().await.unwrap();
         let request = transport.receive().await.expect("the request");
@@ -491,10 +494,7 @@ mod tests {
 
     #[tokio::test]
     async fn jsonrpc_a_request_id_already_in_flight_is_refused_and_holds_nothing() {
-        let (server, client) = tokio::io::duplex(1 << 16);
-        let (read, write) = tokio::io::split(server);
-        let mut transport = LineTransport::new(read, write);
-        let (client_read, mut client_write) = tokio::io::split(client);
+        let (mut transport, client_read, mut client_write) = connected(1 << 16);
         client_write.write_all((ping(5) + &ping(5)).as_bytes()).await.unwrap();
         client_write.shutdown().await.unwrap();
         let first = transport.receive().await.expect("the first request");
@@ -519,10 +519,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_cancelled_request_no_longer_holds_the_session_open() {
-        let (server, client) = tokio::io::duplex(1 << 16);
-        let (read, write) = tokio::io::split(server);
-        let mut transport = LineTransport::new(read, write);
-        let (_client_read, mut client_write) = tokio::io::split(client);
+        let (mut transport, _client_read, mut client_write) = connected(1 << 16);
         let cancel =
             r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#;
         client_write.write_all((ping(3) + cancel + "\n").as_bytes()).await.unwrap();
@@ -538,10 +535,7 @@ mod tests {
 
     #[tokio::test]
     async fn requests_cancelled_beyond_the_bound_never_stop_the_reading() {
-        let (server, client) = tokio::io::duplex(1 << 20);
-        let (read, write) = tokio::io::split(server);
-        let mut transport = LineTransport::new(read, write);
-        let (_client_read, mut client_write) = tokio::io::split(client);
+        let (mut transport, _client_read, mut client_write) = connected(1 << 20);
         let cancel = |id: usize| {
             format!(
                 r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id}}}}}"#
