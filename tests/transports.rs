@@ -211,15 +211,20 @@ async fn s10_1_http_delete_ends_a_session_with_204_and_it_is_gone() -> Result<()
     let app = demo_app();
     let server = app.serve_http(HttpOptions::default()).await?;
     let http = reqwest::Client::new();
+    let post = |body: Value, session: Option<&str>| {
+        let mut request = http
+            .post(server.url())
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body.to_string());
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        request.send()
+    };
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}});
-    let opened = http
-        .post(server.url())
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(init.to_string())
-        .send()
-        .await?;
+    let opened = post(init, None).await?;
     assert_eq!(opened.status(), 200);
     let session = opened
         .headers()
@@ -232,15 +237,7 @@ async fn s10_1_http_delete_ends_a_session_with_204_and_it_is_gone() -> Result<()
     assert_eq!(ended.status(), 204, "{:?}", ended.headers());
     assert!(ended.bytes().await?.is_empty());
     let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
-    let after = http
-        .post(server.url())
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-session-id", &session)
-        .body(ping.to_string())
-        .send()
-        .await?
-        .status();
+    let after = post(ping, Some(&session)).await?.status();
     assert_eq!(after, 404, "the ended session is gone");
     server.shutdown().await;
     Ok(())

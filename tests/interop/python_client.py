@@ -9,8 +9,8 @@ list hand-off (or, on the dispatcher surface, a list that never changes),
 error codes, masking — and that the notifications each surface promises
 (resources/updated after a subscription, tools/list_changed except on
 dispatcher) arrive, and that the client ends each HTTP session without a
-complaint (its DELETE is answered 204). Prints one line per run and a closing "N passed, N
-failed" line; exits non-zero on any failure.
+complaint (its DELETE is answered 204). Prints one line per run and a
+closing "N passed, N failed" line; exits non-zero on any failure.
 """
 
 from __future__ import annotations

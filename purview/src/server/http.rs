@@ -286,8 +286,6 @@ async fn answer_malformed(body_timeout: Duration, request: Request, next: Next) 
     }
 }
 
-/// HTTP 503 with the JSON-RPC error a client can show: the session limit
-/// is reached, and what to do.
 /// A session ended by HTTP DELETE is answered 204 No Content: rmcp answers
 /// 202 Accepted, which the Python SDK's client logs as a failed
 /// termination (it accepts 200 and 204), although nothing is left to do.
@@ -302,6 +300,8 @@ fn ended(response: Response) -> Response {
     Response::from_parts(parts, axum::body::Body::empty())
 }
 
+/// HTTP 503 with the JSON-RPC error a client can show: the session limit
+/// is reached, and what to do.
 fn sessions_full(id: serde_json::Value, limit: usize) -> Response {
     let body = serde_json::json!({
         "jsonrpc": "2.0",
