@@ -350,7 +350,7 @@ fn s5_5_generated_input_schemas_accept_valid_and_reject_invalid_arguments() -> R
     assert!(!edit.is_valid(&json!({"field": "colour", "value": "red"})), "enum");
     assert!(!edit.is_valid(&json!({"field": "recipient"})), "missing value");
     assert!(!edit.is_valid(&json!({"field": "recipient", "value": 5})), "type");
-    assert!(!edit.is_valid(&json!({"field": "recipient", "value": "x", "expectedVersion": -1})));
+    assert!(!edit.is_valid(&json!({"field": "recipient", "value": "x", "expectedVersion": "3"})));
     let load = input("__load_rows")?;
     assert!(load.is_valid(&json!({"offset": 0, "limit": 10})));
     assert!(!load.is_valid(&json!({"offset": -1, "limit": 10})), "usize is non-negative");

@@ -119,6 +119,13 @@ async fn scenario(agent: &mut Agent, mut watcher: Option<&mut Agent>) -> Result<
         )
         .await?;
     assert!(!ok.is_error, "{ok:?}");
+    // §5.4: `next` names only the window whose actions the call changed.
+    assert_eq!(
+        ok.structured["next"],
+        json!({"operableWindowIds": ["w1", "w2"],
+               "actions": {"w1": ["edit_field", "set_password", "set_details", "submit", "focus"]}})
+    );
+    assert!(ok.structured.get("openedWindowIds").is_none(), "nothing opened: {ok:?}");
     agent.expect(Note::ToolsChanged).await?;
     if let Some(w) = watcher.as_mut() {
         w.expect(updated()).await?;
@@ -152,6 +159,11 @@ async fn scenario(agent: &mut Agent, mut watcher: Option<&mut Agent>) -> Result<
     // submit → Confirm submission (w3) owned by the editor: a hand-off.
     let submitted = agent.call("w1__submit", json!({})).await?;
     assert_eq!(submitted.structured["openedWindowIds"], json!(["w3"]));
+    // The dialog is new; the report and the app-level actions did not change.
+    assert_eq!(
+        submitted.structured["next"],
+        json!({"operableWindowIds": ["w3", "w2"], "actions": {"w3": CONFIRM}})
+    );
     agent.expect(Note::ToolsChanged).await?;
     if let Some(w) = watcher.as_mut() {
         w.expect(Note::ToolsChanged).await?;
@@ -169,6 +181,12 @@ async fn scenario(agent: &mut Agent, mut watcher: Option<&mut Agent>) -> Result<
     let blocked = agent.call("w1__edit_field", json!({"field": "recipient", "value": "x"})).await?;
     assert_eq!(blocked.code(), Some("blocked_by_modal"));
     assert_eq!(blocked.structured["blockedBy"], "w3");
+    // An error's `next` lists every operable window: the agent's picture was wrong.
+    assert_eq!(
+        blocked.structured["next"],
+        json!({"operableWindowIds": ["w3", "w2"],
+               "actions": {"w3": CONFIRM, "w2": REPORT, "app": ["new_report", "lock"]}})
+    );
 
     // editor → confirm → terms, and back.
     let terms = agent.call("w3__show_terms", json!({})).await?;
@@ -196,6 +214,11 @@ async fn scenario(agent: &mut Agent, mut watcher: Option<&mut Agent>) -> Result<
     );
     let confirmed = agent.call("w5__confirm", json!({})).await?;
     assert!(!confirmed.is_error, "{confirmed:?}");
+    assert_eq!(
+        confirmed.structured["next"],
+        json!({"operableWindowIds": ["w1", "w2"], "actions": {"w1": ["focus"]}}),
+        "the editor is back, with only focus left; the report is as it was"
+    );
     let snap = agent.read_json().await?;
     assert_eq!(ids(&snap), ["w1", "w2"]);
     assert!(
@@ -222,6 +245,11 @@ async fn scenario(agent: &mut Agent, mut watcher: Option<&mut Agent>) -> Result<
     assert_eq!(ids(&agent.read_json().await?), ["w1", "w2", "w6"]);
     let lock = agent.call("app__lock", json!({})).await?;
     assert_eq!(lock.structured["openedWindowIds"], json!(["w7"]));
+    assert_eq!(
+        lock.structured["next"],
+        json!({"operableWindowIds": ["w7"], "actions": {"w7": ["unlock"]}}),
+        "the windows under the lock are simply no longer operable"
+    );
     let snap = agent.read_json().await?;
     assert_eq!(ids(&snap), ["w7"]);
     assert_eq!(

@@ -361,8 +361,12 @@ async fn s5_5_input_schema_offers_optional_expected_version() -> Result<()> {
             .map(|r| r.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
         assert!(!required.contains(&"expectedVersion"));
+        // Window operations that write take it; app-level ones and those
+        // that change nothing (readOnlyHint) do not.
+        let read_only = tool.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true);
         let has_version = schema["properties"].get("expectedVersion").is_some();
-        assert_eq!(has_version, !tool.name.starts_with("app__"), "{}", tool.name);
+        let writes_in_a_window = !tool.name.starts_with("app__") && !read_only;
+        assert_eq!(has_version, writes_in_a_window, "{}", tool.name);
     }
     let edit =
         agent.tools().await?.into_iter().find(|t| t.name.ends_with("__set_details")).unwrap();
@@ -390,6 +394,23 @@ async fn s12_3_every_tool_declares_an_output_schema_of_tool_result_shape() -> Re
     let load = agent.tools().await?.into_iter().find(|t| t.name.ends_with("__load")).unwrap();
     let result = &load.output_schema.unwrap()["properties"]["result"];
     assert_eq!(result["properties"]["rows"]["type"], "array");
+    Ok(())
+}
+
+#[tokio::test]
+async fn s5_5_an_expected_version_that_is_no_version_is_refused_by_name() -> Result<()> {
+    let app = demo_app();
+    let editor = app.open(Editor::default())?;
+    let agent = Agent::legacy(&app).await?;
+    let tool = format!("{}__edit_field", editor.id());
+    for bad in [json!(-1), json!("3"), json!(1.5)] {
+        let args = json!({"field": "recipient", "value": "Ada", "expectedVersion": bad});
+        let out = agent.call(&tool, args).await?;
+        assert!(out.is_error, "{bad}: {out:?}");
+        assert_eq!(out.structured["code"], "validation_failed");
+        assert_eq!(out.structured["fields"][0]["field"], "expectedVersion", "{out:?}");
+    }
+    assert_eq!(editor.read(|e| e.recipient.clone())?, "", "nothing applied");
     Ok(())
 }
 
@@ -471,7 +492,7 @@ async fn s5_4_success_returns_tool_result_with_text_mirror_and_opened_ids() -> R
     let load = agent.call(&format!("{new_id}__load"), json!({"offset": 3, "limit": 2})).await?;
     assert!(!load.is_error, "{load:?}");
     assert_eq!(load.structured["result"], json!({"rows": [3, 4], "total": 256}));
-    assert_eq!(load.structured["openedWindowIds"], json!([]));
+    assert!(load.structured.get("openedWindowIds").is_none(), "opened nothing: {load:?}");
     Ok(())
 }
 
@@ -879,5 +900,41 @@ fn s4_2_every_read_shows_the_very_values_the_window_holds() -> Result<()> {
             Some((1.0_f64 / 3.0).to_bits())
         );
     }
+    Ok(())
+}
+
+/// A switch that can be thrown once: its one action hides itself.
+#[purview::window(title = "Switch", summary = "A switch that is {state}")]
+#[derive(Clone, Default)]
+struct Switch {
+    state: &'static str,
+}
+
+#[purview::actions]
+impl Switch {
+    /// Throw the switch; it cannot be thrown back.
+    #[action(available = is_off)]
+    fn throw(&mut self) {
+        self.state = "on";
+    }
+
+    fn is_off(&self) -> bool {
+        self.state != "on"
+    }
+}
+
+#[tokio::test]
+async fn s5_4_a_window_left_with_no_actions_is_named_with_an_empty_list() -> Result<()> {
+    let app = App::builder().build();
+    let switch = app.open(Switch { state: "off" })?;
+    let other = app.open(Switch { state: "off" })?;
+    let thrown = app.call_tool(&format!("{}__throw", switch.id()), None).await;
+    assert!(!thrown.is_error, "{}", thrown.structured);
+    // The thrown switch is still operable but offers nothing now; the
+    // other one did not change, so it is not repeated.
+    assert_eq!(
+        thrown.structured["next"],
+        json!({"operableWindowIds": [switch.id(), other.id()], "actions": {switch.id(): []}})
+    );
     Ok(())
 }

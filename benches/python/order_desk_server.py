@@ -59,7 +59,7 @@ def edit_field(field: str, value: str, expectedVersion: int | None = None) -> di
     state[field] = value
     if snapshot() != before:
         state["version"] += 1
-    return {"message": "Completed `edit_field`.", "openedWindowIds": []}
+    return {"message": "Completed `edit_field`."}
 
 
 if __name__ == "__main__":

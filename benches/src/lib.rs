@@ -250,10 +250,7 @@ impl ServerHandler for HandWritten {
             .into());
         }
         *hidden += 1;
-        Ok(CallToolResult::structured(
-            json!({"message": "Completed `touch`.", "openedWindowIds": []}),
-        )
-        .into())
+        Ok(CallToolResult::structured(json!({"message": "Completed `touch`."})).into())
     }
 }
 

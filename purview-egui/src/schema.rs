@@ -63,7 +63,7 @@ impl ActionDef {
     /// answer to `schemas: true`.
     pub(crate) fn from_value(name: &str, value: &Value) -> Option<Self> {
         let name = name.to_owned();
-        // A tool title is "Edit field · Order Editor (window w1)": the
+        // A tool title is "Edit field · Order Editor (w1)": the
         // button needs only the first part.
         let title = value
             .get("title")
@@ -264,7 +264,7 @@ mod tests {
         let action = ActionDef::from_value(
             "edit_field",
             &json!({
-                "title": "Edit field · Order Editor (window w1)",
+                "title": "Edit field · Order Editor (w1)",
                 "annotations": {"destructiveHint": true},
                 "inputSchema": {
                     "type": "object",

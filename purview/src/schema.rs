@@ -169,7 +169,7 @@ pub(crate) fn describes_object(schema: &JsonObject) -> bool {
 pub(crate) fn next_schema() -> Value {
     json!({
         "type": "object",
-        "description": "What can be operated now: each operable window's available actions, by window id (\"app\" for app-level actions)",
+        "description": "What can be operated now: operableWindowIds, and by window id (\"app\" for app-level) the available actions of each window the call changed (of every operable window, on an error)",
         "properties": {
             "operableWindowIds": {"type": "array", "items": {"type": "string"}},
             "actions": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}}

@@ -310,17 +310,13 @@ impl ServerHandler for Server {
             let param = ResourceUpdatedNotificationParam::new(WINDOWS_URI);
             let _ = context.peer.notify_resource_updated(param).await;
         }
-        let mut result = json!({"message": "Completed `edit_field`.", "openedWindowIds": []});
+        let mut result = json!({"message": "Completed `edit_field`."});
         if tools_changed {
             let mut editor_actions = vec!["edit_field", "set_password", "set_details"];
             editor_actions.extend(submittable.1.then_some("submit"));
             editor_actions.push("focus");
             result["next"] = json!({
-                "actions": {
-                    "app": ["new_report", "lock"],
-                    "w1": editor_actions,
-                    "w2": ["load_rows", "refresh", "close"],
-                },
+                "actions": {"w1": editor_actions},
                 "operableWindowIds": ["w1", "w2"],
             });
         }

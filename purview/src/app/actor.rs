@@ -89,7 +89,7 @@ impl<A: Actions> DynActions for AsAppActions<A> {
 /// Whether a type's actions belong to windows or to the app itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Level {
-    /// Window actions take `expectedVersion`.
+    /// Window actions that write take `expectedVersion`.
     Window,
     /// App-level actions have no version, and may not take the names of
     /// Purview's own tools.
@@ -132,7 +132,7 @@ pub(crate) struct CompiledAction {
     pub spec: ActionSpec,
     pub tool_title: String,
     /// The inputSchema as advertised: self-contained, with `expectedVersion`
-    /// for window actions.
+    /// for window actions that write (not `read_only`).
     pub input_schema: Arc<JsonObject>,
     pub output_schema: Arc<JsonObject>,
     /// The one-line form `app__read_windows` lists (crate::signature).
@@ -173,14 +173,13 @@ impl CompiledAction {
             ));
         }
         let params: Arc<[String]> = properties.keys().cloned().collect();
-        if level == Level::Window {
+        // §5.5: a write takes `expectedVersion`; an action that changes
+        // nothing has no one's edit to protect, so it does not advertise it
+        // (and still accepts it: the gates check any version given).
+        if level == Level::Window && spec.hints.read_only != Some(true) {
             properties.insert(
                 naming::EXPECTED_VERSION.into(),
-                json!({
-                    "type": "integer",
-                    "minimum": 0,
-                    "description": "The version you last read"
-                }),
+                json!({"type": "integer", "description": "The version you last read"}),
             );
         }
         let check =

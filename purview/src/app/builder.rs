@@ -308,6 +308,7 @@ impl AppBuilder {
         let longest = longest_tool_name(&state, self.config.surface);
         naming::check_server_name(&self.config.name, longest).map_err(Error::InvalidDefinition)?;
         state.settle(Touched { windows: vec![], app: true, topology: true });
+        state.tools_before = None;
         let shared = Shared::new(state, self.config);
         *lock_unpoisoned(&shared.approver) = self.approver;
         let app = App { shared: Arc::new(shared) };

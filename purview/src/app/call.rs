@@ -473,7 +473,7 @@ impl App {
         self.shared.mutate_and(
             |state| apply(state, finished, max_windows),
             |state, change, opened| {
-                let next = (change.tools || !opened.is_empty()).then(|| state.next());
+                let next = (change.tools || !opened.is_empty()).then(|| state.changed_next());
                 (opened, next)
             },
         )

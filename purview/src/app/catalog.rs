@@ -68,18 +68,17 @@ fn lookup<'a>(state: &'a State, tool: &ToolRef) -> Option<(Option<&'a Entry>, &'
     }
 }
 
-/// A tool's title and description: what it does, and where.
+/// A tool's title and description: what it does, and where. The name
+/// already says which window (`w1__`) or that it is the app's (`app__`);
+/// the description adds the window's title, which only a read shows.
 fn words(config: &Config, window: Option<&Entry>, action: &CompiledAction) -> (String, String) {
     let what = what_it_does(action);
     match window {
         Some(w) => (
-            format!("{} · {} (window {})", action.tool_title, w.title, w.id),
-            format!("{what} Acts on the \"{}\" window ({}).", w.title, w.id),
+            format!("{} · {} ({})", action.tool_title, w.title, w.id),
+            format!("{}: {what}", w.title),
         ),
-        None => (
-            format!("{} · {}", action.tool_title, config.name),
-            format!("{what} An app-level action of {}.", config.name),
-        ),
+        None => (format!("{} · {}", action.tool_title, config.name), what),
     }
 }
 
@@ -239,7 +238,7 @@ static READ_WINDOWS: LazyLock<ToolDefinition> = LazyLock::new(|| ToolDefinition 
 });
 
 /// What a model reads before its first read: how to read a signature.
-const READ_WINDOWS_DESCRIPTION: &str = "Every window (title, summary, content, version), operableWindowIds (where you may act now) and what each offers, as signatures: edit_field(field: 'a'|'b', value: string); x?: optional, = default, rules in (): >=0, 1..9, len<=200, /regex/, secret; [destructive]: only if the user wants it. Call them with app__act.";
+const READ_WINDOWS_DESCRIPTION: &str = "Every window (title, summary, content, version), operableWindowIds (act only in these) and each one's actions as signatures: edit_field(field: 'a'|'b', value: string); x?: optional, = default, rules in (): >=0, 1..9, len<=200, /regex/, secret; [destructive]: only if the user wants it. Call them with app__act.";
 
 static ACT: LazyLock<ToolDefinition> = LazyLock::new(|| {
     let mut output = output_schema(None, true);

@@ -160,6 +160,10 @@ pub(crate) struct State {
     pub types: HashMap<(TypeId, Level), Result<Arc<TypeSpec>, String>>,
     pub operable: Vec<Arc<str>>,
     pub tools: Vec<ToolRef>,
+    /// The tools as they were before the last `settle`, when it changed
+    /// them: what [`State::changed_next`] compares with. Cleared once the
+    /// mutation that settled is answered (`Shared::mutate_and`).
+    pub tools_before: Option<Vec<ToolRef>>,
     /// Actions the app requires approval for beyond their own specs.
     pub required_approvals: Vec<(TypeId, String)>,
     snapshot_json: Option<Arc<str>>,
@@ -332,10 +336,13 @@ impl State {
             change.tools |= operable != self.operable;
             self.operable = operable;
         }
+        self.tools_before = None;
         if availability_changed {
             let tools = self.compute_tools();
-            change.tools |= tools != self.tools;
-            self.tools = tools;
+            if tools != self.tools {
+                change.tools = true;
+                self.tools_before = Some(std::mem::replace(&mut self.tools, tools));
+            }
         }
         if change.resource {
             self.snapshot_json = None;
@@ -452,6 +459,53 @@ impl State {
         }
         next
     }
+
+    /// What a successful call changed of what can be operated (§5.4: a
+    /// result carries its direct effects): the whole `operableWindowIds`,
+    /// and the available action names of each operable window (and of the
+    /// app) whose actions the last `settle` changed, an empty list for one
+    /// that has none left. A window opened or unblocked by the call is
+    /// among them whenever it has actions; every other operable window
+    /// offers what it did before the call.
+    pub fn changed_next(&self) -> Next {
+        let mut next = Next {
+            operable_window_ids: self.operable.iter().map(|id| id.to_string()).collect(),
+            ..Next::default()
+        };
+        let Some(before) = &self.tools_before else {
+            return next;
+        };
+        let (before, now) = (by_window(before), by_window(&self.tools));
+        let differs = |window| before.get(&window) != now.get(&window);
+        for id in &self.operable {
+            if let Some(entry) = self.entry_by_id(id)
+                && differs(std::num::NonZeroU64::new(entry.seq))
+            {
+                let names = entry.actor.available_names().map(str::to_owned).collect();
+                next.actions.insert(id.to_string(), names);
+            }
+        }
+        if let Some(app) = &self.app
+            && self.app_actions_operable()
+            && differs(None)
+        {
+            let names = app.available_names().map(str::to_owned).collect();
+            next.actions.insert(naming::APP.to_owned(), names);
+        }
+        next
+    }
+}
+
+/// `tools` by window: each window's (and the app's, under `None`) run of
+/// actions, which `compute_tools` lists one after another.
+fn by_window(tools: &[ToolRef]) -> HashMap<Option<std::num::NonZeroU64>, &[ToolRef]> {
+    let mut runs = HashMap::new();
+    for run in tools.chunk_by(|a, b| a.window == b.window) {
+        if let Some(first) = run.first() {
+            runs.insert(first.window, run);
+        }
+    }
+    runs
 }
 
 #[derive(Serialize)]

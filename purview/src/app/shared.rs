@@ -157,7 +157,9 @@ impl Shared {
             let mut state = self.lock()?;
             let (value, touched) = f(&mut state)?;
             let change = state.settle(touched);
-            (after(&state, change, value), change)
+            let answer = after(&state, change, value);
+            state.tools_before = None;
+            (answer, change)
         };
         self.signal(change);
         Ok(value)

@@ -84,16 +84,18 @@ pub struct ToolResult {
     /// What happened, for a person to read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
-    /// Windows this call opened (and that are still open), in opening order.
-    #[serde(default)]
+    /// Windows this call opened (and that are still open), in opening order;
+    /// left out when there are none, as §5.4 allows.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub opened_window_ids: Vec<String>,
     /// The action's own structured result, shaped by its outputSchema.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<Value>,
     /// Purview extension: when the call changed what can be operated (it
     /// opened or closed a window, or changed which actions are available),
-    /// what can be operated now. Hosts that never refresh their tool list or
-    /// read resources show the model nothing else.
+    /// what it changed: the whole `operableWindowIds`, and the actions of
+    /// each operable window whose actions changed. Hosts that never refresh
+    /// their tool list or read resources show the model nothing else.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next: Option<Next>,
     /// Purview extension: for an action that needed a person's approval,
@@ -102,9 +104,17 @@ pub struct ToolResult {
     pub approved_by: Option<ApprovedBy>,
 }
 
-/// What an agent can operate now: every operable window's available action
-/// names (and `"app"` for app-level actions), as a Purview extension of the
-/// protocol's result and error objects.
+/// What an agent can operate now, as a Purview extension of the protocol's
+/// result and error objects: the operable windows, and available action
+/// names by window id (`"app"` for app-level actions).
+///
+/// On an error (`blocked_by_modal`, `window_not_found`,
+/// `action_not_available`) `actions` holds every operable window: the
+/// agent's picture was wrong. On a successful call it holds only the
+/// windows whose actions the call changed (a window it opened or unblocked,
+/// one where an action became available or hidden; an empty list when
+/// none is left): the result carries the call's direct effects (§5.4), and
+/// every other window in `operableWindowIds` offers what it did before.
 ///
 /// ```
 /// # use purview::model::Next;
@@ -120,8 +130,10 @@ pub struct ToolResult {
 pub struct Next {
     /// `operableWindowIds` as it is after the call.
     pub operable_window_ids: Vec<String>,
-    /// For each operable window id (and `"app"`), the names of its available
+    /// For operable window ids (and `"app"`), the names of their available
     /// actions: call them as `{windowId}__{action}`, or through `app__act`.
+    /// Every operable window on an error; on a success, those the call
+    /// changed.
     pub actions: BTreeMap<String, Vec<String>>,
 }
 
