@@ -4,6 +4,7 @@
 use std::{
     any::TypeId,
     collections::{BTreeMap, HashMap, HashSet},
+    num::NonZeroU64,
     panic::{AssertUnwindSafe, catch_unwind},
     sync::Arc,
 };
@@ -439,25 +440,7 @@ impl State {
     /// What can be operated now: each operable window's available action
     /// names, and the app's while no app-level modal is open.
     pub fn next(&self) -> Next {
-        let mut next = Next::default();
-        for id in &self.operable {
-            next.operable_window_ids.push(id.to_string());
-            if let Some(entry) = self.entry_by_id(id) {
-                let names: Vec<String> = entry.actor.available_names().map(str::to_owned).collect();
-                if !names.is_empty() {
-                    next.actions.insert(id.to_string(), names);
-                }
-            }
-        }
-        if let Some(app) = &self.app
-            && self.app_actions_operable()
-        {
-            let names: Vec<String> = app.available_names().map(str::to_owned).collect();
-            if !names.is_empty() {
-                next.actions.insert(naming::APP.to_owned(), names);
-            }
-        }
-        next
+        self.next_for(|_| true, false)
     }
 
     /// What a successful call changed of what can be operated (§5.4: a
@@ -468,37 +451,44 @@ impl State {
     /// among them whenever it has actions; every other operable window
     /// offers what it did before the call.
     pub fn changed_next(&self) -> Next {
-        let mut next = Next {
-            operable_window_ids: self.operable.iter().map(|id| id.to_string()).collect(),
-            ..Next::default()
-        };
         let Some(before) = &self.tools_before else {
-            return next;
+            return self.next_for(|_| false, true);
         };
         let (before, now) = (by_window(before), by_window(&self.tools));
-        let differs = |window| before.get(&window) != now.get(&window);
+        self.next_for(|window| before.get(&window) != now.get(&window), true)
+    }
+
+    /// The whole `operableWindowIds`, and the action names of the operable
+    /// windows (`None`: the app) `wanted` picks; with `keep_empty`, a
+    /// picked window with none available is listed with an empty list.
+    fn next_for(&self, wanted: impl Fn(Option<NonZeroU64>) -> bool, keep_empty: bool) -> Next {
+        let mut next = Next::default();
+        let mut add = |id: &str, names: Vec<String>| {
+            if keep_empty || !names.is_empty() {
+                next.actions.insert(id.to_owned(), names);
+            }
+        };
         for id in &self.operable {
             if let Some(entry) = self.entry_by_id(id)
-                && differs(std::num::NonZeroU64::new(entry.seq))
+                && wanted(NonZeroU64::new(entry.seq))
             {
-                let names = entry.actor.available_names().map(str::to_owned).collect();
-                next.actions.insert(id.to_string(), names);
+                add(id, entry.actor.available_names().map(str::to_owned).collect());
             }
         }
         if let Some(app) = &self.app
             && self.app_actions_operable()
-            && differs(None)
+            && wanted(None)
         {
-            let names = app.available_names().map(str::to_owned).collect();
-            next.actions.insert(naming::APP.to_owned(), names);
+            add(naming::APP, app.available_names().map(str::to_owned).collect());
         }
+        next.operable_window_ids = self.operable.iter().map(|id| id.to_string()).collect();
         next
     }
 }
 
 /// `tools` by window: each window's (and the app's, under `None`) run of
 /// actions, which `compute_tools` lists one after another.
-fn by_window(tools: &[ToolRef]) -> HashMap<Option<std::num::NonZeroU64>, &[ToolRef]> {
+fn by_window(tools: &[ToolRef]) -> HashMap<Option<NonZeroU64>, &[ToolRef]> {
     let mut runs = HashMap::new();
     for run in tools.chunk_by(|a, b| a.window == b.window) {
         if let Some(first) = run.first() {
