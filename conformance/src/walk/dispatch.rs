@@ -13,6 +13,7 @@ use rmcp::model::Tool;
 use serde_json::{Map, Value, json};
 
 use crate::{
+    checks::Check,
     script::{Call, ExpectedVersion, Intent},
     target::CallOutcome,
 };
@@ -162,22 +163,35 @@ impl Walk<'_> {
 
     /// Half the time one of the operations that has not succeeded yet, so
     /// a walk covers what it can instead of repeating what it has.
+    ///
+    /// What cannot be undone (submitting, locking) waits, since it may end
+    /// what the rest needs: until every other operation in reach has
+    /// succeeded and the §10.1 probe has had its two writes, or until half
+    /// the walk is spent. Without that, whether a walk covered the app
+    /// would depend on its seed: one that submitted early never got back.
     pub(super) fn pick_uncovered(&mut self, tools: &[Arc<ToolInfo>]) -> Arc<ToolInfo> {
-        let mut uncovered: Vec<&Arc<ToolInfo>> = tools
+        let uncovered: Vec<&Arc<ToolInfo>> = tools
             .iter()
             .filter(|t| {
                 let key = self.coverage_key(Some(t), &self.obs);
                 self.coverage.tools.get(&key).is_none_or(|c| c.succeeded == 0)
             })
             .collect();
-        // What cannot be undone (submitting, locking) last: it may end
-        // what the others need.
-        if uncovered.iter().any(|t| !t.destructive) {
-            uncovered.retain(|t| !t.destructive);
-        }
+        // `app__act` is as final as the action it is sent to, which
+        // `act_call` picks by these same rules.
+        let lasting = |t: &Arc<ToolInfo>| t.destructive && t.name != PURVIEW_ACT;
+        let undoable_left = uncovered.iter().any(|t| !lasting(t));
+        let probe_pending = self.unit_steps != Some(false)
+            && self.tally.entries.get(&Check::Serialized).is_none_or(|e| e.observed == 0);
+        let patient = self.trace().len() < self.cfg.steps / 2;
+        let wait =
+            tools.iter().any(|t| !lasting(t)) && (undoable_left || (probe_pending && patient));
+        let keep = |t: &&Arc<ToolInfo>| !wait || !lasting(t);
+        let uncovered: Vec<&Arc<ToolInfo>> = uncovered.into_iter().filter(keep).collect();
         if !uncovered.is_empty() && self.rng.random_bool(0.5) {
             return uncovered[self.rng.random_range(0..uncovered.len())].clone();
         }
-        tools[self.rng.random_range(0..tools.len())].clone()
+        let pool: Vec<&Arc<ToolInfo>> = tools.iter().filter(keep).collect();
+        pool[self.rng.random_range(0..pool.len())].clone()
     }
 }
