@@ -79,7 +79,7 @@ impl ArgumentCheck {
     pub fn check(
         &self,
         params: &[String],
-        args: &Map<String, Value>,
+        args: &mut Map<String, Value>,
         limits: &Limits,
     ) -> Vec<FieldError> {
         if let Some(problem) = over_limits(args, limits) {
@@ -97,19 +97,34 @@ impl ArgumentCheck {
                 format!("{} more unknown arguments", unknown.len() - UNKNOWN_NAMES_SHOWN),
             ));
         }
-        // Unknown names are reported above; validate only the known ones.
-        let known: Map<String, Value> = args
-            .iter()
-            .filter(|(k, _)| params.contains(k))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        let instance = Value::Object(known);
+        if unknown.is_empty() {
+            // The usual call: every name is known, so the arguments are
+            // validated as they are, lent as a JSON value and given back.
+            let instance = Value::Object(std::mem::take(args));
+            self.schema_errors(&instance, &mut errors);
+            if let Value::Object(map) = instance {
+                *args = map;
+            }
+        } else {
+            // Unknown names are reported above; validate only the known ones.
+            let known: Map<String, Value> = args
+                .iter()
+                .filter(|(k, _)| params.contains(k))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            self.schema_errors(&Value::Object(known), &mut errors);
+        }
+        errors
+    }
+
+    /// Adds one error per argument and violated keyword of `instance`.
+    fn schema_errors(&self, instance: &Value, errors: &mut Vec<FieldError>) {
         // Most calls are valid: finding that out collects no errors.
-        if self.validator.is_valid(&instance) {
-            return errors;
+        if self.validator.is_valid(instance) {
+            return;
         }
         let mut seen: HashSet<(String, String)> = HashSet::new();
-        for error in self.validator.iter_errors(&instance) {
+        for error in self.validator.iter_errors(instance) {
             let problem = describe(&error, &self.secret);
             // One keyword can fail at several depths of one argument; one
             // line per argument and message is enough.
@@ -117,7 +132,6 @@ impl ArgumentCheck {
                 errors.push(problem);
             }
         }
-        errors
     }
 }
 
@@ -316,12 +330,15 @@ mod tests {
         pin: crate::Secret<String>,
     }
 
-    fn check(args: Value) -> Vec<FieldError> {
+    fn check(mut args: Value) -> Vec<FieldError> {
         let schema = crate::schema::self_contained(&crate::action::schema_for::<Sample>());
         let params: Vec<String> =
             schema["properties"].as_object().unwrap().keys().cloned().collect();
         let check = ArgumentCheck::compile(&schema).unwrap();
-        check.check(&params, args.as_object().unwrap(), &Limits::default())
+        let before = args.clone();
+        let errors = check.check(&params, args.as_object_mut().unwrap(), &Limits::default());
+        assert_eq!(args, before, "the check gives the arguments back as they were");
+        errors
     }
 
     fn fields(errors: &[FieldError]) -> Vec<&str> {
@@ -361,12 +378,14 @@ mod tests {
         let params: Vec<String> =
             schema["properties"].as_object().unwrap().keys().cloned().collect();
         let check = ArgumentCheck::compile(schema).unwrap();
-        let valid = json!({"few": [1], "distinct": [1, 2], "above": 1, "below": 9, "step": 10,
+        let mut valid = json!({"few": [1], "distinct": [1, 2], "above": 1, "below": 9, "step": 10,
                            "short": "abc", "choice": "a", "fixed": 1, "nested": {"x": 1}});
-        assert!(check.check(&params, valid.as_object().unwrap(), &Limits::default()).is_empty());
-        let wrong = json!({"few": [1, 2], "distinct": [1, 1], "above": 0, "below": 10, "step": 7,
+        assert!(
+            check.check(&params, valid.as_object_mut().unwrap(), &Limits::default()).is_empty()
+        );
+        let mut wrong = json!({"few": [1, 2], "distinct": [1, 1], "above": 0, "below": 10, "step": 7,
                            "short": "abcd", "choice": "c", "fixed": 2, "nested": {"x": 1, "y": 2}});
-        let errors = check.check(&params, wrong.as_object().unwrap(), &Limits::default());
+        let errors = check.check(&params, wrong.as_object_mut().unwrap(), &Limits::default());
         assert_eq!(
             fields(&errors),
             ["above", "below", "choice", "distinct", "few", "fixed", "nested", "short", "step"],

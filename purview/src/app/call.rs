@@ -329,8 +329,8 @@ impl App {
         cancel: CancellationToken,
     ) -> Result<(ToolResult, Option<Box<dyn std::any::Any + Send>>), Stop> {
         refuse_reentry(&call)?;
-        let checked = self.check(&call)?;
         let mut call = call;
+        let checked = self.check(&mut call)?;
         let mut caller = caller;
         let mut approved = None;
         if checked.needs_approval
@@ -399,7 +399,7 @@ impl App {
 
     /// The check phase, outside the operation lock: the gates as they stand now, and
     /// the arguments against the action's schema.
-    fn check(&self, call: &ActionCall) -> Result<Checked, ToolError> {
+    fn check(&self, call: &mut ActionCall) -> Result<Checked, ToolError> {
         let checked = self.shared.try_read(|state| {
             let gates::Admitted { target, index, actor, entry } =
                 gates::admit(state, &call.window, &call.action, call.expected_version.as_ref())?;
@@ -429,7 +429,7 @@ impl App {
             return Ok(checked);
         }
         let limits = &self.shared.config.limits;
-        let problems = checked.check.check(&checked.params, &call.arguments, limits);
+        let problems = checked.check.check(&checked.params, &mut call.arguments, limits);
         if problems.is_empty() { Ok(checked) } else { Err(ToolError::validation(problems)) }
     }
 
