@@ -9,6 +9,12 @@
 //! - the same editor written with the official Python SDK's high-level
 //!   server (`python/order_desk_server.py`).
 //!
+//! Each server is also driven once by a bare line client: the same rounds
+//! written and read as JSON lines with blocking pipes on one thread, no
+//! runtime, so that what a round costs is mostly the server's. The rmcp
+//! client spends about as much CPU per round as the Rust servers do,
+//! which narrows every ratio between servers.
+//!
 //! Each server is connected twice: with the client not subscribed (no
 //! notifications), and subscribed to app://windows (a server that supports
 //! it then sends resources/updated after the edits; Purview coalesces them,
@@ -179,14 +185,156 @@ impl Session {
 
     /// The median rate over the trials.
     fn rate(&self) -> f64 {
-        let mut rates = self.rates.clone();
-        rates.sort_by(f64::total_cmp);
-        rates.get(rates.len() / 2).copied().unwrap_or(0.0)
+        median(&self.rates)
     }
 
     fn per_round(&self, total: Duration) -> f64 {
         total.as_secs_f64() * 1e6 / self.measured_rounds.max(1) as f64
     }
+}
+
+/// CPU time of the calling thread (Linux): the bare client's own cost.
+fn thread_cpu() -> Duration {
+    // SAFETY: getrusage writes into the zeroed struct we own.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_THREAD, &mut usage);
+        usage
+    };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1_000);
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+/// The bare line client: one server process, blocking pipes, JSON lines.
+struct Bare {
+    key: String,
+    name: String,
+    child: std::process::Child,
+    input: std::process::ChildStdin,
+    output: std::io::BufReader<std::process::ChildStdout>,
+    line: String,
+    next_id: u64,
+    made: usize,
+    rates: Vec<f64>,
+    measured_rounds: usize,
+    server_cpu: Duration,
+    client_cpu: Duration,
+}
+
+impl Bare {
+    fn open(server: &Server<'_>) -> Self {
+        let mut child = std::process::Command::new(server.program)
+            .args(server.args)
+            .envs(server.envs.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        let input = child.stdin.take().expect("stdin");
+        let output = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+        let mut bare = Self {
+            key: server.key.to_owned(),
+            name: server.name.to_owned(),
+            child,
+            input,
+            output,
+            line: String::new(),
+            next_id: 0,
+            made: 0,
+            rates: Vec::new(),
+            measured_rounds: 0,
+            server_cpu: Duration::ZERO,
+            client_cpu: Duration::ZERO,
+        };
+        let hello = json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "bare-line-client", "version": "1.0"},
+        });
+        bare.request("initialize", &hello);
+        bare.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        for _ in 0..100 {
+            bare.round();
+        }
+        bare
+    }
+
+    fn send(&mut self, message: &Value) {
+        use std::io::Write as _;
+        let mut bytes = serde_json::to_vec(message).expect("json");
+        bytes.push(b'\n');
+        self.input.write_all(&bytes).expect("write");
+    }
+
+    /// Sends a request and returns its result, skipping notifications.
+    fn request(&mut self, method: &str, params: &Value) -> Value {
+        use std::io::BufRead as _;
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            self.line.clear();
+            let read = self.output.read_line(&mut self.line).expect("read");
+            assert!(read > 0, "{} closed its output", self.name);
+            let mut message: Value = serde_json::from_str(&self.line).expect("a JSON line");
+            if message["id"] == json!(id) {
+                assert!(message.get("error").is_none(), "{method}: {message}");
+                return message["result"].take();
+            }
+        }
+    }
+
+    /// The same round as [`Session::round`].
+    fn round(&mut self) {
+        let read = self.request("resources/read", &json!({"uri": "app://windows"}));
+        let text = read["contents"][0]["text"].as_str().expect("text");
+        let snapshot: Value = serde_json::from_str(text).expect("json");
+        let version = snapshot["windows"][0]["version"].as_u64().expect("version");
+        let value = if self.made.is_multiple_of(2) { "Ada" } else { "Grace" };
+        let params = json!({
+            "name": "w1__edit_field",
+            "arguments": {"field": "recipient", "value": value, "expectedVersion": version},
+        });
+        let result = self.request("tools/call", &params);
+        assert_ne!(result["isError"], json!(true), "{result}");
+        self.made += 1;
+    }
+
+    fn trial(&mut self, rounds: usize) {
+        let (server, client) = (process_cpu(self.child.id()), thread_cpu());
+        let start = Instant::now();
+        for _ in 0..rounds {
+            self.round();
+        }
+        let elapsed = start.elapsed().max(Duration::from_nanos(1));
+        self.server_cpu += process_cpu(self.child.id()) - server;
+        self.client_cpu += thread_cpu() - client;
+        self.measured_rounds += rounds;
+        self.rates.push(rounds as f64 / elapsed.as_secs_f64());
+    }
+
+    fn rate(&self) -> f64 {
+        median(&self.rates)
+    }
+
+    fn per_round(&self, total: Duration) -> f64 {
+        total.as_secs_f64() * 1e6 / self.measured_rounds.max(1) as f64
+    }
+}
+
+impl Drop for Bare {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The median of `rates`.
+fn median(rates: &[f64]) -> f64 {
+    let mut rates = rates.to_vec();
+    rates.sort_by(f64::total_cmp);
+    rates.get(rates.len() / 2).copied().unwrap_or(0.0)
 }
 
 fn main() {
@@ -258,10 +406,17 @@ fn main() {
                 sessions.extend(Session::open(server, subscribe).await);
             }
         }
+        // The bare client blocks this thread while it waits for a line:
+        // nothing else runs meanwhile, and the rmcp sessions' tasks live on
+        // the runtime's workers.
+        let mut bare: Vec<Bare> = servers.iter().map(Bare::open).collect();
         let (rounds, trials) = (rounds(), trials());
         for _ in 0..trials {
             for session in &mut sessions {
                 session.trial(rounds / trials).await;
+            }
+            for session in &mut bare {
+                session.trial(rounds / trials);
             }
         }
         println!(
@@ -283,6 +438,18 @@ fn main() {
                 s.updates,
             );
         }
+        for s in &bare {
+            println!(
+                "| {} | bare line client, not subscribed | {:.0} | {:.0} | {:.0} µs | {:.0} µs | — |",
+                s.name,
+                s.rate(),
+                1e6 / s.rate(),
+                s.per_round(s.server_cpu),
+                s.per_round(s.client_cpu),
+            );
+        }
+        let bare_rate =
+            |key: &str| bare.iter().find(|s| s.key == key).map(Bare::rate);
         let rate = |key: &str, subscribed: bool| {
             sessions.iter().find(|s| s.key == key && s.subscribed == subscribed).map(Session::rate)
         };
@@ -311,7 +478,28 @@ fn main() {
                 }
             }
         }
+        if let Some(hand) = bare_rate("rmcp").into_iter().chain(bare_rate("rmcp_pipes")).reduce(f64::max) {
+            for (key, name) in [("purview", "Purview"), ("before", "the earlier build")] {
+                if let Some(purview) = bare_rate(key) {
+                    println!(
+                        "bare line client: {name}'s round / the faster hand-written rmcp round: {:.2}",
+                        hand / purview
+                    );
+                }
+            }
+        }
+        if let Some(python) = bare_rate("python") {
+            for (key, name) in [("purview", "Purview"), ("rmcp_pipes", "hand-written rmcp, `stdio_pipes()`")] {
+                if let Some(other) = bare_rate(key) {
+                    println!(
+                        "bare line client: {name} / Python SDK, rounds per second: {:.1}×",
+                        other / python
+                    );
+                }
+            }
+        }
         println!();
+        drop(bare);
         for session in sessions {
             let _ = session.client.cancel().await;
         }
