@@ -193,18 +193,6 @@ impl Session {
     }
 }
 
-/// CPU time of the calling thread (Linux): the bare client's own cost.
-fn thread_cpu() -> Duration {
-    // SAFETY: getrusage writes into the zeroed struct we own.
-    let usage = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_THREAD, &mut usage);
-        usage
-    };
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1_000);
-    tv(usage.ru_utime) + tv(usage.ru_stime)
-}
-
 /// The bare line client: one server process, blocking pipes, JSON lines.
 struct Bare {
     key: String,
@@ -302,14 +290,14 @@ impl Bare {
     }
 
     fn trial(&mut self, rounds: usize) {
-        let (server, client) = (process_cpu(self.child.id()), thread_cpu());
+        let (server, client) = (process_cpu(self.child.id()), purview_benches::thread_cpu());
         let start = Instant::now();
         for _ in 0..rounds {
             self.round();
         }
         let elapsed = start.elapsed().max(Duration::from_nanos(1));
         self.server_cpu += process_cpu(self.child.id()) - server;
-        self.client_cpu += thread_cpu() - client;
+        self.client_cpu += purview_benches::thread_cpu() - client;
         self.measured_rounds += rounds;
         self.rates.push(rounds as f64 / elapsed.as_secs_f64());
     }

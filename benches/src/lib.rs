@@ -27,10 +27,19 @@ pub fn scaled(full: usize, few: usize) -> usize {
 
 /// User + system CPU time of this process so far.
 pub fn own_cpu() -> Duration {
+    cpu_of(libc::RUSAGE_SELF)
+}
+
+/// User + system CPU time of the calling thread so far (Linux).
+pub fn thread_cpu() -> Duration {
+    cpu_of(libc::RUSAGE_THREAD)
+}
+
+fn cpu_of(who: libc::c_int) -> Duration {
     // SAFETY: getrusage writes into the zeroed struct we own.
     let usage = unsafe {
         let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        libc::getrusage(who, &mut usage);
         usage
     };
     let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1_000);
