@@ -92,10 +92,7 @@ struct Session {
     pid: u32,
     /// Rounds made so far (the value edited alternates with it).
     made: usize,
-    rates: Vec<f64>,
-    measured_rounds: usize,
-    server_cpu: Duration,
-    client_cpu: Duration,
+    measured: Measured,
     updates: usize,
 }
 
@@ -134,10 +131,7 @@ impl Session {
             counter,
             pid,
             made: 0,
-            rates: Vec::new(),
-            measured_rounds: 0,
-            server_cpu: Duration::ZERO,
-            client_cpu: Duration::ZERO,
+            measured: Measured::default(),
             updates: 0,
         };
         for _ in 0..100 {
@@ -175,21 +169,41 @@ impl Session {
         for _ in 0..rounds {
             self.round().await;
         }
-        let elapsed = start.elapsed().max(Duration::from_nanos(1));
-        self.server_cpu += process_cpu(self.pid) - server;
-        self.client_cpu += purview_benches::own_cpu() - client;
+        let (server, client) =
+            (process_cpu(self.pid) - server, purview_benches::own_cpu() - client);
+        self.measured.add(rounds, start.elapsed(), server, client);
         self.updates += self.counter.0.lock().expect("counts").updates - updates;
-        self.measured_rounds += rounds;
-        self.rates.push(rounds as f64 / elapsed.as_secs_f64());
+    }
+}
+
+/// What one session's trials measured.
+#[derive(Default)]
+struct Measured {
+    rates: Vec<f64>,
+    rounds: usize,
+    server_cpu: Duration,
+    client_cpu: Duration,
+}
+
+impl Measured {
+    /// Adds a trial of `rounds` rounds that took `elapsed`, with the CPU
+    /// the server and the client spent on it.
+    fn add(&mut self, rounds: usize, elapsed: Duration, server: Duration, client: Duration) {
+        self.server_cpu += server;
+        self.client_cpu += client;
+        self.rounds += rounds;
+        self.rates.push(rounds as f64 / elapsed.max(Duration::from_nanos(1)).as_secs_f64());
     }
 
     /// The median rate over the trials.
     fn rate(&self) -> f64 {
-        median(&self.rates)
+        let mut rates = self.rates.clone();
+        rates.sort_by(f64::total_cmp);
+        rates.get(rates.len() / 2).copied().unwrap_or(0.0)
     }
 
     fn per_round(&self, total: Duration) -> f64 {
-        total.as_secs_f64() * 1e6 / self.measured_rounds.max(1) as f64
+        total.as_secs_f64() * 1e6 / self.rounds.max(1) as f64
     }
 }
 
@@ -203,10 +217,7 @@ struct Bare {
     line: String,
     next_id: u64,
     made: usize,
-    rates: Vec<f64>,
-    measured_rounds: usize,
-    server_cpu: Duration,
-    client_cpu: Duration,
+    measured: Measured,
 }
 
 impl Bare {
@@ -230,10 +241,7 @@ impl Bare {
             line: String::new(),
             next_id: 0,
             made: 0,
-            rates: Vec::new(),
-            measured_rounds: 0,
-            server_cpu: Duration::ZERO,
-            client_cpu: Duration::ZERO,
+            measured: Measured::default(),
         };
         let hello = json!({
             "protocolVersion": "2025-11-25",
@@ -295,19 +303,9 @@ impl Bare {
         for _ in 0..rounds {
             self.round();
         }
-        let elapsed = start.elapsed().max(Duration::from_nanos(1));
-        self.server_cpu += process_cpu(self.child.id()) - server;
-        self.client_cpu += purview_benches::thread_cpu() - client;
-        self.measured_rounds += rounds;
-        self.rates.push(rounds as f64 / elapsed.as_secs_f64());
-    }
-
-    fn rate(&self) -> f64 {
-        median(&self.rates)
-    }
-
-    fn per_round(&self, total: Duration) -> f64 {
-        total.as_secs_f64() * 1e6 / self.measured_rounds.max(1) as f64
+        let (server, client) =
+            (process_cpu(self.child.id()) - server, purview_benches::thread_cpu() - client);
+        self.measured.add(rounds, start.elapsed(), server, client);
     }
 }
 
@@ -316,13 +314,6 @@ impl Drop for Bare {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-/// The median of `rates`.
-fn median(rates: &[f64]) -> f64 {
-    let mut rates = rates.to_vec();
-    rates.sort_by(f64::total_cmp);
-    rates.get(rates.len() / 2).copied().unwrap_or(0.0)
 }
 
 fn main() {
@@ -414,32 +405,25 @@ fn main() {
             "| server | client | rounds/s (median) | µs/round | server CPU/round | client CPU/round | resources/updated |"
         );
         println!("|---|---|---|---|---|---|---|");
-        for s in &sessions {
+        let row = |name: &str, client: &str, m: &Measured, updates: String| {
             println!(
-                "| {} | {} | {:.0} | {:.0} | {:.0} µs | {:.0} µs | {} |",
-                s.name,
-                if s.subscribed { "subscribed" } else { "not subscribed" },
-                s.rate(),
-                1e6 / s.rate(),
-                s.per_round(s.server_cpu),
-                s.per_round(s.client_cpu),
-                s.updates,
+                "| {name} | {client} | {:.0} | {:.0} | {:.0} µs | {:.0} µs | {updates} |",
+                m.rate(),
+                1e6 / m.rate(),
+                m.per_round(m.server_cpu),
+                m.per_round(m.client_cpu),
             );
+        };
+        for s in &sessions {
+            let client = if s.subscribed { "subscribed" } else { "not subscribed" };
+            row(&s.name, client, &s.measured, s.updates.to_string());
         }
         for s in &bare {
-            println!(
-                "| {} | bare line client, not subscribed | {:.0} | {:.0} | {:.0} µs | {:.0} µs | — |",
-                s.name,
-                s.rate(),
-                1e6 / s.rate(),
-                s.per_round(s.server_cpu),
-                s.per_round(s.client_cpu),
-            );
+            row(&s.name, "bare line client, not subscribed", &s.measured, "—".to_owned());
         }
-        let bare_rate =
-            |key: &str| bare.iter().find(|s| s.key == key).map(Bare::rate);
+        let bare_rate = |key: &str| bare.iter().find(|s| s.key == key).map(|s| s.measured.rate());
         let rate = |key: &str, subscribed: bool| {
-            sessions.iter().find(|s| s.key == key && s.subscribed == subscribed).map(Session::rate)
+            sessions.iter().find(|s| s.key == key && s.subscribed == subscribed).map(|s| s.measured.rate())
         };
         println!();
         for subscribed in [false, true] {
