@@ -166,8 +166,8 @@ impl Walk<'_> {
     ///
     /// What cannot be undone (submitting, locking) waits, since it may end
     /// what the rest needs: until every other operation in reach has
-    /// succeeded and the §10.1 probe has had its two writes, or until half
-    /// the walk is spent. Without that, whether a walk covered the app
+    /// succeeded and the §10.1 probe has had its two writes, or at most
+    /// until half the walk is spent. Without that, whether a walk covered the app
     /// would depend on its seed: one that submitted early never got back.
     pub(super) fn pick_uncovered(&mut self, tools: &[Arc<ToolInfo>]) -> Arc<ToolInfo> {
         let uncovered: Vec<&Arc<ToolInfo>> = tools
@@ -184,8 +184,9 @@ impl Walk<'_> {
         let probe_pending = self.unit_steps != Some(false)
             && self.tally.entries.get(&Check::Serialized).is_none_or(|e| e.observed == 0);
         let patient = self.trace().len() < self.cfg.steps / 2;
-        let wait =
-            tools.iter().any(|t| !lasting(t)) && (undoable_left || (probe_pending && patient));
+        // Patience for the first half only: an operation that never
+        // succeeds must not keep the destructive ones from being called.
+        let wait = patient && tools.iter().any(|t| !lasting(t)) && (undoable_left || probe_pending);
         let keep = |t: &&Arc<ToolInfo>| !wait || !lasting(t);
         let uncovered: Vec<&Arc<ToolInfo>> = uncovered.into_iter().filter(keep).collect();
         if !uncovered.is_empty() && self.rng.random_bool(0.5) {
