@@ -13,7 +13,6 @@ use rmcp::model::Tool;
 use serde_json::{Map, Value, json};
 
 use crate::{
-    checks::Check,
     script::{Call, ExpectedVersion, Intent},
     target::CallOutcome,
 };
@@ -181,8 +180,7 @@ impl Walk<'_> {
         // `act_call` picks by these same rules.
         let lasting = |t: &Arc<ToolInfo>| t.destructive && t.name != PURVIEW_ACT;
         let undoable_left = uncovered.iter().any(|t| !lasting(t));
-        let probe_pending = self.unit_steps != Some(false)
-            && self.tally.entries.get(&Check::Serialized).is_none_or(|e| e.observed == 0);
+        let probe_pending = self.unit_steps != Some(false) && self.unprobed();
         let patient = self.trace().len() < self.cfg.steps / 2;
         // Patience for the first half only: an operation that never
         // succeeds must not keep the destructive ones from being called.

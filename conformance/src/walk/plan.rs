@@ -20,8 +20,7 @@ impl Walk<'_> {
     /// Picks the next step.
     pub(super) fn plan(&mut self) -> Step {
         // Until the §10.1 probe has run once, run it as soon as it can be.
-        let unprobed = self.tally.entries.get(&Check::Serialized).is_none_or(|e| e.observed == 0);
-        if (unprobed || self.rng.random_bool(0.08))
+        if (self.unprobed() || self.rng.random_bool(0.08))
             && let Some(step) = self.probe()
         {
             return step;
@@ -161,6 +160,11 @@ impl Walk<'_> {
             expected_version: ExpectedVersion::Omit,
             intent: Intent::UnknownWindow,
         }
+    }
+
+    /// Whether the §10.1 probe has not yet been judged once.
+    pub(super) fn unprobed(&self) -> bool {
+        self.tally.entries.get(&Check::Serialized).is_none_or(|e| e.observed == 0)
     }
 
     /// Two writes that each changed the same window before, sent together

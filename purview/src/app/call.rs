@@ -324,14 +324,12 @@ impl App {
 
     async fn run_phases(
         &self,
-        call: ActionCall,
-        caller: Caller,
+        mut call: ActionCall,
+        mut caller: Caller,
         cancel: CancellationToken,
     ) -> Result<(ToolResult, Option<Box<dyn std::any::Any + Send>>), Stop> {
         refuse_reentry(&call)?;
-        let mut call = call;
         let checked = self.check(&mut call)?;
-        let mut caller = caller;
         let mut approved = None;
         if checked.needs_approval
             && let Caller::Agent { session, resume, .. } = &mut caller
