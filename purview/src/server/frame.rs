@@ -55,16 +55,20 @@ pub(crate) fn decode(line: &[u8], seen_request: bool) -> Frame {
     if line.is_empty() {
         return Frame::Ignore("blank line");
     }
-    // A well-formed message, by far the most common line, is parsed once,
-    // straight into its type. Anything else (and a custom request named like
-    // a known method) is worked out again below to find the answer it is
-    // owed.
-    if line.first() == Some(&b'{')
-        && !has_repeated_keys(line)
-        && let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(line)
-        && !is_misparsed_known_method(&message)
-    {
-        return pass_on(message, seen_request);
+    // A well-formed message, by far the most common line, is parsed
+    // straight into its type: by its method for the requests agents send
+    // most (by_method.rs), else by rmcp's own decoding. Anything else (and a
+    // custom request named like a known method) is worked out again below
+    // to find the answer it is owed.
+    if line.first() == Some(&b'{') && !has_repeated_keys(line) {
+        if let Some(message) = super::by_method::decode(line) {
+            return pass_on(message, seen_request);
+        }
+        if let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(line)
+            && !is_misparsed_known_method(&message)
+        {
+            return pass_on(message, seen_request);
+        }
     }
     let value: Value = match serde_json::from_slice(line) {
         Ok(value) => value,
