@@ -175,18 +175,7 @@ fn scan_for_repeated_keys(json: &[u8]) -> Option<bool> {
         match json[i] {
             b'"' => {
                 let start = i + 1;
-                let mut end = start;
-                let mut escaped = false;
-                loop {
-                    match json.get(end)? {
-                        b'"' => break,
-                        b'\\' => {
-                            escaped = true;
-                            end += 2;
-                        }
-                        _ => end += 1,
-                    }
-                }
+                let (end, escaped) = string_end(json, start)?;
                 i = end + 1;
                 let after = json[i..].iter().position(|b| !b.is_ascii_whitespace());
                 if after.is_some_and(|n| json[i + n] == b':') {
@@ -222,6 +211,22 @@ fn scan_for_repeated_keys(json: &[u8]) -> Option<bool> {
         i += 1;
     }
     Some(false)
+}
+
+/// Where the string whose text starts at `start` ends (its closing quote),
+/// and whether it has an escape; `None` when it is not closed. Most of a
+/// frame's bytes are inside strings, so they are skipped by `memchr`.
+fn string_end(json: &[u8], start: usize) -> Option<(usize, bool)> {
+    let mut end = start;
+    let mut escaped = false;
+    loop {
+        end += memchr::memchr2(b'"', b'\\', json.get(end..)?)?;
+        if json[end] == b'"' {
+            return Some((end, escaped));
+        }
+        escaped = true;
+        end += 2;
+    }
 }
 
 /// Objects with more keys than this are checked through a hash set rather
