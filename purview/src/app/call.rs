@@ -335,8 +335,10 @@ impl App {
             && let Caller::Agent { session, resume, .. } = &mut caller
         {
             let resume = resume.take();
-            approved =
-                Some(self.approve(&mut call, &checked, session.as_deref(), resume, &cancel).await?);
+            // Rare, and its future is large: it waits behind a pointer, so
+            // every other call's future stays small.
+            let approving = self.approve(&mut call, &checked, session.as_deref(), resume, &cancel);
+            approved = Some(Box::pin(approving).await?);
         }
         let _serialized = self.shared.op_lock.lock().await;
         let pin = approved.as_ref().and_then(|a| a.pin);

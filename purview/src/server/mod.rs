@@ -191,24 +191,20 @@ impl McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        // A client that cancels the request gets nothing applied.
-        let session = sessions::PeerSession {
-            peer: context.peer.clone(),
-            number: self.session.number,
-            client: context.client_info().map(|info| info.name),
-            asks_on_retry: asks_on_retry(&context),
-        };
         // Progress only for a client that asked, with a token.
         let token = context.meta.get_progress_token();
         let progress = token.as_ref().map(|_| ProgressFeed::new());
         let resume = round_trip::resume_of(&self.app, &request);
-        let caller =
-            Caller::Agent { session: Some(Arc::new(session)), progress: progress.clone(), resume };
-        // Over HTTP, a call whose connection has closed has no one to answer
-        // to: it is cancelled, so an approval question it waits on is
-        // withdrawn instead of staying until the approval timeout.
-        let cancel = context.ct.child_token();
-        let _watch = connection_gone(&context).map(|gone| {
+        // A client that cancels the request gets nothing applied. Over HTTP,
+        // a call whose connection has closed has no one to answer to: it is
+        // cancelled too, so an approval question it waits on is withdrawn
+        // instead of staying until the approval timeout.
+        let gone = connection_gone(&context);
+        let cancel = match gone {
+            Some(_) => context.ct.child_token(),
+            None => context.ct.clone(),
+        };
+        let _watch = gone.map(|gone| {
             let (cancel, done) = (cancel.clone(), tokio_util::sync::CancellationToken::new());
             let watching = done.clone();
             tokio::spawn(async move {
@@ -219,10 +215,15 @@ impl McpServer {
             });
             done.drop_guard()
         });
+        let session = Arc::new(sessions::PeerSession { number: self.session.number, context });
+        let caller =
+            Caller::Agent { session: Some(session.clone()), progress: progress.clone(), resume };
         let call = self.app.call_tool_as(&request.name, request.arguments.clone(), caller, cancel);
         let outcome = match (token, progress) {
+            // Rare, and its future is large: it waits behind a pointer.
             (Some(token), Some(feed)) => {
-                sessions::with_progress(&context.peer, token, &feed, call).await
+                let peer = &session.context.peer;
+                Box::pin(sessions::with_progress(peer, token, &feed, call)).await
             }
             _ => call.await,
         };
@@ -383,7 +384,7 @@ fn connection_gone(
 /// Whether a request's client is asked to approve by a question it answers
 /// on retry: 2026-07-28 or later, which allows no server-to-client request,
 /// from a client that can put a form to its user.
-fn asks_on_retry(context: &RequestContext<RoleServer>) -> bool {
+pub(super) fn asks_on_retry(context: &RequestContext<RoleServer>) -> bool {
     let new = context.protocol_version().is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
     let form = context.client_capabilities().and_then(|c| c.elicitation).is_some_and(|e| {
         // Neither mode named means form, for older clients.

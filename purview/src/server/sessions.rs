@@ -16,7 +16,7 @@ use std::{
 use rmcp::{
     Peer, RoleServer, ServiceError,
     model::{ProgressNotificationParam, ProgressToken, ResourceUpdatedNotificationParam},
-    service::{ElicitationError, ElicitationMode, SubscriptionSink},
+    service::{ElicitationError, ElicitationMode, RequestContext, SubscriptionSink},
 };
 
 use crate::{
@@ -85,23 +85,22 @@ impl Subscriber for ListenStream {
 /// a request, so those clients are asked by a question they answer on
 /// retry (round_trip.rs) instead.
 pub(super) struct PeerSession {
-    pub peer: Peer<RoleServer>,
     pub number: u64,
-    /// The client's name, from this request or the session's handshake.
-    pub client: Option<String>,
-    /// Whether this request is 2026-07-28 or later from a client that can
-    /// put a form to its user.
-    pub asks_on_retry: bool,
+    /// The request's own context: what the client is and can do is read
+    /// from it only when someone is asked, not on every call.
+    pub context: RequestContext<RoleServer>,
 }
 
 impl AgentSession for PeerSession {
     fn describe(&self) -> String {
-        let client = self.client.as_deref().unwrap_or("An agent");
+        // The client's name, from this request or the session's handshake.
+        let client = self.context.client_info().map(|info| info.name);
+        let client = client.as_deref().unwrap_or("An agent");
         format!("{} (session {})", crate::validate::echo(client), self.number)
     }
 
     fn asks_on_retry(&self) -> bool {
-        self.asks_on_retry
+        super::asks_on_retry(&self.context)
     }
 
     fn number(&self) -> u64 {
@@ -110,10 +109,11 @@ impl AgentSession for PeerSession {
 
     fn elicit(&self, message: String, timeout: Duration) -> BoxFuture<'_, Option<Answer>> {
         Box::pin(async move {
-            if !self.peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {
+            if !self.context.peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {
                 return None;
             }
             let asked = self
+                .context
                 .peer
                 .elicit_with_timeout::<super::round_trip::ApprovalForm>(message, Some(timeout))
                 .await;
