@@ -32,6 +32,14 @@ pub(crate) struct Gone;
 
 /// Something that receives the notifications of settled changes.
 pub(crate) trait Subscriber: Send + Sync + 'static {
+    /// Whether `change` holds anything this subscriber would send. A change
+    /// it would not is never queued: its task is not woken and no pacing
+    /// timer runs for it (most hosts never subscribe to `app://windows`, so
+    /// most edits concern no session). Called on the editing thread: cheap.
+    fn wants(&self, change: Change) -> bool {
+        change.resource || change.tools
+    }
+
     /// Delivers what this subscriber should see of `change` (it may be
     /// nothing). Resolves once the transport accepted it.
     fn deliver(&self, change: Change) -> BoxFuture<'_, Result<(), Gone>>;
@@ -131,7 +139,7 @@ impl Broadcaster {
         }
         let slots: Vec<Arc<Slot>> =
             lock_unpoisoned(&self.registry.slots).values().cloned().collect();
-        for slot in slots {
+        for slot in slots.iter().filter(|slot| slot.subscriber.wants(change)) {
             let mut pending = lock_unpoisoned(&slot.pending);
             pending.resource |= change.resource;
             pending.tools |= change.tools;
@@ -199,9 +207,15 @@ mod tests {
         delivered: Arc<AtomicUsize>,
         stalled: bool,
         gone: bool,
+        /// Wants only changes to the tool set.
+        tools_only: bool,
     }
 
     impl Subscriber for Fake {
+        fn wants(&self, change: Change) -> bool {
+            change.tools || (change.resource && !self.tools_only)
+        }
+
         fn deliver(&self, _change: Change) -> BoxFuture<'_, Result<(), Gone>> {
             Box::pin(async move {
                 if self.stalled {
@@ -266,6 +280,21 @@ mod tests {
         broadcaster.publish(EDIT);
         tokio::time::sleep(Duration::from_millis(10)).await;
         assert_eq!(broadcaster.count(), 0);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn s6_a_change_a_subscriber_does_not_want_is_never_delivered_to_it() {
+        let broadcaster = Broadcaster::new(pacing(), 8);
+        let fake = Fake { tools_only: true, ..Fake::default() };
+        let _subscription = broadcaster.subscribe(fake.clone()).unwrap();
+        for _ in 0..100 {
+            broadcaster.publish(EDIT);
+            tokio::time::sleep(Duration::from_millis(30)).await;
+        }
+        assert_eq!(fake.delivered.load(Ordering::SeqCst), 0);
+        broadcaster.publish(Change { tools: true, ..EDIT });
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        assert_eq!(fake.delivered.load(Ordering::SeqCst), 1, "a tool change is wanted");
     }
 
     #[tokio::test(start_paused = true)]

@@ -38,6 +38,10 @@ pub(super) struct LegacySession {
 }
 
 impl Subscriber for LegacySession {
+    fn wants(&self, change: Change) -> bool {
+        change.tools || (change.resource && self.subscribed.load(Ordering::Acquire))
+    }
+
     fn deliver(&self, change: Change) -> BoxFuture<'_, Result<(), Gone>> {
         Box::pin(async move {
             if self.peer.is_transport_closed() {
@@ -60,18 +64,32 @@ pub(super) struct ListenStream {
     pub sink: SubscriptionSink,
 }
 
+impl ListenStream {
+    /// What of `change` this stream's filter asks for: tools/list_changed,
+    /// and resources/updated for `app://windows`.
+    fn asked_for(&self, change: Change) -> (bool, bool) {
+        let accepted = self.sink.accepted();
+        let windows = accepted
+            .resource_subscriptions
+            .as_ref()
+            .is_some_and(|uris| uris.iter().any(|u| u == WINDOWS_URI));
+        (change.tools && accepted.tools_list_changed == Some(true), change.resource && windows)
+    }
+}
+
 impl Subscriber for ListenStream {
+    fn wants(&self, change: Change) -> bool {
+        let (tools, windows) = self.asked_for(change);
+        tools || windows
+    }
+
     fn deliver(&self, change: Change) -> BoxFuture<'_, Result<(), Gone>> {
         Box::pin(async move {
-            let accepted = self.sink.accepted();
-            if change.tools && accepted.tools_list_changed == Some(true) {
+            let (tools, windows) = self.asked_for(change);
+            if tools {
                 self.sink.notify_tool_list_changed().await.map_err(|_| Gone)?;
             }
-            let wants_windows = accepted
-                .resource_subscriptions
-                .as_ref()
-                .is_some_and(|uris| uris.iter().any(|u| u == WINDOWS_URI));
-            if change.resource && wants_windows {
+            if windows {
                 self.sink.notify_resource_updated(WINDOWS_URI).await.map_err(|_| Gone)?;
             }
             Ok(())
