@@ -66,7 +66,7 @@ pub(super) fn admit<'a>(
     check_expected_version(state, &target, expected_version)?;
     let actor = actor(state, &target).ok_or_else(|| refusals::window_not_found(window))?;
     let entry = match &target {
-        Target::Window { id, .. } => state.entry_by_id(id),
+        Target::Window { seq, .. } => entry(state, *seq),
         Target::App => None,
     };
     Ok(Admitted { target, index, actor, entry })
@@ -96,9 +96,16 @@ pub(super) fn describe(state: &State, id: &str) -> String {
 
 fn actor<'a>(state: &'a State, target: &Target) -> Option<&'a Actor> {
     match target {
-        Target::Window { id, .. } => state.entry_by_id(id).map(|e| &e.actor),
+        Target::Window { seq, .. } => entry(state, *seq).map(|e| &e.actor),
         Target::App => state.app.as_ref(),
     }
+}
+
+/// A resolved window's entry, by its number: window numbers and ids are
+/// never reused, so this is the window the id named, found without hashing
+/// the id again (the gates look it up several times per call).
+fn entry(state: &State, seq: u64) -> Option<&Entry> {
+    state.windows.get(&seq).map(|e| &**e)
 }
 
 /// Rule 1: which window (or the app) and which of its actions a call means.
@@ -135,8 +142,8 @@ fn check_operable(
     when: When,
 ) -> Result<(), ToolError> {
     let actor = match target {
-        Target::Window { id, .. } => {
-            &state.entry_by_id(id).ok_or_else(|| refusals::window_not_found(id))?.actor
+        Target::Window { seq, id } => {
+            &entry(state, *seq).ok_or_else(|| refusals::window_not_found(id))?.actor
         }
         Target::App => state.app.as_ref().ok_or_else(refusals::no_app_actions)?,
     };
@@ -195,7 +202,7 @@ fn check_expected_version(
     target: &Target,
     expected: Option<&Value>,
 ) -> Result<(), ToolError> {
-    let Target::Window { id, .. } = target else { return Ok(()) };
+    let Target::Window { seq, id } = target else { return Ok(()) };
     let expected = match expected {
         None | Some(Value::Null) => return Ok(()),
         Some(value) => value.as_u64().ok_or_else(|| {
@@ -205,7 +212,7 @@ fn check_expected_version(
             )])
         })?,
     };
-    let current = state.entry_by_id(id).map_or(0, |e| e.version);
+    let current = entry(state, *seq).map_or(0, |e| e.version);
     if expected != current {
         return Err(stale(state, id, current, Some(expected)));
     }
@@ -220,7 +227,7 @@ fn check_unchanged(state: &State, target: &Target, base_revision: u64) -> Result
         return Ok(());
     }
     Err(match target {
-        Target::Window { id, .. } => match state.entry_by_id(id) {
+        Target::Window { seq, id } => match entry(state, *seq) {
             Some(entry) => stale(state, id, entry.version, None),
             None => refusals::window_not_found(id),
         },
