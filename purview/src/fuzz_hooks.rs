@@ -5,7 +5,7 @@
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
 
 use crate::server::{
-    frame::{Frame, decode},
+    frame::{Frame, decode, has_repeated_keys},
     guard::{Guard, parse_authority},
 };
 
@@ -16,6 +16,21 @@ pub fn decode_frame(line: &[u8], seen_request: bool) -> Option<String> {
         Frame::Reply(reply) => Some(reply.to_string()),
         Frame::Message(_) | Frame::Ignore(_) => None,
     }
+}
+
+/// Whether decoding `line` by its method gives the message rmcp's own
+/// decoding gives: `None` when the transport would not take that path (a
+/// repeated key, another method, a reply, params the method's type
+/// refuses…).
+pub fn by_method_agrees(line: &[u8]) -> Option<bool> {
+    let line = line.trim_ascii();
+    if has_repeated_keys(line) {
+        return None;
+    }
+    let quick = crate::server::by_method::decode(line)?;
+    let general = serde_json::from_slice::<rmcp::model::ClientJsonRpcMessage>(line).ok();
+    let as_json = |m| serde_json::to_value(m).ok();
+    Some(general.and_then(as_json) == as_json(quick))
 }
 
 /// The host of an authority (`host[:port]`) as the HTTP guard parses it.

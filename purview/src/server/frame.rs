@@ -143,7 +143,7 @@ fn pass_on(message: ClientJsonRpcMessage, seen_request: bool) -> Frame {
 /// Whether an object anywhere in `json` has the same key twice
 /// (serde_json's `Value` silently keeps the last one). Invalid JSON counts
 /// as having them; callers parse it anyway.
-fn has_repeated_keys(json: &[u8]) -> bool {
+pub(crate) fn has_repeated_keys(json: &[u8]) -> bool {
     scan_for_repeated_keys(json).unwrap_or_else(|| walk_for_repeated_keys(json))
 }
 

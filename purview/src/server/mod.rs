@@ -3,7 +3,7 @@
 //! HTTP transports. Everything protocol-specific is decided in `app/`; this
 //! module translates.
 
-mod by_method;
+pub(crate) mod by_method;
 mod fair;
 pub(crate) mod frame;
 pub(crate) mod guard;
