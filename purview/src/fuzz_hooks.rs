@@ -28,9 +28,12 @@ pub fn by_method_agrees(line: &[u8]) -> Option<bool> {
         return None;
     }
     let quick = crate::server::by_method::decode(line)?;
-    let general = serde_json::from_slice::<rmcp::model::ClientJsonRpcMessage>(line).ok();
-    let as_json = |m| serde_json::to_value(m).ok();
-    Some(general.and_then(as_json) == as_json(quick))
+    let Ok(general) = serde_json::from_slice::<rmcp::model::ClientJsonRpcMessage>(line) else {
+        return Some(false);
+    };
+    // The wire form, and the extensions the wire form leaves out.
+    let same_debug = format!("{quick:?}") == format!("{general:?}");
+    Some(same_debug && serde_json::to_value(quick).ok() == serde_json::to_value(general).ok())
 }
 
 /// The host of an authority (`host[:port]`) as the HTTP guard parses it.

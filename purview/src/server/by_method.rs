@@ -251,7 +251,14 @@ mod tests {
         let mut taken = 0;
         for _ in 0..20_000 {
             let line = draw.frame();
-            let quick = decode(line.as_bytes()).map(|m| serde_json::to_value(m).unwrap());
+            let quick = decode(line.as_bytes()).map(|m| {
+                // The extensions (where `_meta` goes) show only in `Debug`.
+                let extensions = format!("{m:?}");
+                let general: rmcp::model::ClientJsonRpcMessage =
+                    serde_json::from_str(&line).unwrap();
+                assert_eq!(extensions, format!("{general:?}"), "{line}");
+                serde_json::to_value(m).unwrap()
+            });
             let general = general(&line).filter(|m| m.get("id").is_some());
             // Every request rmcp makes of one of these frames is made here
             // too (the generator spells no key or method with an escape),

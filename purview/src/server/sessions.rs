@@ -39,7 +39,10 @@ pub(super) struct LegacySession {
 
 impl Subscriber for LegacySession {
     fn wants(&self, change: Change) -> bool {
-        change.tools || (change.resource && self.subscribed.load(Ordering::Acquire))
+        // A closed session is handed the change too: its delivery finds the
+        // connection gone and drops the subscriber.
+        let closed = self.peer.is_transport_closed();
+        change.tools || (change.resource && self.subscribed.load(Ordering::Acquire)) || closed
     }
 
     fn deliver(&self, change: Change) -> BoxFuture<'_, Result<(), Gone>> {
