@@ -9,7 +9,8 @@
 //! `tools/list` the one request type the method names decodes the frame.
 //!
 //! The outcome is the same message the general path gives (`frame.rs`
-//! keeps that path, and its tests compare the two): the general path would
+//! keeps that path; the tests below and the fuzz target `by_method` compare
+//! the two): the general path would
 //! reach the same type, since every earlier type in the union refuses a
 //! method other than its own. Anything else — another method, a reply, a
 //! missing `jsonrpc`, params the type refuses — is left to the general path,
