@@ -102,7 +102,6 @@ async fn s12_streams_held_with_the_token_never_take_every_connection() -> Result
     let options = HttpOptions::default()
         .bearer_token(TOKEN)
         .max_connections(12)
-        .max_unauthenticated_connections(2)
         .max_sessions(6)
         .max_streams(4)
         .max_listen_streams(4);
@@ -328,5 +327,179 @@ async fn s12_refused_connections_are_logged_as_summaries_not_one_line_each() -> 
         lines.iter().any(|l| l.contains("connections cut")),
         "the cuts are summarised: {lines:?}"
     );
+    Ok(())
+}
+
+/// Holds every connection it can with request bodies trickled a byte every
+/// 2 s, reopening each one that is cut, until `stop`; the headers pass the
+/// checks (with `token` when given). The probe's attack, at any speed.
+fn slow_bodies(
+    addr: SocketAddr,
+    token: Option<&'static str>,
+    stop: tokio_util::sync::CancellationToken,
+) -> Vec<tokio::task::JoinHandle<usize>> {
+    let auth = token.map(|t| format!("Authorization: Bearer {t}\r\n")).unwrap_or_default();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: localhost\r\n{auth}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100000\r\n\r\n"
+    );
+    (0..300)
+        .map(|_| {
+            let (head, stop) = (head.clone(), stop.clone());
+            tokio::spawn(async move {
+                let mut opened = 0;
+                while !stop.is_cancelled() {
+                    let Ok(mut stream) = TcpStream::connect(addr).await else {
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                        continue;
+                    };
+                    opened += 1;
+                    if stream.write_all(head.as_bytes()).await.is_err() {
+                        continue;
+                    }
+                    loop {
+                        tokio::select! {
+                            () = stop.cancelled() => return opened,
+                            () = tokio::time::sleep(Duration::from_secs(2)) => {}
+                        }
+                        if stream.write_all(b" ").await.is_err() {
+                            break;
+                        }
+                    }
+                }
+                opened
+            })
+        })
+        .collect()
+}
+
+/// The good client's success rates during the slow-body attack: on a
+/// keep-alive session opened before it, and on new connections.
+async fn during_slow_bodies(token: Option<&'static str>) -> Result<(usize, usize)> {
+    let app = demo_app_on(ToolSurface::Both);
+    app.open(Editor::default())?;
+    let mut options = HttpOptions::default();
+    if let Some(token) = token {
+        options = options.bearer_token(token);
+    }
+    let server = app.serve_http(options).await?;
+    let url = server.url();
+    let config = StreamableHttpClientTransportConfig::with_uri(url.clone());
+    let config = match token {
+        Some(token) => config.auth_header(token),
+        None => config,
+    };
+    let kept = Agent::over(StreamableHttpClientTransport::from_config(config)).await?;
+    let stop = tokio_util::sync::CancellationToken::new();
+    let attackers = slow_bodies(server.local_addr(), token, stop.clone());
+    // Long enough for every slot to be taken and recycled.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let (mut on_session, mut on_new) = (0, 0);
+    for i in 0..40 {
+        if kept.read().await.is_ok_and(|s| s.windows.len() == 1) {
+            on_session += 1;
+        }
+        // A fresh client: a new connection each time.
+        let mut post = reqwest::Client::new()
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .timeout(Duration::from_secs(5))
+            .body(initialize(i).to_string());
+        if let Some(token) = token {
+            post = post.bearer_auth(token);
+        }
+        if post.send().await.is_ok_and(|r| r.status() == 200) {
+            on_new += 1;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    stop.cancel();
+    let opened: usize = futures::future::join_all(attackers).await.into_iter().flatten().sum();
+    ensure!(opened > 300, "the attack reopened connections ({opened} in all)");
+    drop(kept);
+    server.shutdown().await;
+    Ok((on_session, on_new))
+}
+
+/// RELIABILITY.md "Fair shares", the probe's lock-out: slow bodies held
+/// every slot as "authenticated work", and each new connection cut the
+/// other client's idle keep-alive one (2/200 and 2/199 got through).
+#[tokio::test]
+async fn s12_bodies_trickled_into_every_slot_cannot_lock_out_a_client_with_the_token() -> Result<()>
+{
+    let (on_session, on_new) = during_slow_bodies(Some(TOKEN)).await?;
+    ensure!(on_session >= 36, "keep-alive session: {on_session}/40 succeeded");
+    ensure!(on_new >= 36, "new connections: {on_new}/40 succeeded");
+    Ok(())
+}
+
+/// The same without a token, where any local process passes the checks
+/// (0/100 and 0/100 before).
+#[tokio::test]
+async fn s12_bodies_trickled_into_every_slot_cannot_lock_out_a_client_without_a_token() -> Result<()>
+{
+    let (on_session, on_new) = during_slow_bodies(None).await?;
+    ensure!(on_session >= 36, "keep-alive session: {on_session}/40 succeeded");
+    ensure!(on_new >= 36, "new connections: {on_new}/40 succeeded");
+    Ok(())
+}
+
+/// A body that arrives slower than the minimum rate is cut within seconds,
+/// well before the total limit, and answered 408.
+#[tokio::test]
+async fn s12_a_body_slower_than_the_minimum_rate_is_cut_early() -> Result<()> {
+    let app = demo_app_on(ToolSurface::Both);
+    let server = app.serve_http(HttpOptions::default()).await?;
+    let mut stream = TcpStream::connect(server.local_addr()).await?;
+    let head = "POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100000\r\n\r\n";
+    stream.write_all(head.as_bytes()).await?;
+    let (read, mut write) = stream.into_split();
+    let trickle = tokio::spawn(async move {
+        // 100 bytes a second: within every per-gap limit, below 1 KiB/s.
+        for _ in 0..1000 {
+            if write.write_all(&[b' '; 10]).await.is_err() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    });
+    let started = std::time::Instant::now();
+    let mut status = String::new();
+    tokio::time::timeout(Duration::from_secs(10), BufReader::new(read).read_line(&mut status))
+        .await
+        .context("still reading the body after 10 s")??;
+    trickle.abort();
+    ensure!(status.starts_with("HTTP/1.1 408"), "{status}");
+    ensure!(started.elapsed() < Duration::from_secs(10));
+    server.shutdown().await;
+    Ok(())
+}
+
+/// Honest clients connecting at the same moment were cut with no answer
+/// (75–110 of 240 with the token): each one past 64 unchecked connections
+/// cut the oldest before its headers were even read.
+#[tokio::test]
+async fn s12_honest_clients_connecting_at_once_are_all_answered() -> Result<()> {
+    let app = demo_app_on(ToolSurface::Both);
+    let server = app.serve_http(HttpOptions::default().bearer_token(TOKEN)).await?;
+    let url = server.url();
+    let burst = (0..240).map(|i| {
+        let url = url.clone();
+        tokio::spawn(async move {
+            reqwest::Client::new()
+                .post(&url)
+                .bearer_auth(TOKEN)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .body(json!({"jsonrpc": "2.0", "id": i, "method": "ping"}).to_string())
+                .send()
+                .await
+                .map(|r| r.status().as_u16())
+        })
+    });
+    let statuses: Vec<_> = futures::future::join_all(burst).await;
+    let answered = statuses.iter().filter(|s| matches!(s, Ok(Ok(_)))).count();
+    ensure!(answered == 240, "{answered}/240 got an answer");
+    server.shutdown().await;
     Ok(())
 }

@@ -182,6 +182,7 @@ mod refusals;
 mod schema;
 mod server;
 pub mod settings;
+mod shares;
 mod signature;
 mod validate;
 mod view;

@@ -1,25 +1,28 @@
-//! Fair shares of the HTTP server's connections, so that no one client can
-//! lock the others out:
+//! The HTTP server's connections and wrong-token budget, shared by the
+//! one fair-share rule of `crate::shares` (read its module doc first):
 //!
-//! - a connection counts as *unauthenticated* until one of its requests
-//!   passes every header check (the bearer token included, when one is
-//!   set); unauthenticated connections together hold at most
-//!   `max_unauthenticated` of the slots, and they are the first to be cut:
-//!   a new connection beyond that share, or beyond the total, closes the
-//!   oldest unauthenticated one. A client without the token can therefore
-//!   only ever recycle its own share, and one that has it always gets in;
-//! - when the total is reached and every connection has authenticated, the
-//!   oldest idle one (no request or response stream in progress) is closed;
-//!   only when every slot is busy is a new connection refused;
-//! - wrong bearer tokens are answered later and later per source address
-//!   ([`AuthFailures`]), so guessing is slow while a right token is never
-//!   delayed;
+//! - every connection is charged to a [`Client`]: the MCP session its
+//!   requests name, once the header checks found that session real, else
+//!   its source address (all of loopback counting as one address, an IPv6
+//!   /64 as one). When every slot is taken, a new connection takes the
+//!   place of the client holding the most connections, or recycles its own
+//!   client's cheapest one; only when neither is possible is it refused,
+//!   with a `503` and `Retry-After` written before the close;
+//! - a connection's rank says how cheaply it goes: one whose headers have
+//!   not passed the checks goes first, then one still reading a request
+//!   body, then an idle one, then one at work (a handler or a stream). A
+//!   connection counts as unchecked only until its headers have arrived:
+//!   they are checked as soon as they have;
+//! - wrong bearer tokens are answered later and later per client address
+//!   ([`AuthFailures`]), and at most [`GUESSES_PER_SECOND`] a second in all,
+//!   so neither one address nor many can guess fast, while a right token is
+//!   never delayed;
 //! - refusals are logged as rate-limited summaries ([`Summary`]), not one
 //!   line each.
 
 use std::{
-    collections::{BTreeMap, HashMap},
-    net::IpAddr,
+    collections::HashMap,
+    net::{IpAddr, Ipv6Addr},
     pin::Pin,
     sync::{
         Arc, Mutex,
@@ -31,23 +34,57 @@ use std::{
 
 use tokio_util::sync::CancellationToken;
 
-use crate::lock::lock_unpoisoned;
+use crate::{
+    lock::lock_unpoisoned,
+    shares::{Pool, Share},
+};
 
-/// One open connection.
-struct Entry {
-    authenticated: bool,
-    /// Requests (and response streams) in progress.
-    busy: usize,
-    /// Cancelled to cut the connection.
-    cut: CancellationToken,
+/// Whom a connection is charged to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum Client {
+    /// A source address, as [`Client::address`] counts it.
+    Address(IpAddr),
+    /// A live MCP session its requests named.
+    Session(Arc<str>),
 }
 
-/// Every open connection, oldest first (ids only grow).
+impl Client {
+    /// The client a source address stands for: every loopback address is
+    /// the one machine, an IPv4-mapped address is its IPv4 address, and an
+    /// IPv6 address counts by its /64 (what one host is usually given).
+    pub fn address(source: IpAddr) -> Self {
+        let source = match source {
+            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4),
+            v4 => v4,
+        };
+        if source.is_loopback() {
+            return Self::Address(IpAddr::V4(std::net::Ipv4Addr::LOCALHOST));
+        }
+        match source {
+            IpAddr::V6(v6) => {
+                let prefix = u128::from(v6) & !((1u128 << 64) - 1);
+                Self::Address(IpAddr::V6(Ipv6Addr::from(prefix)))
+            }
+            v4 => Self::Address(v4),
+        }
+    }
+}
+
+/// How cheaply a connection can be taken back, lowest first.
+mod rank {
+    /// Its headers have not passed the checks (or failed them).
+    pub const UNCHECKED: u8 = 0;
+    /// A request body is still arriving.
+    pub const READING: u8 = 1;
+    /// Kept alive between requests.
+    pub const IDLE: u8 = 2;
+    /// A handler is running, or a response is streaming.
+    pub const WORKING: u8 = 3;
+}
+
+/// Every open connection, shared by the fair-share rule.
 pub(crate) struct Connections {
-    max: usize,
-    max_unauthenticated: usize,
-    open: Mutex<BTreeMap<u64, Entry>>,
-    next: AtomicU64,
+    pool: Arc<Pool<Client>>,
     refused: Summary,
     cut: Summary,
 }
@@ -61,8 +98,39 @@ pub(crate) struct Admitted {
 
 impl Drop for Admitted {
     fn drop(&mut self) {
-        lock_unpoisoned(&self.mark.connections.open).remove(&self.mark.id);
         self.mark.gone.cancel();
+    }
+}
+
+/// What a connection is doing, which sets its rank.
+#[derive(Default)]
+struct Doing {
+    checked: bool,
+    reading: usize,
+    busy: usize,
+}
+
+impl Doing {
+    fn rank(&self) -> u8 {
+        match self {
+            Self { checked: false, .. } => rank::UNCHECKED,
+            Self { reading: 1.., .. } => rank::READING,
+            Self { busy: 0, .. } => rank::IDLE,
+            _ => rank::WORKING,
+        }
+    }
+}
+
+struct Connection {
+    share: Share<Client>,
+    doing: Mutex<Doing>,
+}
+
+impl Connection {
+    fn change(&self, change: impl FnOnce(&mut Doing)) {
+        let mut doing = lock_unpoisoned(&self.doing);
+        change(&mut doing);
+        self.share.rank(doing.rank());
     }
 }
 
@@ -71,8 +139,7 @@ impl Drop for Admitted {
 /// connection is gone.
 #[derive(Clone)]
 pub(crate) struct ConnectionMark {
-    id: u64,
-    connections: Arc<Connections>,
+    connection: Arc<Connection>,
     /// The client's address.
     pub source: IpAddr,
     /// Cancelled once the connection has closed: work done for a request
@@ -82,96 +149,88 @@ pub(crate) struct ConnectionMark {
 }
 
 impl ConnectionMark {
-    /// Records that a request on this connection passed the header checks.
-    pub fn authenticated(&self) {
-        if let Some(entry) = lock_unpoisoned(&self.connections.open).get_mut(&self.id) {
-            entry.authenticated = true;
+    /// Records that a request on this connection passed the header checks,
+    /// naming `session` (a live one) if it did.
+    pub fn checked(&self, session: Option<Arc<str>>) {
+        if let Some(session) = session {
+            self.connection.share.charge_to(Client::Session(session));
         }
+        self.connection.change(|doing| doing.checked = true);
+    }
+
+    /// Cancelled when the connection is cut to make room for another.
+    pub fn cut(&self) -> &CancellationToken {
+        &self.connection.share.cut
     }
 
     /// Marks the connection busy until the returned guard is dropped.
     pub fn busy(&self) -> Busy {
-        if let Some(entry) = lock_unpoisoned(&self.connections.open).get_mut(&self.id) {
-            entry.busy += 1;
-        }
-        Busy { id: self.id, connections: self.connections.clone() }
+        self.connection.change(|doing| doing.busy += 1);
+        Busy { connection: self.connection.clone(), reading: false }
+    }
+
+    /// Marks the connection as reading a request body until the returned
+    /// guard is dropped.
+    pub fn reading(&self) -> Busy {
+        self.connection.change(|doing| doing.reading += 1);
+        Busy { connection: self.connection.clone(), reading: true }
     }
 }
 
-/// A request or response stream in progress on a connection.
+/// A request, a response stream or a body read in progress on a connection.
 pub(crate) struct Busy {
-    id: u64,
-    connections: Arc<Connections>,
+    connection: Arc<Connection>,
+    reading: bool,
 }
 
 impl Drop for Busy {
     fn drop(&mut self) {
-        if let Some(entry) = lock_unpoisoned(&self.connections.open).get_mut(&self.id) {
-            entry.busy = entry.busy.saturating_sub(1);
-        }
+        let reading = self.reading;
+        self.connection.change(|doing| {
+            let count = if reading { &mut doing.reading } else { &mut doing.busy };
+            *count = count.saturating_sub(1);
+        });
     }
 }
 
 impl Connections {
-    pub fn new(max: usize, max_unauthenticated: usize) -> Arc<Self> {
+    pub fn new(max: usize) -> Arc<Self> {
         Arc::new(Self {
-            max: max.max(1),
-            max_unauthenticated: max_unauthenticated.clamp(1, max.max(1)),
-            open: Mutex::default(),
-            next: AtomicU64::new(1),
-            refused: Summary::new("new connections refused: every connection slot is busy"),
+            // No bound per client below the total: a client alone may use
+            // every slot, and gives them back as others arrive.
+            pool: Pool::recycling(max, max, rank::IDLE),
+            refused: Summary::new(
+                "new connections refused: every slot is held by clients holding no more than this one",
+            ),
             cut: Summary::new(
-                "connections cut to make room (unauthenticated first, then idle ones)",
+                "connections cut to make room (from the client holding the most, cheapest first)",
             ),
         })
     }
 
     /// Admits a new connection from `source`, cutting another to make room
-    /// if it must; `None` when every slot is busy with authenticated work.
-    /// Check, cut and insert happen under one lock.
+    /// if the rule says so; `None` when it must be refused.
     pub fn admit(self: &Arc<Self>, source: IpAddr) -> Option<Admitted> {
-        let mut open = lock_unpoisoned(&self.open);
-        let unauthenticated = open.values().filter(|e| !e.authenticated).count();
-        let full = open.len() >= self.max;
-        if full || unauthenticated >= self.max_unauthenticated {
-            let oldest_unauthenticated =
-                open.iter().find(|(_, e)| !e.authenticated).map(|(id, _)| *id);
-            let oldest_idle = || open.iter().find(|(_, e)| e.busy == 0).map(|(id, _)| *id);
-            let victim = match oldest_unauthenticated {
-                Some(id) => Some(id),
-                None if full => oldest_idle(),
-                None => None,
-            };
-            match victim.and_then(|id| open.remove(&id)) {
-                Some(entry) => {
-                    entry.cut.cancel();
-                    self.cut.note();
-                }
-                None => {
-                    drop(open);
-                    self.refused.note();
-                    return None;
-                }
+        let share = match self.pool.admit(Client::address(source), rank::UNCHECKED) {
+            Ok(share) => share,
+            Err(_) => {
+                self.refused.note();
+                return None;
             }
-        }
-        let id = self.next.fetch_add(1, Ordering::Relaxed);
-        let cut = CancellationToken::new();
-        open.insert(id, Entry { authenticated: false, busy: 0, cut: cut.clone() });
-        drop(open);
-        let mark = ConnectionMark {
-            id,
-            connections: self.clone(),
-            source,
-            gone: CancellationToken::new(),
         };
+        if share.took_back {
+            self.cut.note();
+        }
+        let cut = share.cut.clone();
+        let connection = Arc::new(Connection { share, doing: Mutex::default() });
+        let mark = ConnectionMark { connection, source, gone: CancellationToken::new() };
         Some(Admitted { mark, cut })
     }
 
-    /// Open connections, and how many of them have not authenticated.
+    /// Open connections, and how many are charged to `client`.
     #[cfg(test)]
-    fn counts(&self) -> (usize, usize) {
-        let open = lock_unpoisoned(&self.open);
-        (open.len(), open.values().filter(|e| !e.authenticated).count())
+    fn counts(&self, client: &Client) -> (usize, usize) {
+        self.pool.held(client)
     }
 }
 
@@ -206,19 +265,31 @@ impl http_body::Body for Tracked {
     }
 }
 
-/// Wrong bearer tokens per source address: after [`FREE_FAILURES`], each
-/// further wrong answer is delayed twice as long as the last, up to
-/// [`MAX_DELAY`]. A source that stays quiet for [`FORGET_AFTER`] starts
-/// afresh. At most [`MAX_SOURCES`] sources are remembered.
-#[derive(Default)]
+/// Wrong bearer tokens: per client address ([`Client::address`]), after
+/// [`FREE_FAILURES`] each further wrong answer is delayed twice as long as
+/// the last, up to [`MAX_DELAY`], and a source that stays quiet for
+/// [`FORGET_AFTER`] starts afresh (at most [`MAX_SOURCES`] are remembered);
+/// in all, wrong answers leave at [`GUESSES_PER_SECOND`] at most, whatever
+/// the number of addresses they come from (each waits for its turn).
 pub(crate) struct AuthFailures {
-    sources: Mutex<HashMap<IpAddr, (u32, Instant)>>,
+    sources: Mutex<HashMap<Client, (u32, Instant)>>,
+    /// When the next wrong answer may leave, for the bound in all (a
+    /// virtual schedule: each answer takes the next free turn).
+    next_turn: Mutex<Instant>,
+}
+
+impl Default for AuthFailures {
+    fn default() -> Self {
+        Self { sources: Mutex::default(), next_turn: Mutex::new(Instant::now()) }
+    }
 }
 
 /// Wrong tokens answered at once, per source.
 pub(crate) const FREE_FAILURES: u32 = 5;
-/// The longest a wrong token's answer waits.
+/// The longest a wrong token's answer waits for its source's slow-down.
 pub(crate) const MAX_DELAY: Duration = Duration::from_secs(2);
+/// Wrong tokens answered per second, from all sources together.
+pub(crate) const GUESSES_PER_SECOND: u32 = 32;
 const FORGET_AFTER: Duration = Duration::from_secs(60);
 const MAX_SOURCES: usize = 4096;
 
@@ -226,15 +297,27 @@ impl AuthFailures {
     /// Records a wrong token from `source`; returns how long to wait before
     /// answering it.
     pub fn failed(&self, source: IpAddr) -> Duration {
-        let mut sources = lock_unpoisoned(&self.sources);
         let now = Instant::now();
+        let own = self.own_delay(Client::address(source), now);
+        // The bound in all: this answer takes the next turn, never earlier
+        // than its own delay allows.
+        let mut next_turn = lock_unpoisoned(&self.next_turn);
+        let turn = (*next_turn).max(now + own);
+        *next_turn = turn + Duration::from_secs(1) / GUESSES_PER_SECOND;
+        turn - now
+    }
+
+    fn own_delay(&self, source: Client, now: Instant) -> Duration {
+        let mut sources = lock_unpoisoned(&self.sources);
         if sources.len() >= MAX_SOURCES && !sources.contains_key(&source) {
             sources.retain(|_, (_, last)| now.duration_since(*last) < FORGET_AFTER);
             if sources.len() >= MAX_SOURCES {
-                // Many addresses at once: the oldest are forgotten first.
-                let oldest = sources.iter().min_by_key(|(_, (_, last))| *last).map(|(ip, _)| *ip);
-                if let Some(ip) = oldest {
-                    sources.remove(&ip);
+                // Many addresses at once: the oldest are forgotten first
+                // (the bound in all still holds for them).
+                let oldest =
+                    sources.iter().min_by_key(|(_, (_, last))| *last).map(|(c, _)| c.clone());
+                if let Some(client) = oldest {
+                    sources.remove(&client);
                 }
             }
         }
@@ -293,46 +376,85 @@ mod tests {
 
     const HERE: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
 
-    #[test]
-    fn s12_unauthenticated_connections_recycle_their_own_share_only() {
-        let connections = Connections::new(4, 2);
-        let idle: Vec<Admitted> = (0..10).filter_map(|_| connections.admit(HERE)).collect();
-        let cut = idle.iter().filter(|a| a.cut.is_cancelled()).count();
-        assert_eq!((idle.len(), cut), (10, 8), "each new one cuts the oldest");
-        assert_eq!(connections.counts(), (2, 2));
-        let good = connections.admit(HERE).expect("admitted");
-        good.mark.authenticated();
-        let _busy = good.mark.busy();
-        let more: Vec<Admitted> = (0..10).filter_map(|_| connections.admit(HERE)).collect();
-        assert_eq!(more.len(), 10);
-        assert!(!good.cut.is_cancelled(), "an authenticated, busy connection is never cut");
+    fn checked(admitted: &Admitted, session: &str) {
+        admitted.mark.checked(Some(session.into()));
     }
 
     #[test]
-    fn s12_only_busy_authenticated_connections_can_fill_the_server() {
-        let connections = Connections::new(2, 1);
-        let mut held = Vec::new();
-        let mut busy = Vec::new();
-        for _ in 0..2 {
-            let admitted = connections.admit(HERE).expect("room");
-            admitted.mark.authenticated();
-            busy.push(admitted.mark.busy());
-            held.push(admitted);
+    fn s12_a_client_recycles_its_own_unchecked_connections() {
+        let connections = Connections::new(4);
+        let idle: Vec<Admitted> = (0..10).filter_map(|_| connections.admit(HERE)).collect();
+        let cut = idle.iter().filter(|a| a.cut.is_cancelled()).count();
+        assert_eq!((idle.len(), cut), (10, 6), "each new one cuts the oldest");
+        assert_eq!(connections.counts(&Client::address(HERE)), (4, 4));
+    }
+
+    #[test]
+    fn s12_another_clients_session_is_never_cut_for_a_crowd_from_one_address() {
+        let connections = Connections::new(4);
+        let good = connections.admit(HERE).expect("room");
+        checked(&good, "good-session");
+        // Idle, kept alive: the slow-body probe cut exactly this one.
+        let mut hostile = Vec::new();
+        for _ in 0..20 {
+            let admitted = connections.admit(HERE).expect("recycles its own");
+            admitted.mark.checked(None);
+            hostile.push((admitted.mark.reading(), admitted));
         }
-        assert!(held.iter().all(|a| !a.cut.is_cancelled()));
-        assert!(connections.admit(HERE).is_none(), "every slot is busy");
-        drop(busy);
-        assert!(connections.admit(HERE).is_some(), "an idle one makes room");
+        assert!(!good.cut.is_cancelled(), "the session's connection stays");
+        let again = connections.admit(HERE).expect("a new connection still gets in");
+        assert!(!again.cut.is_cancelled());
+    }
+
+    #[test]
+    fn s12_the_client_holding_the_most_gives_way_even_when_all_its_work_is_busy() {
+        let connections = Connections::new(3);
+        let mut busy = Vec::new();
+        for _ in 0..3 {
+            let admitted = connections.admit(HERE).expect("room");
+            checked(&admitted, "hog");
+            busy.push((admitted.mark.busy(), admitted));
+        }
+        let elsewhere = IpAddr::V4(std::net::Ipv4Addr::new(192, 0, 2, 7));
+        let newcomer = connections.admit(elsewhere).expect("the hog holds three");
+        assert!(!newcomer.cut.is_cancelled());
+        assert_eq!(busy.iter().filter(|(_, a)| a.cut.is_cancelled()).count(), 1);
+        // A client holding as many as the newcomer would is not cut.
+        let full = Connections::new(1);
+        let one = full.admit(HERE).expect("room");
+        checked(&one, "s");
+        let _work = one.mark.busy();
+        assert!(full.admit(elsewhere).is_none(), "refused, not cut");
+    }
+
+    #[test]
+    fn s12_addresses_count_as_the_machines_they_name() {
+        let v6 = |s: &str| Client::address(s.parse().unwrap());
+        assert_eq!(v6("127.9.8.7"), v6("127.0.0.1"), "loopback is one machine");
+        assert_eq!(v6("::1"), v6("127.0.0.1"));
+        assert_eq!(v6("2001:db8:1:2::5"), v6("2001:db8:1:2:ffff::9"), "one /64");
+        assert_ne!(v6("2001:db8:1:2::5"), v6("2001:db8:1:3::5"));
+        assert_eq!(v6("::ffff:192.0.2.1"), v6("192.0.2.1"));
     }
 
     #[test]
     fn wrong_tokens_wait_longer_and_longer_up_to_a_bound() {
         let failures = AuthFailures::default();
         let delays: Vec<Duration> = (0..20).map(|_| failures.failed(HERE)).collect();
-        assert!(delays[..FREE_FAILURES as usize].iter().all(Duration::is_zero));
+        assert!(delays[..FREE_FAILURES as usize].iter().all(|d| *d < Duration::from_secs(1)));
         assert!(delays.windows(2).all(|w| w[0] <= w[1]));
-        assert_eq!(delays[19], MAX_DELAY);
-        let elsewhere = IpAddr::V4(std::net::Ipv4Addr::new(10, 0, 0, 2));
-        assert!(failures.failed(elsewhere).is_zero(), "per source");
+        assert!(delays[19] >= MAX_DELAY);
+    }
+
+    #[test]
+    fn s12_wrong_tokens_from_many_addresses_leave_at_the_bound_in_all() {
+        let failures = AuthFailures::default();
+        // Every guess from a fresh address: none is slowed by its own
+        // source, yet the answers are spread at the bound in all.
+        let last = (0..4 * GUESSES_PER_SECOND)
+            .map(|i| failures.failed(IpAddr::V4(std::net::Ipv4Addr::from(0x0a00_0000 + i))))
+            .last()
+            .unwrap_or_default();
+        assert!(last >= Duration::from_millis(3900), "{last:?}");
     }
 }

@@ -108,12 +108,12 @@ impl App {
             .with_cancellation_token(cancel.child_token());
         let mut sessions = LocalSessionManager::default();
         sessions.session_config.keep_alive = Some(options.session_idle);
-        let sessions = BoundedSessions::new(
+        let sessions = Arc::new(BoundedSessions::new(
             sessions,
             options.max_sessions,
             options.max_streams_per_session,
             options.max_streams,
-        );
+        ));
         let app = self.clone();
         let listens = super::ListenBudget::new(options.max_listen_streams);
         let subscribers = self.max_subscribers();
@@ -127,20 +127,21 @@ impl App {
         }
         let service = StreamableHttpService::new(
             move || Ok(app.mcp_server_over_http(listens.clone())),
-            Arc::new(sessions),
+            sessions.clone(),
             config,
         );
         let checks = Arc::new(Checks {
             guard: options.guard(),
+            sessions,
             failures: AuthFailures::default(),
             wrong_token: Summary::new("requests refused for a missing or wrong bearer token"),
             refused: Summary::new("requests refused by the Host/Origin checks"),
         });
-        let body_timeout = options.body_timeout;
+        let body = BodyLimits { total: options.body_timeout, min_rate: options.min_body_rate };
         let router = axum::Router::new()
             .nest_service(&options.path, service)
             .layer(middleware::from_fn(move |request: Request, next: Next| {
-                answer_malformed(body_timeout, request, next)
+                answer_malformed(body, request, next)
             }))
             .layer(RequestBodyLimitLayer::new(options.max_body_bytes))
             .layer(RequestBodyTimeoutLayer::new(options.body_timeout))
@@ -149,8 +150,7 @@ impl App {
                 async move { check_headers(&checks, request, next).await }
             }));
         let stopped = CancellationToken::new();
-        let connections =
-            Connections::new(options.max_connections, options.max_unauthenticated_connections);
+        let connections = Connections::new(options.max_connections);
         let task = tokio::spawn(accept(
             listener,
             router,
@@ -166,20 +166,28 @@ impl App {
 /// The header checks, and what they remember between requests.
 struct Checks {
     guard: Guard,
+    /// To tell a live session's id from a made-up one: only a live one
+    /// charges a connection to its session (`fair.rs`).
+    sessions: Arc<BoundedSessions>,
     failures: AuthFailures,
     wrong_token: Summary,
     refused: Summary,
 }
 
 /// Refuses a request whose headers fail the guard, before its body is read.
-/// A request that passes marks its connection authenticated; a wrong token
-/// is answered only after its source's delay.
+/// A request that passes marks its connection checked, charged to the live
+/// session it names; a wrong token is answered only after its delay.
 async fn check_headers(checks: &Checks, request: Request, next: Next) -> Response {
     let mark = request.extensions().get::<ConnectionMark>().cloned();
     match checks.guard.check(request.headers()) {
         Ok(()) => {
             if let Some(mark) = &mark {
-                mark.authenticated();
+                let named = request.headers().get("mcp-session-id").and_then(|v| v.to_str().ok());
+                let session = match named {
+                    Some(id) if checks.sessions.is_live(id).await => Some(Arc::from(id)),
+                    _ => None,
+                };
+                mark.checked(session);
             }
             next.run(request).await
         }
@@ -207,43 +215,117 @@ async fn check_headers(checks: &Checks, request: Request, next: Next) -> Respons
     }
 }
 
+/// How a request body must arrive.
+#[derive(Clone, Copy)]
+struct BodyLimits {
+    /// Whole within this, however it trickles.
+    total: Duration,
+    /// After [`BODY_GRACE`], at least this many bytes a second on average.
+    min_rate: u32,
+}
+
+/// How long a body may take before its rate is held to
+/// [`HttpOptions::min_body_rate`].
+pub(crate) const BODY_GRACE: Duration = Duration::from_secs(2);
+
+/// Why a body was not read whole.
+enum Unread {
+    TooSlow,
+    TooLarge,
+    /// The connection was cut to make room for another client.
+    Cut,
+}
+
+/// Reads `body` whole within `limits`, marking the connection as reading
+/// it (the cheapest kind of work to cut, `fair.rs`) meanwhile.
+async fn read_body(
+    body: axum::body::Body,
+    limits: BodyLimits,
+    mark: Option<&ConnectionMark>,
+) -> Result<axum::body::Bytes, Unread> {
+    use http_body_util::BodyExt;
+    let _reading = mark.map(ConnectionMark::reading);
+    let never = CancellationToken::new();
+    let cut = mark.map_or(&never, ConnectionMark::cut);
+    let started = tokio::time::Instant::now();
+    let rate = f64::from(limits.min_rate.max(1));
+    let mut body = body;
+    let mut read = Vec::new();
+    loop {
+        // By then at least one more byte must have come.
+        let owed =
+            Duration::try_from_secs_f64((read.len() + 1) as f64 / rate).unwrap_or(limits.total);
+        let deadline = started + limits.total.min(BODY_GRACE + owed);
+        let frame = tokio::select! {
+            () = cut.cancelled() => return Err(Unread::Cut),
+            frame = tokio::time::timeout_at(deadline, body.frame()) => frame,
+        };
+        match frame {
+            Err(_) => return Err(Unread::TooSlow),
+            Ok(None) => return Ok(read.into()),
+            Ok(Some(Ok(frame))) => {
+                if let Ok(data) = frame.into_data() {
+                    read.extend_from_slice(&data);
+                }
+            }
+            Ok(Some(Err(e))) => {
+                let too_large =
+                    e.into_inner().downcast_ref::<http_body_util::LengthLimitError>().is_some();
+                return Err(if too_large { Unread::TooLarge } else { Unread::TooSlow });
+            }
+        }
+    }
+}
+
+/// The answer to a body that was not read whole; the connection closes.
+fn unread(why: Unread) -> Response {
+    let close = (axum::http::header::CONNECTION, "close");
+    match why {
+        Unread::TooSlow => (
+            StatusCode::REQUEST_TIMEOUT,
+            [close],
+            "the request body did not arrive in time, or arrived too slowly",
+        )
+            .into_response(),
+        Unread::TooLarge => (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            [close],
+            "the request body is larger than this server accepts",
+        )
+            .into_response(),
+        Unread::Cut => room_needed(),
+    }
+}
+
+/// HTTP 503 for a connection cut to make room for another client.
+fn room_needed() -> Response {
+    let headers =
+        [(axum::http::header::CONNECTION, "close"), (axum::http::header::RETRY_AFTER, "1")];
+    (StatusCode::SERVICE_UNAVAILABLE, headers, ROOM_NEEDED).into_response()
+}
+
+const ROOM_NEEDED: &str = "this client holds more of the server's connections than others do, and one of them was needed for another client; send the request again on one of your open connections";
+
 /// Answers a POST body that is not one usable JSON-RPC message with the
 /// JSON-RPC error it is owed (HTTP 400, never quoting the body), as the
 /// stdio transport does; rmcp would answer 415 with serde's own words, or
 /// -32601 for a known method with unusable params.
 ///
-/// The body must arrive whole within `body_timeout`, however it trickles;
-/// an `initialize` refused for the session limit is answered 503 with a
-/// JSON-RPC error (rmcp would answer 500 with a bare text). Other methods
-/// pass through, a DELETE's answer made [`ended`].
-async fn answer_malformed(body_timeout: Duration, request: Request, next: Next) -> Response {
+/// The body must arrive whole within `limits` (in all, and at a minimum
+/// rate); an `initialize` refused for the session limit is answered 503
+/// with a JSON-RPC error (rmcp would answer 500 with a bare text). Other
+/// methods pass through, a DELETE's answer made [`ended`].
+async fn answer_malformed(limits: BodyLimits, request: Request, next: Next) -> Response {
     if request.method() != axum::http::Method::POST {
         let delete = request.method() == axum::http::Method::DELETE;
         let response = next.run(request).await;
         return if delete { ended(response) } else { response };
     }
     let (parts, body) = request.into_parts();
-    let read = tokio::time::timeout(body_timeout, axum::body::to_bytes(body, usize::MAX)).await;
-    let Ok(read) = read else {
-        return (StatusCode::REQUEST_TIMEOUT, "the request body did not arrive in time")
-            .into_response();
-    };
-    let bytes = match read {
+    let mark = parts.extensions.get::<ConnectionMark>().cloned();
+    let bytes = match read_body(body, limits, mark.as_ref()).await {
         Ok(bytes) => bytes,
-        Err(e) => {
-            let too_large =
-                e.into_inner().downcast_ref::<http_body_util::LengthLimitError>().is_some();
-            return if too_large {
-                (
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    "the request body is larger than this server accepts",
-                )
-                    .into_response()
-            } else {
-                (StatusCode::REQUEST_TIMEOUT, "the request body did not arrive in time")
-                    .into_response()
-            };
-        }
+        Err(why) => return unread(why),
     };
     match frame::decode(&bytes, true) {
         Frame::Message(message) => {
@@ -348,8 +430,14 @@ async fn accept(
                 continue;
             }
         };
+        // Answers leave in one segment rather than waiting for the
+        // client's delayed ACK of the head (Nagle).
+        let _ = stream.set_nodelay(true);
         // Refusals are counted and summarised inside.
-        let Some(admitted) = limits.connections.admit(peer.ip()) else { continue };
+        let Some(admitted) = limits.connections.admit(peer.ip()) else {
+            tokio::spawn(refuse(stream));
+            continue;
+        };
         let mark = admitted.mark.clone();
         let router = router.clone();
         let service = hyper::service::service_fn(move |request: hyper::Request<_>| {
@@ -378,8 +466,12 @@ async fn accept(
             tokio::pin!(connection);
             tokio::select! {
                 _ = connection.as_mut() => {}
-                // Cut to make room for another: closed at once.
-                () = cut.cancelled() => {}
+                // Cut to make room for another: a request in progress is
+                // answered 503 (a body being read, at once), then closed.
+                () = cut.cancelled() => {
+                    connection.as_mut().graceful_shutdown();
+                    let _ = tokio::time::timeout(Duration::from_secs(1), connection).await;
+                }
                 () = cancel.cancelled() => {
                     connection.as_mut().graceful_shutdown();
                     let _ = tokio::time::timeout(Duration::from_secs(5), connection).await;
@@ -391,6 +483,23 @@ async fn accept(
     let _ = tokio::time::timeout(Duration::from_secs(10), connections.wait()).await;
     stopped.cancel();
 }
+
+/// Answers a connection that found no room with a 503 and closes it,
+/// within a second whatever the client does.
+async fn refuse(mut stream: tokio::net::TcpStream) {
+    use tokio::io::AsyncWriteExt;
+    let answer = format!(
+        "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n{REFUSED}",
+        REFUSED.len()
+    );
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        let _ = stream.write_all(answer.as_bytes()).await;
+        let _ = stream.shutdown().await;
+    })
+    .await;
+}
+
+const REFUSED: &str = "every connection is held by clients holding no more than yours; close one of yours, or try again shortly";
 
 /// Why `addr` could not be bound, and what to do about it.
 fn bind_failure(addr: std::net::SocketAddr, error: &std::io::Error) -> String {

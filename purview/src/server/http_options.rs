@@ -37,7 +37,7 @@ pub struct HttpOptions {
     pub(super) body_timeout: Duration,
     pub(super) max_body_bytes: usize,
     pub(super) max_connections: usize,
-    pub(super) max_unauthenticated_connections: usize,
+    pub(super) min_body_rate: u32,
     pub(super) max_sessions: usize,
     pub(super) max_streams_per_session: usize,
     pub(super) max_streams: usize,
@@ -62,7 +62,7 @@ impl Default for HttpOptions {
             body_timeout: Duration::from_secs(30),
             max_body_bytes: 4 * 1024 * 1024,
             max_connections: 256,
-            max_unauthenticated_connections: 64,
+            min_body_rate: 1024,
             max_sessions: 64,
             max_streams_per_session: 4,
             max_streams: 64,
@@ -91,7 +91,8 @@ impl HttpOptions {
     /// in any case). The token must be at least 16 characters
     /// ([`App::serve_http`] refuses shorter ones); `openssl rand -hex 32`
     /// makes a good one. Wrong tokens are answered more and more slowly per
-    /// source address (after 5, each waits twice as long, up to 2 s).
+    /// source address (after 5, each waits twice as long, up to 2 s), and at
+    /// most 32 a second are answered from all addresses together.
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
         self.bearer_token = Some(Secret::new(token.into()));
         self
@@ -137,21 +138,26 @@ impl HttpOptions {
         self
     }
 
-    /// Connections open at once (256). At the limit a new connection cuts
-    /// the oldest unauthenticated one, else the oldest idle one; only when
-    /// every connection is busy is it closed on arrival.
-    pub fn max_connections(mut self, n: usize) -> Self {
-        self.max_connections = n;
+    /// After its first two seconds, a request body must arrive at least
+    /// this fast on average, in bytes a second (1,024); a slower one gets
+    /// 408 and its connection closes. With [`HttpOptions::body_timeout`]
+    /// this bounds how long a trickled body holds a connection.
+    pub fn min_body_rate(mut self, bytes_per_second: u32) -> Self {
+        self.min_body_rate = bytes_per_second;
         self
     }
 
-    /// How many of the connections may be unauthenticated (64): a
-    /// connection is until one of its requests passes every header check,
-    /// the bearer token included. Beyond this share a new connection cuts
-    /// the oldest unauthenticated one, so clients without the token only
-    /// ever recycle their own share.
-    pub fn max_unauthenticated_connections(mut self, n: usize) -> Self {
-        self.max_unauthenticated_connections = n;
+    /// Connections open at once (256), shared fairly: each is charged to
+    /// its client (the live MCP session its requests name, else its source
+    /// address, all of loopback as one and an IPv6 /64 as one). At the
+    /// limit a new connection takes the place of the client holding the
+    /// most (connections whose headers are unchecked first, then those
+    /// reading a body, then idle ones, then busy ones, oldest first), or
+    /// recycles its own client's unchecked or reading one; otherwise it is
+    /// answered 503 with `Retry-After` and closed. A cut request is
+    /// answered 503 too. RELIABILITY.md states the rule in full.
+    pub fn max_connections(mut self, n: usize) -> Self {
+        self.max_connections = n;
         self
     }
 

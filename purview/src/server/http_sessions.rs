@@ -105,6 +105,11 @@ impl BoundedSessions {
         }
     }
 
+    /// Whether `id` names a session that exists now.
+    pub async fn is_live(&self, id: &str) -> bool {
+        self.inner.sessions.read().await.contains_key(id)
+    }
+
     /// Takes one of the session's GET-stream slots (and one of the server's),
     /// or refuses at either limit. The caller gives them back (through
     /// [`Counted`]'s drop).
