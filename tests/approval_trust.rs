@@ -415,7 +415,9 @@ struct Asked {
     state: String,
     recipient: String,
     version: u64,
-    answered: bool,
+    /// Whether a yes to it was used (a decline is recorded nowhere, so a
+    /// declined question may still be answered yes, once).
+    yes_used: bool,
 }
 
 fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
@@ -438,7 +440,7 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
                     let version = editor.version().unwrap();
                     let question = question(&agent, params).await.unwrap();
                     let state = question.request_state.unwrap();
-                    asked.push(Asked { state, recipient, version, answered: false });
+                    asked.push(Asked { state, recipient, version, yes_used: false });
                 }
                 Op::Answer { .. } | Op::Replay { .. } | Op::Swap { .. } if asked.is_empty() => {}
                 Op::Answer { i, approve } => {
@@ -450,8 +452,8 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
                         answer(&agent, details(&q.recipient, 1), &q.state, Some(approve))
                             .await
                             .unwrap();
-                    let first = !q.answered;
-                    q.answered = true;
+                    let first = !q.yes_used;
+                    q.yes_used |= approve;
                     let applies = first && approve && version_now == q.version;
                     prop_assert_eq!(
                         !is_error,
@@ -491,7 +493,7 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
                 Op::Replay { i } => {
                     let i = i % asked.len();
                     let q = &asked[i];
-                    if !q.answered {
+                    if !q.yes_used {
                         continue;
                     }
                     let before = app.snapshot_json().unwrap();
@@ -528,4 +530,101 @@ proptest! {
     ) {
         run(ops)?;
     }
+}
+
+/// RELIABILITY.md "Fair shares": the record of used 2026-07-28 answers
+/// was one table of 4,096 for the whole app, declines included, and one
+/// client filled it with its own asks and declines: every other client's
+/// honest yes was refused with `limit_reached` for two minutes.
+#[tokio::test]
+async fn s5_6_one_client_asking_and_answering_without_end_never_refuses_anothers_yes() -> Result<()>
+{
+    let app = app_trusting(WhoApproves::InAppOrClient, Duration::from_secs(120))?;
+    let flood = Agent::modern_eliciting(&app, Elicitation::new(Elicit::Decline)).await?;
+    let honest = Agent::modern_eliciting(&app, Elicitation::new(Elicit::Decline)).await?;
+    let asked = state_of(&question(&honest, details("Ada", 7)).await?)?;
+    // More than the old table held: declines, and yeses that applied.
+    for i in 0..4_200u32 {
+        let params = details(&format!("Flood{i}"), 1);
+        let state = state_of(&question(&flood, params.clone()).await?)?;
+        let (is_error, outcome) = answer(&flood, params, &state, Some(i % 2 == 0)).await?;
+        ensure!(is_error == (i % 2 == 1), "{outcome}");
+    }
+    // The honest question was asked before all that; the window moved
+    // meanwhile, so its yes is stale_state, not limit_reached.
+    let (is_error, outcome) = answer(&honest, details("Ada", 7), &asked, Some(true)).await?;
+    ensure!(is_error && outcome["code"] == "stale_state", "{outcome}");
+    let state = state_of(&question(&honest, details("Ada", 7)).await?)?;
+    let (is_error, outcome) = answer(&honest, details("Ada", 7), &state, Some(true)).await?;
+    ensure!(!is_error && outcome["approvedBy"] == "client", "{outcome}");
+    ensure!(recipient(&app)? == "Ada");
+    Ok(())
+}
+
+/// RELIABILITY.md "Fair shares": one client opened 16 sessions and asked 4
+/// approval questions in each, and the pool of 64 waiting questions was
+/// full for everyone: a second client's approval calls all got
+/// `limit_reached`.
+#[tokio::test]
+async fn s5_6_a_client_with_many_sessions_cannot_take_every_approval_place() -> Result<()> {
+    let app = demo_builder()
+        .tool_surface(ToolSurface::Both)
+        .require_approval::<Editor>("set_details")
+        .limits(purview::settings::Limits::default().max_pending_approvals(8))
+        .build();
+    app.open(Editor::default())?;
+    let queue = ApprovalQueue::new();
+    app.set_approver(queue.clone());
+    // Two sessions of the hog, four unanswered questions each: all 8 places.
+    let mut hog = Vec::new();
+    for _ in 0..2 {
+        let agent = std::sync::Arc::new(Agent::legacy(&app).await?);
+        for i in 0..4 {
+            let agent = agent.clone();
+            hog.push(tokio::spawn(async move {
+                let arguments = json!({"recipient": format!("Hog{i}"), "amount": 1});
+                agent.call("w1__set_details", arguments).await
+            }));
+        }
+    }
+    while queue.pending().len() < 8 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    // The second client is asked, not refused.
+    let good = std::sync::Arc::new(Agent::legacy(&app).await?);
+    let call = {
+        let good = good.clone();
+        tokio::spawn(async move {
+            good.call("w1__set_details", json!({"recipient": "Ada", "amount": 7})).await
+        })
+    };
+    let mut withdrawn = None;
+    for _ in 0..400 {
+        if let Some(done) = hog.iter().position(tokio::task::JoinHandle::is_finished) {
+            withdrawn = Some(hog.swap_remove(done).await??);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let withdrawn = withdrawn.context("no hog question made room")?;
+    ensure!(withdrawn.code() == Some("limit_reached"), "{withdrawn:?}");
+    ensure!(withdrawn.structured["message"].to_string().contains("withdrawn"), "{withdrawn:?}");
+    let asked = loop {
+        let pending = queue.pending();
+        if let Some(mine) = pending.into_iter().find(|p| p.request.describe().contains("Ada")) {
+            break mine;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
+    queue.answer(asked.id, Approval::Approve);
+    let done = call.await??;
+    ensure!(!done.is_error && done.structured["approvedBy"] == "in_app", "{done:?}");
+    ensure!(queue.pending().len() == 7, "the hog's seven others still wait");
+    for pending in queue.pending() {
+        queue.answer(pending.id, Approval::Decline);
+    }
+    for question in hog {
+        ensure!(question.await??.is_error);
+    }
+    Ok(())
 }

@@ -236,8 +236,12 @@ pub(crate) fn arguments_for_another_action() -> ToolError {
 pub(crate) enum QuestionLimit {
     /// This session's share is taken.
     FromSession(usize),
-    /// The app's whole budget is taken.
+    /// The app's whole budget is taken, and no session holds more of it
+    /// than this one would.
     InAll(usize),
+    /// The question was withdrawn unanswered: another session needed its
+    /// place, and this one held the most.
+    Withdrawn,
 }
 
 /// `limit_reached`: too many approval questions already wait.
@@ -249,6 +253,14 @@ pub(crate) fn too_many_questions(action: &str, limit: QuestionLimit) -> ToolErro
         QuestionLimit::InAll(n) => {
             format!("{n} approval questions are already waiting for an answer, the app's limit")
         }
+        QuestionLimit::Withdrawn => {
+            return ToolError::new(
+                ErrorCode::LimitReached,
+                format!(
+                    "`{action}`'s approval question was withdrawn before anyone answered: the app's questions were all taken, and your session held more of them than the session that needed one. Nothing was changed; wait for an answer to your other questions before calling again."
+                ),
+            );
+        }
     };
     ToolError::new(
         ErrorCode::LimitReached,
@@ -258,13 +270,14 @@ pub(crate) fn too_many_questions(action: &str, limit: QuestionLimit) -> ToolErro
     )
 }
 
-/// `limit_reached`: more 2026-07-28 answers came back within one approval
-/// timeout than can be told apart from repeats.
-pub(crate) fn too_many_answers(timeout: Duration) -> ToolError {
+/// `limit_reached`: more answers to questions another process asked (a
+/// replica sharing the app's key) were used within one approval timeout
+/// than this process keeps to tell a repeated one.
+pub(crate) fn too_many_replica_answers(timeout: Duration) -> ToolError {
     ToolError::new(
         ErrorCode::LimitReached,
         format!(
-            "Too many approval answers came back in the last {} s for this application to tell a repeated one; nothing was changed. Try again later.",
+            "This answer is to a question another instance of the application asked, and more such answers were used in the last {} s than this instance can tell apart from a repeat; nothing was changed. Call again without the answer to be asked here.",
             timeout.as_secs()
         ),
     )

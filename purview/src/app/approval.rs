@@ -18,9 +18,12 @@
 //! summary ([`ApprovalRequest::describe`]); an app can word it itself
 //! ([`App::set_approval_wording`](crate::App::set_approval_wording)).
 //! Questions waiting for an answer are bounded, per session and in all
-//! ([`Limits::max_pending_approvals`](crate::settings::Limits::max_pending_approvals)):
-//! beyond them a call is refused with `limit_reached` at once, and a
-//! question whose client has gone is withdrawn.
+//! ([`Limits::max_pending_approvals`](crate::settings::Limits::max_pending_approvals)),
+//! shared fairly: beyond its session's share a call is refused with
+//! `limit_reached` at once; when every place is taken, a session holding
+//! fewer questions than another still gets one, and that other session's
+//! oldest question is withdrawn (its call ends with `limit_reached`); a
+//! question whose client has gone is withdrawn too.
 //!
 //! The question is asked before the call takes the operation lock, so the
 //! app goes on meanwhile; the approval is for the window as it was when
@@ -30,7 +33,6 @@
 //! reason `changed`).
 
 use std::{
-    collections::HashMap,
     fmt,
     sync::{
         Arc, Mutex,
@@ -45,6 +47,8 @@ use tokio::sync::oneshot;
 
 use crate::lock::lock_unpoisoned;
 use crate::refusals::QuestionLimit;
+use crate::settings::Limits;
+use crate::shares::{Pool, Refused, Share};
 use crate::window::BoxFuture;
 
 /// A person's answer.
@@ -166,50 +170,33 @@ fn readable(value: &Value) -> String {
 /// sentence, or `None` for [`ApprovalRequest::describe`]'s.
 pub(crate) type Wording = Arc<dyn Fn(&ApprovalRequest) -> Option<String> + Send + Sync>;
 
-/// Questions waiting for an answer, per asking session (`0`: a caller
-/// without one) and in all.
-#[derive(Default)]
+/// Questions waiting for an answer, charged to the asking session (`0`: a
+/// caller without one) and shared by the rule of `crate::shares`: at most
+/// `per_session` each and `in_all` together, and when all are taken, a
+/// session holding fewer than another withdraws that one's oldest question
+/// rather than being refused.
 pub(crate) struct PendingApprovals {
-    waiting: Mutex<HashMap<u64, usize>>,
+    pool: Arc<Pool<u64>>,
 }
 
-/// A question's place among those waiting; given back on drop.
-pub(crate) struct PendingPlace<'a> {
-    pending: &'a PendingApprovals,
-    session: u64,
-}
-
-impl Drop for PendingPlace<'_> {
-    fn drop(&mut self) {
-        let mut waiting = lock_unpoisoned(&self.pending.waiting);
-        if let Some(n) = waiting.get_mut(&self.session) {
-            *n = n.saturating_sub(1);
-            if *n == 0 {
-                waiting.remove(&self.session);
-            }
-        }
-    }
-}
+/// A question's place among those waiting; given back on drop. Its `cut`
+/// is cancelled if the question is withdrawn for another session's.
+pub(crate) type PendingPlace = Share<u64>;
 
 impl PendingApprovals {
+    pub fn new(limits: &Limits) -> Self {
+        let pool =
+            Pool::new(limits.max_pending_approvals, limits.max_pending_approvals_per_session);
+        Self { pool }
+    }
+
     /// Takes a place for a question from `session`, or says which bound is
     /// reached. Check and take happen under one lock.
-    pub fn take(
-        &self,
-        session: u64,
-        per_session: usize,
-        in_all: usize,
-    ) -> Result<PendingPlace<'_>, QuestionLimit> {
-        let mut waiting = lock_unpoisoned(&self.waiting);
-        if waiting.values().sum::<usize>() >= in_all {
-            return Err(QuestionLimit::InAll(in_all));
-        }
-        let mine = waiting.entry(session).or_default();
-        if *mine >= per_session {
-            return Err(QuestionLimit::FromSession(per_session));
-        }
-        *mine += 1;
-        Ok(PendingPlace { pending: self, session })
+    pub fn take(&self, session: u64) -> Result<PendingPlace, QuestionLimit> {
+        self.pool.admit(session, 0).map_err(|refused| match refused {
+            Refused::OverShare(n) => QuestionLimit::FromSession(n),
+            Refused::Full(n) => QuestionLimit::InAll(n),
+        })
     }
 }
 

@@ -10,10 +10,10 @@
 //!   with the answer and that state ([`Resume`]). The state carries a
 //!   [`Ticket`]: the window, its version (or, for an app-level action, a
 //!   [`pin`] of what the app looks like), the action and a once-only nonce.
-//!   The transport seals it, with the call's arguments as associated data
-//!   and the approval timeout as its lifetime, so an altered state, other
-//!   arguments or a late answer do not open; [`Redeemed`] refuses a second
-//!   use of the same answer.
+//!   The transport seals it, with the call's arguments as associated data,
+//!   so an altered state or other arguments do not open; the record of
+//!   used answers (`answers.rs`) refuses a second use of the same yes and,
+//!   by its own monotonic clock, a late answer.
 //!
 //! Whatever way the yes came, it holds only for what was asked about: the
 //! call then expects the window's version as it was (else `stale_state`),
@@ -22,14 +22,10 @@
 
 use crate::lock::lock_unpoisoned;
 use std::{
-    collections::HashMap,
     hash::{Hash, Hasher},
     panic::{AssertUnwindSafe, catch_unwind},
-    sync::{
-        Mutex,
-        atomic::{AtomicU64, Ordering},
-    },
-    time::{Duration, Instant},
+    sync::atomic::Ordering,
+    time::Duration,
 };
 
 use serde::{Deserialize, Serialize};
@@ -38,6 +34,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{
     App, Approval, ApprovalRequest, WhoApproves,
+    answers::NotUsable,
     approval::{AgentSession, Answer},
     call::{Checked, Stop},
     registry::State,
@@ -48,15 +45,11 @@ use crate::{
     refusals,
 };
 
-/// Answers kept to refuse their second use, at most. Each stays for one
-/// approval timeout, after which its state no longer opens anyway.
-const MAX_REDEEMED: usize = 4096;
-
 /// What a 2026-07-28 approval question was about: sealed into the
 /// `requestState` the client sends back with its answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Ticket {
-    /// Once only ([`Redeemed`]).
+    /// Once only (`answers.rs`).
     pub nonce: String,
     /// The window id as the call named it (`app` for app-level actions).
     pub window: String,
@@ -108,55 +101,6 @@ pub(super) struct Approved {
     pub pin: Option<u64>,
 }
 
-/// Answers already used, and the nonces of new questions.
-pub(crate) struct Redeemed {
-    used: Mutex<HashMap<String, Instant>>,
-    /// Random per process, so two processes sharing a key (replicas, a
-    /// restart) do not hand out the same nonce.
-    prefix: u64,
-    next: AtomicU64,
-}
-
-impl Default for Redeemed {
-    fn default() -> Self {
-        let prefix = getrandom::u64().unwrap_or_else(|_| {
-            use std::hash::BuildHasher;
-            std::collections::hash_map::RandomState::new().hash_one(std::process::id())
-        });
-        Self { used: Mutex::default(), prefix, next: AtomicU64::new(1) }
-    }
-}
-
-/// Why an answer cannot be used.
-enum NotAgain {
-    Used,
-    Full,
-}
-
-impl Redeemed {
-    fn nonce(&self) -> String {
-        format!("{:016x}{:016x}", self.prefix, self.next.fetch_add(1, Ordering::Relaxed))
-    }
-
-    /// Marks `nonce` used for `keep`; refuses one used before. Check and
-    /// mark happen under one lock, so two retries racing apply once.
-    fn redeem(&self, nonce: &str, keep: Duration) -> Result<(), NotAgain> {
-        let now = Instant::now();
-        let mut used = lock_unpoisoned(&self.used);
-        if used.get(nonce).is_some_and(|until| *until > now) {
-            return Err(NotAgain::Used);
-        }
-        if used.len() >= MAX_REDEEMED {
-            used.retain(|_, until| *until > now);
-            if used.len() >= MAX_REDEEMED {
-                return Err(NotAgain::Full);
-            }
-        }
-        used.insert(nonce.to_owned(), now + keep);
-        Ok(())
-    }
-}
-
 /// What an app-level action's approval depends on: the open windows (ids,
 /// which are modal, and their owners) and the app-level state's revision.
 /// A window opening or closing, a modal coming or going, or the app's own
@@ -202,9 +146,10 @@ impl App {
                 }
             }
             (_, Some(approver), _) => {
-                let _place = self.take_place(call, session)?;
+                let place = self.take_place(call, session)?;
                 tokio::select! {
                     () = cancel.cancelled() => return Err(refusals::cancelled(&call.action).into()),
+                    () = place.cut.cancelled() => return Err(withdrawn(call)),
                     answer = tokio::time::timeout(timeout, approver.ask(request)) => match answer {
                         Ok(Approval::Approve) => Ok(ApprovedBy::InApp),
                         Ok(Approval::Decline) => Err(DenialReason::Declined),
@@ -217,9 +162,10 @@ impl App {
                 if session.asks_on_retry() {
                     return Err(Stop::Ask(Box::new(self.question(call, checked, message))));
                 }
-                let _place = self.take_place(call, Some(session))?;
+                let place = self.take_place(call, Some(session))?;
                 let asked = tokio::select! {
                     () = cancel.cancelled() => return Err(refusals::cancelled(&call.action).into()),
+                    () = place.cut.cancelled() => return Err(withdrawn(call)),
                     answer = session.elicit(message, timeout) => answer,
                 };
                 match asked {
@@ -266,15 +212,18 @@ impl App {
         if ticket.window != call.window || ticket.action != call.action || !who.trusts_client() {
             return Err(refuse(DenialReason::Invalid));
         }
-        match self.shared.redeemed.redeem(&ticket.nonce, timeout) {
-            Ok(()) => {}
-            Err(NotAgain::Used) => return Err(refuse(DenialReason::Replayed)),
-            Err(NotAgain::Full) => {
-                return Err(refusals::too_many_answers(timeout));
-            }
-        }
-        if answer != Some(Approval::Approve) {
-            return Err(refuse(DenialReason::Declined));
+        // A decline is recorded nowhere: only a yes is used up.
+        let yes = answer == Some(Approval::Approve);
+        let answers = &self.shared.used_answers;
+        let usable =
+            if yes { answers.use_yes(&ticket.nonce) } else { answers.check(&ticket.nonce) };
+        match usable {
+            Ok(()) if yes => {}
+            Ok(()) => return Err(refuse(DenialReason::Declined)),
+            Err(NotUsable::Used) => return Err(refuse(DenialReason::Replayed)),
+            Err(NotUsable::Expired) => return Err(refuse(DenialReason::Expired)),
+            Err(NotUsable::Foreign) => return Err(refuse(DenialReason::Invalid)),
+            Err(NotUsable::Crowded) => return Err(refusals::too_many_replica_answers(timeout)),
         }
         tracing::info!(action = %call.action, approved_by = %ApprovedBy::Client, "approval given");
         call.expected_version = ticket.version.map(Value::from);
@@ -309,7 +258,7 @@ impl App {
 
     fn question(&self, call: &ActionCall, checked: &Checked, message: String) -> Question {
         let ticket = Ticket {
-            nonce: self.shared.redeemed.nonce(),
+            nonce: self.shared.used_answers.nonce(),
             window: call.window.clone(),
             action: call.action.clone(),
             version: checked.version,
@@ -324,12 +273,11 @@ impl App {
         &self,
         call: &ActionCall,
         session: Option<&dyn AgentSession>,
-    ) -> Result<super::approval::PendingPlace<'_>, ToolError> {
-        let limits = &self.shared.config.limits;
+    ) -> Result<super::approval::PendingPlace, ToolError> {
         let asker = session.map_or(0, AgentSession::number);
         self.shared
             .pending_approvals
-            .take(asker, limits.max_pending_approvals_per_session, limits.max_pending_approvals)
+            .take(asker)
             .map_err(|too_many| refusals::too_many_questions(&call.action, too_many))
     }
 
@@ -381,6 +329,13 @@ impl App {
             ),
         }
     }
+}
+
+/// The refusal of a call whose question was withdrawn for another
+/// session's.
+fn withdrawn(call: &ActionCall) -> Stop {
+    tracing::info!(action = %call.action, "approval question withdrawn for another session's");
+    refusals::too_many_questions(&call.action, refusals::QuestionLimit::Withdrawn).into()
 }
 
 /// The first action of the app's window types (or app-level ones) that

@@ -10,6 +10,7 @@
 mod activity;
 mod actor;
 mod advice;
+mod answers;
 pub(crate) mod approval;
 pub(crate) mod broadcast;
 mod builder;

@@ -75,7 +75,7 @@ pub(super) struct Shared {
     /// Approval questions waiting for an answer.
     pub pending_approvals: super::approval::PendingApprovals,
     /// 2026-07-28 approval answers already used, and new questions' nonces.
-    pub redeemed: super::consent::Redeemed,
+    pub used_answers: super::answers::UsedAnswers,
     /// How the transport seals 2026-07-28 approval questions (made once,
     /// with the app's key or a per-process one).
     pub state_seal: std::sync::OnceLock<Arc<dyn super::consent::StateSeal>>,
@@ -95,8 +95,8 @@ impl Shared {
             activity: Mutex::new(None),
             approver: Mutex::new(None),
             approval_wording: Mutex::new(None),
-            pending_approvals: Default::default(),
-            redeemed: Default::default(),
+            pending_approvals: super::approval::PendingApprovals::new(&config.limits),
+            used_answers: super::answers::UsedAnswers::new(config.approval_timeout),
             state_seal: std::sync::OnceLock::new(),
             approval_warned: Default::default(),
             config,

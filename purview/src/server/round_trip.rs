@@ -18,6 +18,9 @@ use crate::{
     model::DenialReason,
 };
 
+/// How much longer than the approval timeout a sealed state opens.
+const SEAL_SLACK: Duration = Duration::from_secs(3600);
+
 /// The key of the one input request an approval question carries.
 pub(super) const ANSWER_KEY: &str = "approval";
 
@@ -108,7 +111,12 @@ pub(super) fn ask(
     request: &CallToolRequestParams,
     question: &Question,
 ) -> InputRequiredResult {
-    let state = seal_of(app).seal(&question.ticket, &bound_to(request), question.expires_in);
+    // Whether the answer came in time is decided by the record of used
+    // answers, on the monotonic clock (`app/answers.rs`); the seal's
+    // wall-clock lifetime is only an outer bound, long enough that a clock
+    // stepped forward cannot expire a question early.
+    let lifetime = question.expires_in + SEAL_SLACK;
+    let state = seal_of(app).seal(&question.ticket, &bound_to(request), lifetime);
     let form = ElicitRequestParams::FormElicitationParams {
         meta: None,
         message: question.message.clone(),
