@@ -1,4 +1,4 @@
-//! The second hardening pass, over streamable HTTP: no one client — with
+//! The second and third hardening passes, over streamable HTTP: no one client — with
 //! the token or without — can take every connection, session, stream or
 //! subscriber slot; caps hold under bursts; trickled bodies end at a total
 //! limit; wrong tokens are slowed; refusals are logged as summaries. Every
@@ -500,6 +500,96 @@ async fn s12_honest_clients_connecting_at_once_are_all_answered() -> Result<()> 
     let statuses: Vec<_> = futures::future::join_all(burst).await;
     let answered = statuses.iter().filter(|s| matches!(s, Ok(Ok(_)))).count();
     ensure!(answered == 240, "{answered}/240 got an answer");
+    server.shutdown().await;
+    Ok(())
+}
+
+/// POSTs `body` as a 2026-07-28 request with the standard headers
+/// (SEP-2243) the suite sends; returns status and body.
+async fn post_2026(
+    url: &str,
+    method: &str,
+    name: Option<&str>,
+    body: &Value,
+) -> Result<(u16, String)> {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method)
+        .body(body.to_string());
+    if let Some(name) = name {
+        request = request.header("mcp-name", name);
+    }
+    let reply = request.send().await?;
+    Ok((reply.status().as_u16(), reply.text().await?))
+}
+
+/// The JSON-RPC message of an answer sent as JSON or as one SSE event.
+fn message_of(body: &str) -> Result<Value> {
+    let json = body.lines().find_map(|l| l.strip_prefix("data: ")).unwrap_or(body);
+    Ok(serde_json::from_str(json)?)
+}
+
+fn meta_2026() -> Value {
+    json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {}})
+}
+
+/// The official conformance suite (0.2.0-alpha.12): a method 2026-07-28
+/// removed, asked under it, is HTTP 404 with -32601 (400 and -32602 before).
+#[tokio::test]
+async fn s3_methods_removed_in_2026_07_28_are_404_method_not_found() -> Result<()> {
+    let app = demo_app_on(ToolSurface::Both);
+    let server = app.serve_http(HttpOptions::default()).await?;
+    for method in ["initialize", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"]
+    {
+        let body = json!({"jsonrpc": "2.0", "id": 500, "method": method, "params": {"_meta": meta_2026()}});
+        let (status, text) = post_2026(&server.url(), method, None, &body).await?;
+        let reply = message_of(&text)?;
+        ensure!(status == 404 && reply["error"]["code"] == -32601, "{method}: {status} {text}");
+        ensure!(reply["id"] == 500, "{text}");
+    }
+    // A client falling back to the old handshake still gets it.
+    let (status, text) = post(&reqwest::Client::new(), &server.url(), None, &initialize(1))
+        .await
+        .map(|(status, _, text)| (status, text))?;
+    ensure!(status == 200, "{status} {text}");
+    server.shutdown().await;
+    Ok(())
+}
+
+/// SEP-2164: a resource-not-found error carries the URI asked for.
+#[tokio::test]
+async fn s4_1_an_unknown_resource_is_named_in_the_errors_data() -> Result<()> {
+    let app = demo_app_on(ToolSurface::Both);
+    let server = app.serve_http(HttpOptions::default()).await?;
+    let uri = "test://nonexistent";
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "resources/read",
+        "params": {"uri": uri, "_meta": meta_2026()}});
+    let (_, text) = post_2026(&server.url(), "resources/read", Some(uri), &body).await?;
+    let reply = message_of(&text)?;
+    ensure!(reply["error"]["data"]["uri"] == uri, "{text}");
+    server.shutdown().await;
+    Ok(())
+}
+
+/// RELIABILITY.md "A hostile agent": rmcp's `-32020` header-mismatch errors
+/// repeated the client's text in full (a 1 MB tool name, a 1,000,113-byte
+/// answer).
+#[tokio::test]
+async fn a_header_mismatch_answer_never_repeats_the_clients_text() -> Result<()> {
+    let app = demo_app_on(ToolSurface::Both);
+    let server = app.serve_http(HttpOptions::default()).await?;
+    let long = "x".repeat(1 << 20);
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": long, "arguments": {}, "_meta": meta_2026()}});
+    let (status, text) = post_2026(&server.url(), "tools/call", Some("w1__focus"), &body).await?;
+    ensure!(status == 400, "{status}");
+    ensure!(text.len() < 2048, "a {}-byte answer", text.len());
+    ensure!(message_of(&text)?["error"]["code"] == -32020, "{text}");
     server.shutdown().await;
     Ok(())
 }

@@ -49,6 +49,48 @@ pub(crate) fn error_frame(id: Value, code: i64, message: &str) -> Frame {
     Frame::Reply(json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}))
 }
 
+/// Methods the 2026-07-28 revision removed (SEP-2575): a request for one
+/// made under that revision is answered "method not found".
+const REMOVED_IN_2026: [&str; 4] =
+    ["initialize", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
+
+/// The first revision without [`REMOVED_IN_2026`].
+const STATELESS_REVISION: &str = "2026-07-28";
+
+/// The `-32601` answer owed to a request for a method its revision removed,
+/// if `body` is one: made under 2026-07-28 or later, by its
+/// `io.modelcontextprotocol/protocolVersion` meta or by `header` (the
+/// request's `MCP-Protocol-Version`). An `initialize` that names an older
+/// `protocolVersion` is a client falling back to the old handshake, and
+/// passes.
+pub(crate) fn removed_method(header: Option<&str>, body: &[u8]) -> Option<Frame> {
+    let value: Value = serde_json::from_slice(body).ok()?;
+    let method = value.get("method")?.as_str()?;
+    if !REMOVED_IN_2026.contains(&method) {
+        return None;
+    }
+    let params = value.get("params");
+    let meta = params
+        .and_then(|p| p.pointer("/_meta/io.modelcontextprotocol~1protocolVersion"))
+        .and_then(Value::as_str);
+    let legacy_handshake = params
+        .and_then(|p| p.get("protocolVersion"))
+        .and_then(Value::as_str)
+        .is_some_and(|v| v < STATELESS_REVISION);
+    let revision = meta.or(header.filter(|_| !legacy_handshake))?;
+    if revision < STATELESS_REVISION {
+        return None;
+    }
+    let id = match value.get("id") {
+        Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
+        _ => Value::Null,
+    };
+    let text = format!(
+        "Method not found: `{method}` does not exist in protocol revision {STATELESS_REVISION} and later (SEP-2575). Subscribe with `subscriptions/listen`, and send each request's protocol version in its `_meta` instead of a handshake."
+    );
+    Some(error_frame(id, -32601, &text))
+}
+
 /// Decodes one line. `seen_request` says whether a request has arrived yet.
 pub(crate) fn decode(line: &[u8], seen_request: bool) -> Frame {
     let line = line.trim_ascii();
@@ -348,6 +390,37 @@ impl<'de> serde::de::Visitor<'de> for Key {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn s3_methods_removed_in_2026_07_28_are_not_found_when_asked_under_it() {
+        let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#;
+        for method in super::REMOVED_IN_2026 {
+            let body =
+                format!(r#"{{"jsonrpc":"2.0","id":5,"method":"{method}","params":{{{meta}}}}}"#);
+            let Some(super::Frame::Reply(reply)) = super::removed_method(None, body.as_bytes())
+            else {
+                panic!("{method} passed");
+            };
+            assert_eq!(
+                (reply["id"].clone(), reply["error"]["code"].clone()),
+                (5.into(), (-32601).into())
+            );
+        }
+        let by_header =
+            br#"{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"info"}}"#;
+        assert!(super::removed_method(Some("2026-07-28"), by_header).is_some());
+        assert!(
+            super::removed_method(Some("2025-11-25"), by_header).is_none(),
+            "a legacy session's"
+        );
+        let fallback = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+        assert!(
+            super::removed_method(Some("2026-07-28"), fallback).is_none(),
+            "the old handshake passes"
+        );
+        let listed = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+        assert!(super::removed_method(Some("2026-07-28"), listed).is_none());
+    }
+
     use super::*;
 
     fn reply(frame: Frame) -> Value {

@@ -327,6 +327,12 @@ async fn answer_malformed(limits: BodyLimits, request: Request, next: Next) -> R
         Ok(bytes) => bytes,
         Err(why) => return unread(why),
     };
+    let revision = parts.headers.get("mcp-protocol-version").and_then(|v| v.to_str().ok());
+    if let Some(Frame::Reply(reply)) = frame::removed_method(revision, &bytes) {
+        let body = serde_json::to_vec(&reply).unwrap_or_default();
+        let json = [(axum::http::header::CONTENT_TYPE, "application/json")];
+        return (StatusCode::NOT_FOUND, json, body).into_response();
+    }
     match frame::decode(&bytes, true) {
         Frame::Message(message) => {
             let opens_session = !parts.headers.contains_key("mcp-session-id")
@@ -337,7 +343,7 @@ async fn answer_malformed(limits: BodyLimits, request: Request, next: Next) -> R
                 );
             let request = Request::from_parts(parts, axum::body::Body::from(bytes));
             if !opens_session {
-                return next.run(request).await;
+                return bounded(next.run(request).await).await;
             }
             let id = match &*message {
                 rmcp::model::JsonRpcMessage::Request(r) => {
@@ -366,6 +372,46 @@ async fn answer_malformed(limits: BodyLimits, request: Request, next: Next) -> R
                 .into_response()
         }
     }
+}
+
+/// The longest error message an HTTP answer carries.
+const MESSAGE_LIMIT: usize = 256;
+
+/// An error answer whose message is longer than [`MESSAGE_LIMIT`], cut to
+/// it: rmcp's header-mismatch errors (`-32020`) quote the client's header
+/// and body values in full (a 1 MB tool name came back as a 1 MB answer).
+async fn bounded(response: Response) -> Response {
+    if response.status() != StatusCode::BAD_REQUEST {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    // rmcp's error answers are whole in memory; anything larger than any of
+    // them is not one, and is not kept.
+    let Ok(bytes) = axum::body::to_bytes(body, 16 * 1024 * 1024).await else {
+        return (StatusCode::BAD_REQUEST, "the request was refused").into_response();
+    };
+    let mut reply: serde_json::Value = match serde_json::from_slice(&bytes) {
+        Ok(reply) => reply,
+        Err(_) => return Response::from_parts(parts, axum::body::Body::from(bytes)),
+    };
+    let Some(message) = reply.pointer_mut("/error/message") else {
+        return Response::from_parts(parts, axum::body::Body::from(bytes));
+    };
+    let text = message.as_str().unwrap_or_default();
+    if text.len() <= MESSAGE_LIMIT {
+        return Response::from_parts(parts, axum::body::Body::from(bytes));
+    }
+    let mut cut = MESSAGE_LIMIT;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    *message = format!("{}… (cut)", &text[..cut]).into();
+    if let Some(error) = reply.get_mut("error").and_then(serde_json::Value::as_object_mut) {
+        error.remove("data");
+    }
+    let mut parts = parts;
+    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+    Response::from_parts(parts, axum::body::Body::from(reply.to_string()))
 }
 
 /// A session ended by HTTP DELETE is answered 204 No Content: rmcp answers

@@ -413,15 +413,21 @@ fn windows_resource() -> Resource {
         .with_mime_type("application/json")
 }
 
+/// Resource-not-found, with the URI as `data.uri` (SEP-2164) unless it is
+/// too long to repeat.
 fn unknown_resource(uri: &str) -> McpError {
+    let data = (uri.len() <= URI_ECHO_LIMIT).then(|| serde_json::json!({"uri": uri}));
     McpError::resource_not_found(
         format!(
             "There is no resource `{}`; this server has exactly one: {WINDOWS_URI}.",
             echo(uri)
         ),
-        None,
+        data,
     )
 }
+
+/// The longest URI a resource-not-found error repeats in its `data`.
+const URI_ECHO_LIMIT: usize = 2048;
 
 fn internal(error: Error) -> McpError {
     McpError::internal_error(error.to_string(), None)
