@@ -367,11 +367,15 @@ impl ReportDetails {
 const FREE_TRIES: u32 = 3;
 /// The longest wait between tries.
 const MAX_WAIT: Duration = Duration::from_secs(300);
-/// Tries from agents (wrong, or refused for coming too soon), after which
-/// agents may not try again until the person has unlocked the app.
+/// Wrong PINs from agents after which each further try from an agent waits
+/// [`COOL_DOWN`]: agents can still unlock a headless app, only slowly.
 const AGENT_TRIES: u32 = 10;
+/// The wait between agents' tries once they have had [`AGENT_TRIES`] wrong.
+const COOL_DOWN: Duration = Duration::from_secs(15 * 60);
 
-/// One caller's wrong PINs so far and when the last one came.
+/// One caller's wrong PINs so far and when the last one came. Only PINs
+/// that were looked at count: a try refused for coming too soon is not
+/// looked at, so it neither counts nor restarts the wait.
 #[derive(Debug, Default)]
 pub struct Tries {
     wrong: u32,
@@ -379,10 +383,15 @@ pub struct Tries {
 }
 
 impl Tries {
-    /// How long to wait before the next try is looked at, if at all.
-    fn wait(&self) -> Option<Duration> {
+    /// How long to wait before the next try is looked at, if at all; from
+    /// the `cool_down_after`-th wrong PIN on, [`COOL_DOWN`] each time.
+    fn wait(&self, cool_down_after: u32) -> Option<Duration> {
         let over = self.wrong.checked_sub(FREE_TRIES)?;
-        let wait = Duration::from_secs(1u64 << over.min(9)).min(MAX_WAIT);
+        let wait = if self.wrong >= cool_down_after {
+            COOL_DOWN
+        } else {
+            Duration::from_secs(1u64 << over.min(9)).min(MAX_WAIT)
+        };
         let waited = self.last.map_or(wait, |at| at.elapsed());
         wait.checked_sub(waited).filter(|left| !left.is_zero())
     }
@@ -402,8 +411,6 @@ impl Tries {
 pub struct Attempts {
     person: Tries,
     agents: Tries,
-    /// Every try from agents, refused ones included.
-    agent_tries: u32,
 }
 
 /// The lock screen: an app-level modal.
@@ -419,8 +426,9 @@ impl Locked {
     pub fn new() -> Self {
         Self {
             notice: format!(
-                "Locked: enter the PIN to continue. After {FREE_TRIES} wrong PINs each try must wait longer, up to {} minutes; after {AGENT_TRIES} tries from agents, only the person can unlock.",
-                MAX_WAIT.as_secs() / 60
+                "Locked: enter the PIN to continue. After {FREE_TRIES} wrong PINs each try must wait longer, up to {} minutes; after {AGENT_TRIES} wrong PINs from agents, agents may try once every {} minutes.",
+                MAX_WAIT.as_secs() / 60,
+                COOL_DOWN.as_secs() / 60
             ),
             attempts: Arc::default(),
         }
@@ -436,8 +444,8 @@ impl Default for Locked {
 #[actions]
 impl Locked {
     /// Unlock the application. After three wrong PINs each try must wait
-    /// longer (the error says how long); after ten tries from agents, only
-    /// the person can unlock.
+    /// longer (the error says how long); after ten wrong PINs from agents,
+    /// agents may try once every 15 minutes.
     #[action]
     fn unlock(
         &mut self,
@@ -447,25 +455,23 @@ impl Locked {
     ) {
         let mut attempts = self.attempts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let agent = cx.called_by().is_agent();
-        if agent {
-            attempts.agent_tries = attempts.agent_tries.saturating_add(1);
-        }
-        let refused_outright = agent && attempts.agent_tries > AGENT_TRIES;
-        let tries = if agent { &mut attempts.agents } else { &mut attempts.person };
-        if refused_outright {
+        let (tries, cool_down_after) = if agent {
+            (&mut attempts.agents, AGENT_TRIES)
+        } else {
+            (&mut attempts.person, u32::MAX)
+        };
+        if let Some(left) = tries.wait(cool_down_after) {
+            let whose = if agent && tries.wrong >= AGENT_TRIES {
+                format!(
+                    "agents have entered {AGENT_TRIES} wrong PINs, so agents may try once every {} minutes (the person at the app is not held back)",
+                    COOL_DOWN.as_secs() / 60
+                )
+            } else {
+                "too many wrong PINs".to_owned()
+            };
             cx.invalid(
                 "pin",
-                format!(
-                    "agents have tried {AGENT_TRIES} PINs without success, so agents may no longer unlock: ask the person to enter the PIN in the application"
-                ),
-            );
-        } else if let Some(left) = tries.wait() {
-            cx.invalid(
-                "pin",
-                format!(
-                    "too many wrong PINs: the next try is possible in {} s",
-                    left.as_secs().max(1)
-                ),
+                format!("{whose}: the next try is possible in {} s", left.as_secs().max(1)),
             );
         } else if pin.expose() == UNLOCK_PIN {
             *attempts = Attempts::default();
@@ -530,4 +536,22 @@ pub fn order_desk(builder: AppBuilder) -> App {
     app.open(OrderEditor::default()).expect("open the Order Editor");
     app.open(ReportDetails::default()).expect("open Report Details");
     app
+}
+
+#[cfg(test)]
+mod pin_tests {
+    use super::*;
+
+    #[test]
+    fn after_ten_wrong_pins_agents_wait_a_cool_down_not_for_ever() {
+        let now = Instant::now();
+        let tries = Tries { wrong: AGENT_TRIES, last: Some(now) };
+        let left = tries.wait(AGENT_TRIES).expect("a wait");
+        assert!(left > MAX_WAIT && left <= COOL_DOWN, "{left:?}");
+        let long_ago = now.checked_sub(COOL_DOWN + Duration::from_secs(1));
+        let waited = Tries { wrong: AGENT_TRIES + 5, last: long_ago };
+        assert_eq!(waited.wait(AGENT_TRIES), None, "agents may try again");
+        let person = Tries { wrong: AGENT_TRIES, last: Some(now) };
+        assert!(person.wait(u32::MAX).is_some_and(|left| left <= MAX_WAIT));
+    }
 }
