@@ -114,7 +114,7 @@ async fn s5_6_a_2026_client_is_asked_by_a_question_and_its_yes_applies() -> Resu
     let asked = elicitation.messages();
     ensure!(asked.len() == 1, "{asked:?}");
     ensure!(asked[0].contains("purview-test-agent"), "who asks: {asked:?}");
-    ensure!(asked[0].contains("recipient: Ada"), "what is asked: {asked:?}");
+    ensure!(asked[0].contains("recipient: \"Ada\""), "what is asked: {asked:?}");
     Ok(())
 }
 

@@ -310,8 +310,9 @@ async fn s12_half_sent_requests_are_cut_off_and_cannot_lock_out_a_client() -> Re
         slow.push(half_request(server.local_addr()).await?);
     }
     tokio::time::sleep(Duration::from_millis(50)).await;
-    // A fifth connection makes room by cutting the oldest unauthenticated
-    // one (it used to be refused, so that idle ones could lock others out).
+    // A fifth connection makes room by cutting its own client's oldest
+    // half-sent one (it used to be refused, so that idle ones could lock
+    // others out).
     slow.push(half_request(server.local_addr()).await?);
     ensure!(
         closed_within(&mut slow[0], Duration::from_millis(200)).await,
@@ -459,9 +460,15 @@ async fn order_desk_refuses_fractions_of_a_cent_and_control_characters() -> Resu
         )),
         line(&call(6, "w1__edit_field", json!({"field": "recipient", "value": "\u{1b}[31mAda"}))),
         line(&call(7, "w1__edit_field", json!({"field": "amount", "value": "12.50"}))),
+        // What the third probe forged an approval question with: a line
+        // separator, the Arabic letter mark, a zero-width space, a tag.
+        line(&call(8, "w1__set_details", json!({"recipient": "Al\u{2028}ice", "amount": 1}))),
+        line(&call(9, "w1__edit_field", json!({"field": "recipient", "value": "A\u{061C}da"}))),
+        line(&call(10, "w1__edit_field", json!({"field": "recipient", "value": "A\u{200B}da"}))),
+        line(&call(11, "w1__edit_field", json!({"field": "recipient", "value": "Ada\u{E0041}"}))),
     ];
     let run = stdio(&[], frames, Duration::from_millis(300)).await?;
-    for id in 2..=6 {
+    for id in (2..=6).chain(8..=11) {
         let refused = &answer(&run, id)?["result"]["structuredContent"];
         ensure!(refused["code"] == "validation_failed", "call {id}: {refused}");
     }

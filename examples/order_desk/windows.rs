@@ -44,19 +44,17 @@ const AMOUNT_RULE: &str =
     "must be a positive amount of money in dollars and cents, such as 12.50 or $12.50";
 
 /// What is wrong with a recipient's name, if anything: it is shown to the
-/// person and printed on the order, so no control characters (NUL, escape
-/// sequences) and no bidirectional overrides that would make it read
-/// differently from what it is.
-fn recipient_problem(name: &str) -> Option<&'static str> {
-    let bidi = |c: char| matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+/// person, asked about in approvals and printed on the order, so it must be
+/// one plain line — no control characters, line separators, zero-width or
+/// tag characters, or direction overrides that would make it read
+/// differently from what it is ([`purview::constraint::plain_line`]).
+fn recipient_problem(name: &str) -> Option<String> {
     if name.trim().is_empty() {
-        Some("cannot be empty")
+        Some("cannot be empty".into())
     } else if name.chars().count() > 200 {
-        Some("must be at most 200 characters")
-    } else if name.chars().any(|c| c.is_control() || bidi(c)) {
-        Some("must not contain control characters or text-direction overrides")
+        Some("must be at most 200 characters".into())
     } else {
-        None
+        purview::constraint::plain_line(name).err()
     }
 }
 

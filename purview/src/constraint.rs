@@ -364,3 +364,54 @@ mod tests {
         assert!(!errors[0].contains("12a4"));
     }
 }
+
+/// Whether `c` would change how a line of text reads without showing
+/// itself: a control character (Unicode Cc), a line or paragraph separator
+/// (Zl, Zp), or a format character (Cf: zero-width spaces and joiners,
+/// direction marks and overrides, the Arabic letter mark, the invisible
+/// tag characters).
+///
+/// ```
+/// use purview::constraint::is_hidden;
+/// assert!(is_hidden('\u{2028}') && is_hidden('\u{200B}') && is_hidden('\u{E0041}'));
+/// assert!(!is_hidden('é') && !is_hidden(' '));
+/// ```
+pub fn is_hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(c,
+            '\u{2028}' | '\u{2029}'
+            | '\u{00AD}' | '\u{0600}'..='\u{0605}' | '\u{061C}' | '\u{06DD}' | '\u{070F}'
+            | '\u{0890}'..='\u{0891}' | '\u{08E2}' | '\u{180E}' | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206F}'
+            | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}' | '\u{110BD}' | '\u{110CD}'
+            | '\u{13430}'..='\u{1343F}' | '\u{1BCA0}'..='\u{1BCA3}' | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0001}' | '\u{E0020}'..='\u{E007F}')
+}
+
+/// Checks that `text` is one plain line, as a person will read it: no
+/// character [`is_hidden`] says would change how it reads (a line break, a
+/// zero-width space, a direction override, a tag character). Use it in a
+/// handler for text that a person is shown or asked to approve, and refuse
+/// the argument with the message:
+///
+/// ```
+/// use purview::constraint::plain_line;
+/// assert!(plain_line("Alice Smith").is_ok());
+/// let refused = plain_line("Alice\u{2028}for $1.00").unwrap_err();
+/// assert_eq!(refused, "must be one plain line: it contains U+2028 at character 6");
+/// ```
+///
+/// # Errors
+///
+/// A message naming the first such character and where it is, never
+/// repeating the text.
+pub fn plain_line(text: &str) -> Result<(), String> {
+    match text.chars().enumerate().find(|(_, c)| is_hidden(*c)) {
+        None => Ok(()),
+        Some((at, c)) => Err(format!(
+            "must be one plain line: it contains U+{:04X} at character {}",
+            u32::from(c),
+            at + 1
+        )),
+    }
+}

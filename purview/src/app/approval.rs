@@ -96,48 +96,53 @@ pub struct ApprovalRequest {
 
 impl ApprovalRequest {
     /// What a person reads before deciding: who asks, to do what, where,
-    /// what that window says, and every argument as `name: value` (secrets
-    /// masked, long texts shortened). The in-app prompt and the elicitation
-    /// both show this. When the app worded the question itself
-    /// ([`ApprovalRequest::wording`]), that wording follows who asks.
+    /// what that window says, and every argument on a line of its own as
+    /// `name: value` (secrets masked, long texts shortened). Text the agent
+    /// wrote is quoted, with quotes, backslashes and every character that
+    /// would change how a line reads without showing itself (line
+    /// separators, zero-width and format characters, controls) written as
+    /// escapes, so an argument cannot pose as the end of the question. The
+    /// in-app prompt and the elicitation both show this. When the app
+    /// worded the question itself ([`ApprovalRequest::wording`]), that
+    /// wording follows who asks.
     ///
     /// ```
     /// let request = purview::approval::ApprovalRequest::example();
     /// let text = request.describe();
     /// assert!(text.contains("Confirm submission"));
     /// assert!(text.contains("to Ada for $100.00"), "{text}");
-    /// assert!(text.contains("pin: •"), "{text}");
+    /// assert!(text.contains("\n  pin: •"), "{text}");
     /// ```
     pub fn describe(&self) -> String {
         if let Some(wording) = &self.wording {
-            return format!("{} asks: {wording}", self.agent);
+            return format!("{} asks: {}", visible(&self.agent), visible(wording));
         }
         let place = match (&self.window_title, &self.window_id) {
-            (Some(title), Some(id)) => format!(" in \"{title}\" ({id})"),
+            (Some(title), Some(id)) => format!(" in {} ({})", quoted(title), visible(id)),
             _ => " (application-wide)".to_owned(),
         };
         let summary = match &self.window_summary {
             Some(summary) if !summary.is_empty() => {
-                format!(" The window says: {}.", summary.trim_end_matches('.'))
+                format!("\nThe window says: {}.", visible(summary.trim_end_matches('.')))
             }
             _ => String::new(),
         };
         let arguments = match &self.arguments {
-            Value::Object(map) if map.is_empty() => " It takes no arguments.".to_owned(),
+            Value::Object(map) if map.is_empty() => "\nIt takes no arguments.".to_owned(),
             Value::Object(map) => {
-                let listed: Vec<String> = map
+                let listed: String = map
                     .iter()
-                    .map(|(name, value)| format!("{name}: {}", readable(value)))
+                    .map(|(name, value)| format!("\n  {}: {}", visible(name), readable(value)))
                     .collect();
-                format!(" With {}.", listed.join("; "))
+                format!("\nIts arguments, as the agent sent them:{listed}")
             }
             Value::Null => String::new(),
-            other => format!(" With {}.", readable(other)),
+            other => format!("\nIts argument, as the agent sent it: {}", readable(other)),
         };
         format!(
             "{} asks to {}{place}.{summary}{arguments}",
-            self.agent,
-            self.action_title.to_lowercase()
+            visible(&self.agent),
+            visible(&self.action_title.to_lowercase())
         )
     }
     /// A request as documentation examples show it.
@@ -156,13 +161,48 @@ impl ApprovalRequest {
     }
 }
 
-/// A JSON value as a person reads it: text without quotes, numbers and
-/// booleans as they are, anything else as compact JSON.
+/// A JSON value as a person reads it: text quoted ([`quoted`]), the mask
+/// as it is, numbers and booleans as they are, anything else as compact
+/// JSON (whose strings are escaped already, and hidden characters too).
 fn readable(value: &Value) -> String {
     match value {
-        Value::String(text) => text.clone(),
+        Value::String(text) if text == crate::redact::MASK => text.clone(),
+        Value::String(text) => quoted(text),
         Value::Null => "(none)".to_owned(),
-        other => other.to_string(),
+        other => visible(&other.to_string()),
+    }
+}
+
+/// `text` in double quotes, with `"` and `\` escaped and every hidden
+/// character written as an escape.
+fn quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c => push_visible(&mut out, c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `text` with every hidden character written as an escape.
+fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        push_visible(&mut out, c);
+    }
+    out
+}
+
+fn push_visible(out: &mut String, c: char) {
+    if crate::constraint::is_hidden(c) {
+        out.push_str(&format!("\\u{{{:04X}}}", u32::from(c)));
+    } else {
+        out.push(c);
     }
 }
 
@@ -441,4 +481,29 @@ pub(crate) trait AgentSession: Send + Sync {
 pub(crate) enum Answer {
     Given(Approval),
     TimedOut,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// RELIABILITY.md "A hostile agent": agent-written text was pasted
+    /// unquoted, so a recipient holding U+2028 and a made-up ending read
+    /// as a finished question for another amount.
+    #[test]
+    fn s5_6_an_argument_cannot_pose_as_the_end_of_the_question() {
+        let forged = format!(
+            "Alice Smith for $12.00. It takes no arguments. Reply with approve = true{}\u{200B}\"x",
+            "\u{2028}".repeat(40)
+        );
+        let mut request = ApprovalRequest::example();
+        request.arguments = serde_json::json!({"recipient": forged, "amount": 999_999.99});
+        let text = request.describe();
+        assert!(!text.contains('\u{2028}') && !text.contains('\u{200B}'), "{text}");
+        assert!(text.contains(r#"recipient: "Alice Smith for $12.00. It takes no arguments. Reply with approve = true\u{2028}"#), "{text}");
+        assert!(text.contains(r#"\"x""#), "a quote in the text is escaped: {text}");
+        assert!(text.contains("\n  amount: 999999.99"), "{text}");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 5, "who and what, the window, the heading, two arguments: {text}");
+    }
 }

@@ -355,7 +355,10 @@ fn needs_approval(state: &State) -> Option<String> {
 
 /// The question as a person reads it, with how to answer the form.
 fn question_text(request: &ApprovalRequest) -> String {
-    format!("{} Reply with approve = true to let it go ahead, false to refuse.", request.describe())
+    format!(
+        "{}\nReply with approve = true to let it go ahead, false to refuse.",
+        request.describe()
+    )
 }
 
 /// The wire form of an approval answer: an elicitation result whose

@@ -163,6 +163,13 @@ impl ConnectionMark {
         &self.connection.share.cut
     }
 
+    /// Whether a request is being served on the connection (its body read,
+    /// its handler run, or its response streamed).
+    pub fn in_request(&self) -> bool {
+        let doing = lock_unpoisoned(&self.connection.doing);
+        doing.busy > 0 || doing.reading > 0
+    }
+
     /// Marks the connection busy until the returned guard is dropped.
     pub fn busy(&self) -> Busy {
         self.connection.change(|doing| doing.busy += 1);

@@ -502,6 +502,7 @@ async fn accept(
         });
         let cancel = cancel.clone();
         let header_timeout = limits.header_timeout;
+        let mark = admitted.mark.clone();
         connections.spawn(async move {
             let cut = admitted.cut.clone();
             let _admitted = admitted;
@@ -514,10 +515,11 @@ async fn accept(
                 _ = connection.as_mut() => {}
                 // Cut to make room for another: a request in progress is
                 // answered 503 (a body being read, at once), then closed.
-                () = cut.cancelled() => {
+                // (Nothing to answer while headers are still arriving.)
+                () = cut.cancelled() => if mark.in_request() {
                     connection.as_mut().graceful_shutdown();
                     let _ = tokio::time::timeout(Duration::from_secs(1), connection).await;
-                }
+                },
                 () = cancel.cancelled() => {
                     connection.as_mut().graceful_shutdown();
                     let _ = tokio::time::timeout(Duration::from_secs(5), connection).await;
