@@ -538,6 +538,8 @@ pub fn order_desk(builder: AppBuilder) -> App {
 
 #[cfg(test)]
 mod pin_tests {
+    // Benches include this file with `cfg(test)` but no tests.
+    #[allow(unused_imports)]
     use super::*;
 
     #[test]

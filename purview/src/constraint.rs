@@ -328,43 +328,6 @@ fn number(n: f64) -> String {
     if n.fract() == 0.0 && n.abs() < 1e15 { format!("{}", n as i64) } else { n.to_string() }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn check(f: impl FnOnce(&mut Check<'_>)) -> Vec<String> {
-        let mut errors = Vec::new();
-        f(&mut Check::new(&mut errors, "x"));
-        errors.into_iter().map(|e| e.error).collect()
-    }
-
-    #[test]
-    fn s7_3_typed_constraints_word_refusals_as_the_schema_check_does() {
-        assert_eq!(check(|c| c.range(&0u8, Some(1.0), Some(5.0))), ["must be at least 1"]);
-        assert_eq!(check(|c| c.range(&6u8, Some(1.0), Some(5.0))), ["must be at most 5"]);
-        assert_eq!(check(|c| c.range(&0.25f64, Some(0.5), None)), ["must be at least 0.5"]);
-        assert!(check(|c| c.range(&None::<u8>, Some(1.0), None)).is_empty());
-        assert_eq!(
-            check(|c| c.length(&"héllo".to_owned(), None, Some(4))),
-            ["must be at most 4 characters long"]
-        );
-        assert_eq!(check(|c| c.length(&vec![1], Some(2), None)), ["must have at least 2 items"]);
-        assert_eq!(
-            check(|c| c.pattern(&"eur".to_owned(), "^[A-Z]{3}$")),
-            ["must match the pattern ^[A-Z]{3}$"]
-        );
-        assert!(check(|c| c.pattern(&"EUR".to_owned(), "^[A-Z]{3}$")).is_empty());
-    }
-
-    #[test]
-    fn s4_5_a_secret_is_checked_and_never_quoted() {
-        let pin = Secret::new("12a4".to_owned());
-        let errors = check(|c| c.pattern(&pin, r"^\d{4}$"));
-        assert_eq!(errors, [r"must match the pattern ^\d{4}$"]);
-        assert!(!errors[0].contains("12a4"));
-    }
-}
-
 /// Whether `c` would change how a line of text reads without showing
 /// itself: a control character (Unicode Cc), a line or paragraph separator
 /// (Zl, Zp), or a format character (Cf: zero-width spaces and joiners,
@@ -413,5 +376,42 @@ pub fn plain_line(text: &str) -> Result<(), String> {
             u32::from(c),
             at + 1
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(f: impl FnOnce(&mut Check<'_>)) -> Vec<String> {
+        let mut errors = Vec::new();
+        f(&mut Check::new(&mut errors, "x"));
+        errors.into_iter().map(|e| e.error).collect()
+    }
+
+    #[test]
+    fn s7_3_typed_constraints_word_refusals_as_the_schema_check_does() {
+        assert_eq!(check(|c| c.range(&0u8, Some(1.0), Some(5.0))), ["must be at least 1"]);
+        assert_eq!(check(|c| c.range(&6u8, Some(1.0), Some(5.0))), ["must be at most 5"]);
+        assert_eq!(check(|c| c.range(&0.25f64, Some(0.5), None)), ["must be at least 0.5"]);
+        assert!(check(|c| c.range(&None::<u8>, Some(1.0), None)).is_empty());
+        assert_eq!(
+            check(|c| c.length(&"héllo".to_owned(), None, Some(4))),
+            ["must be at most 4 characters long"]
+        );
+        assert_eq!(check(|c| c.length(&vec![1], Some(2), None)), ["must have at least 2 items"]);
+        assert_eq!(
+            check(|c| c.pattern(&"eur".to_owned(), "^[A-Z]{3}$")),
+            ["must match the pattern ^[A-Z]{3}$"]
+        );
+        assert!(check(|c| c.pattern(&"EUR".to_owned(), "^[A-Z]{3}$")).is_empty());
+    }
+
+    #[test]
+    fn s4_5_a_secret_is_checked_and_never_quoted() {
+        let pin = Secret::new("12a4".to_owned());
+        let errors = check(|c| c.pattern(&pin, r"^\d{4}$"));
+        assert_eq!(errors, [r"must match the pattern ^\d{4}$"]);
+        assert!(!errors[0].contains("12a4"));
     }
 }
