@@ -120,7 +120,7 @@ async def modern(target, label: str) -> None:
         is_error, done = await call(client, "w1__set_details", details("Ada"))
         assert not is_error, done
         assert done.get("approvedBy") == "client", done
-        assert "Order Editor" in person.asked[0] and "recipient: Ada" in person.asked[0], person.asked
+        assert "Order Editor" in person.asked[0] and 'recipient: "Ada"' in person.asked[0], person.asked
         assert await recipient(client) == "Ada"
         # A no changes nothing.
         is_error, declined = await call(client, "w1__set_details", details("Bo"))
