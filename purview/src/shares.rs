@@ -1,7 +1,7 @@
 //! Fair shares: the one rule every scarce thing a client can hold is
 //! shared by — HTTP connections (`server/fair.rs`) and the approval
-//! questions waiting for an answer (`app/approval.rs`). A leaf: it uses
-//! nothing of Purview's own.
+//! questions waiting for an answer (`app/approval.rs`). Below both: it
+//! uses nothing of Purview's own but the lock helper.
 //!
 //! Each place is charged to a **client** (a key the caller chooses: an
 //! HTTP session, else a source address) and has a **rank**: how cheaply it
