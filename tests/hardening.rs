@@ -640,3 +640,41 @@ async fn s7_3_bad_arguments_are_refused_while_another_call_holds_the_operation_l
     hold.await?.map_err(|e| anyhow::anyhow!("{e:?}"))?;
     Ok(())
 }
+
+/// RELIABILITY.md "A buggy client": `{"offset":1e400}` was answered with a
+/// parse error and `id: null`, so the client could not match it; a ping
+/// carrying 2026-07-28 `_meta` got `-32601` with the bare message "ping";
+/// `app__read_windows` arguments were held to no limit (1.35 MB of ids
+/// accepted; 1.3 M ids took 3.4 s of CPU while a `focus` waited).
+#[tokio::test]
+async fn jsonrpc_out_of_range_numbers_pings_and_huge_reads_get_answers_that_say_why() -> Result<()>
+{
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"0"},"io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let huge_offset =
+        br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"w2__load_rows","arguments":{"offset":1e400,"limit":5}}}"#;
+    let ids: Vec<String> = (0..300).map(|i| format!("w{i}")).collect();
+    let padding = "x".repeat(60 * 1024);
+    let frames = vec![
+        line(&initialize(1)),
+        line(&initialized()),
+        huge_offset.to_vec(),
+        format!(r#"{{"jsonrpc":"2.0","id":3,"method":"ping","params":{{{meta}}}}}"#).into_bytes(),
+        line(&call(4, "app__read_windows", json!({"windows": ids}))),
+        line(&call(5, "app__read_windows", json!({"windows": vec![padding; 20]}))),
+        line(&call(6, "app__read_windows", json!({"windows": ["w1"]}))),
+    ];
+    let run = stdio(&[], frames, Duration::from_millis(300)).await?;
+    let refused = &answer(&run, 2)?["result"]["structuredContent"];
+    ensure!(refused["code"] == "validation_failed", "{refused}");
+    ensure!(refused["fields"][0]["field"] == "offset", "{refused}");
+    let ping = &answer(&run, 3)?["error"];
+    ensure!(ping["code"] == -32601, "{ping}");
+    ensure!(ping["message"].as_str().is_some_and(|m| m.contains("2026-07-28")), "{ping}");
+    for id in [4, 5] {
+        let refused = &answer(&run, id)?["result"]["structuredContent"];
+        ensure!(refused["code"] == "validation_failed", "call {id}: {refused}");
+        ensure!(refused.to_string().len() < 1024, "call {id}: {refused}");
+    }
+    ensure!(answer(&run, 6)?["result"]["isError"] == false, "a plain read still works");
+    Ok(())
+}

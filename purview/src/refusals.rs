@@ -10,7 +10,7 @@
 use std::time::Duration;
 
 use crate::{
-    model::{DenialReason, ErrorCode, ToolError},
+    model::{DenialReason, ErrorCode, FieldError, ToolError},
     validate::echo,
 };
 
@@ -227,6 +227,34 @@ pub(crate) fn arguments_for_another_action() -> ToolError {
         ErrorCode::ActionFailed,
         "The call's arguments were made for another action; nothing was changed. This is a defect in the application.",
     )
+}
+
+/// `validation_failed`: these arguments hold a number too large for JSON
+/// to carry (the request could not be decoded, so nothing else is known).
+pub(crate) fn number_out_of_range(fields: Vec<String>) -> ToolError {
+    let fields = if fields.is_empty() { vec!["arguments".to_owned()] } else { fields };
+    ToolError::validation(
+        fields
+            .into_iter()
+            .map(|field| {
+                FieldError::new(
+                    field,
+                    "holds a number too large for JSON to carry (beyond about 1.8e308); send a smaller one",
+                )
+            })
+            .collect(),
+    )
+}
+
+/// `validation_failed`: `app__read_windows` asked for more windows than
+/// can be open at once.
+pub(crate) fn too_many_windows_asked(asked: usize, limit: usize) -> ToolError {
+    ToolError::validation(vec![FieldError::new(
+        "windows",
+        format!(
+            "lists {asked} window ids, more than the {limit} windows that can be open at once; list the ids of open windows, or leave `windows` out to read them all"
+        ),
+    )])
 }
 
 // --- approvals (a Purview extension) ---------------------------------------

@@ -166,7 +166,7 @@ fn shorten(value: &Value) -> Value {
 }
 
 /// The first limit `args` exceeds, as a field error.
-fn over_limits(args: &Map<String, Value>, limits: &Limits) -> Option<FieldError> {
+pub(crate) fn over_limits(args: &Map<String, Value>, limits: &Limits) -> Option<FieldError> {
     if args.len() > limits.max_arguments {
         return Some(FieldError::new(
             "arguments",

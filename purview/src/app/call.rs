@@ -244,13 +244,29 @@ impl App {
         caller: Caller,
         cancel: CancellationToken,
     ) -> Result<Value, Stop> {
-        match route(self.shared.config.surface, tool, arguments.unwrap_or_default())
-            .map_err(|e| self.explain(e))?
+        let arguments = arguments.unwrap_or_default();
+        let limits = &self.shared.config.limits;
+        if tool == crate::naming::READ_WINDOWS_TOOL
+            && let Some(problem) = crate::validate::over_limits(&arguments, limits)
         {
-            Request::ReadWindows { only, schemas } => self
-                .shared
-                .read(|state| catalog::read_windows(state, only.as_deref(), schemas))
-                .map_err(|e| ToolError::from(e).into()),
+            // An action's arguments meet the same check in its gates.
+            return Err(ToolError::validation(vec![problem]).into());
+        }
+        match route(self.shared.config.surface, tool, arguments).map_err(|e| self.explain(e))? {
+            Request::ReadWindows { only, schemas } => {
+                // No more windows than can ever be open: a longer list names
+                // windows that cannot exist, and costs a lookup each.
+                if let Some(only) = &only
+                    && only.len() > limits.max_windows
+                {
+                    return Err(
+                        refusals::too_many_windows_asked(only.len(), limits.max_windows).into()
+                    );
+                }
+                self.shared
+                    .read(|state| catalog::read_windows(state, only.as_deref(), schemas))
+                    .map_err(|e| ToolError::from(e).into())
+            }
             Request::Action(call) => {
                 let (window, action) = (call.window.clone(), call.action.clone());
                 let dispatched = call.dispatched;

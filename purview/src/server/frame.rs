@@ -51,8 +51,8 @@ pub(crate) fn error_frame(id: Value, code: i64, message: &str) -> Frame {
 
 /// Methods the 2026-07-28 revision removed (SEP-2575): a request for one
 /// made under that revision is answered "method not found".
-const REMOVED_IN_2026: [&str; 4] =
-    ["initialize", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
+const REMOVED_IN_2026: [&str; 5] =
+    ["initialize", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "ping"];
 
 /// The first revision without [`REMOVED_IN_2026`].
 const STATELESS_REVISION: &str = "2026-07-28";
@@ -64,6 +64,17 @@ const STATELESS_REVISION: &str = "2026-07-28";
 /// `protocolVersion` is a client falling back to the old handshake, and
 /// passes.
 pub(crate) fn removed_method(header: Option<&str>, body: &[u8]) -> Option<Frame> {
+    // Most bodies name none of them: a scan, rather than a parse.
+    const QUOTED: [&[u8]; 5] = [
+        b"\"initialize\"",
+        b"\"logging/setLevel\"",
+        b"\"resources/subscribe\"",
+        b"\"resources/unsubscribe\"",
+        b"\"ping\"",
+    ];
+    if !QUOTED.iter().any(|name| memchr::memmem::find(body, name).is_some()) {
+        return None;
+    }
     let value: Value = serde_json::from_slice(body).ok()?;
     let method = value.get("method")?.as_str()?;
     if !REMOVED_IN_2026.contains(&method) {
@@ -85,8 +96,16 @@ pub(crate) fn removed_method(header: Option<&str>, body: &[u8]) -> Option<Frame>
         Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
         _ => Value::Null,
     };
+    let instead = match method {
+        "ping" => "any request, such as `server/discover`, shows that the server is there",
+        "initialize" => {
+            "send each request's protocol version and capabilities in its `_meta`, or `server/discover` to learn what the server supports"
+        }
+        "logging/setLevel" => "the server logs to its own stderr",
+        _ => "subscribe with `subscriptions/listen`",
+    };
     let text = format!(
-        "Method not found: `{method}` does not exist in protocol revision {STATELESS_REVISION} and later (SEP-2575). Subscribe with `subscriptions/listen`, and send each request's protocol version in its `_meta` instead of a handshake."
+        "Method not found: `{method}` does not exist in protocol revision {STATELESS_REVISION} and later (SEP-2575); {instead}."
     );
     Some(error_frame(id, -32601, &text))
 }
@@ -106,6 +125,10 @@ pub(crate) fn decode(line: &[u8], seen_request: bool) -> Frame {
         if let Some(message) = super::by_method::decode(line) {
             return pass_on(message, seen_request);
         }
+        // rmcp would answer a removed method with its bare name.
+        if let Some(reply) = removed_method(None, line) {
+            return reply;
+        }
         if let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(line)
             && !is_misparsed_known_method(&message)
         {
@@ -114,6 +137,9 @@ pub(crate) fn decode(line: &[u8], seen_request: bool) -> Frame {
     }
     let value: Value = match serde_json::from_slice(line) {
         Ok(value) => value,
+        Err(e) if e.to_string().starts_with("number out of range") => {
+            return out_of_range(line);
+        }
         Err(_) => {
             return error_frame(
                 Value::Null,
@@ -159,6 +185,57 @@ pub(crate) fn decode(line: &[u8], seen_request: bool) -> Frame {
         return error_frame(id.unwrap_or(Value::Null), -32602, &text);
     }
     pass_on(message, seen_request)
+}
+
+/// The answer to a message that is valid JSON but holds a number too large
+/// for a 64-bit float (`1e400`), under the request's own id so the client
+/// can match it: a `tools/call` gets `validation_failed` naming the
+/// arguments that hold one; anything else gets `-32602`.
+fn out_of_range(line: &[u8]) -> Frame {
+    use serde_json::value::RawValue;
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        id: Option<Box<RawValue>>,
+        method: Option<String>,
+        params: Option<Box<RawValue>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Call {
+        arguments: Option<std::collections::BTreeMap<String, Box<RawValue>>>,
+    }
+    let Ok(probe) = serde_json::from_slice::<Probe>(line) else {
+        return error_frame(
+            Value::Null,
+            -32700,
+            "Parse error: send one JSON-RPC message as valid JSON.",
+        );
+    };
+    let id = probe
+        .id
+        .and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok())
+        .filter(|id| id.is_string() || id.is_number())
+        .unwrap_or(Value::Null);
+    let arguments = (probe.method.as_deref() == Some("tools/call"))
+        .then(|| probe.params.and_then(|raw| serde_json::from_str::<Call>(raw.get()).ok()))
+        .flatten()
+        .and_then(|call| call.arguments);
+    let Some(arguments) = arguments.filter(|_| !id.is_null()) else {
+        return error_frame(
+            id,
+            -32602,
+            "Invalid params: a number in this request is too large for JSON to carry (beyond about 1.8e308); send a smaller one. Nothing was run.",
+        );
+    };
+    let fields: Vec<String> = arguments
+        .iter()
+        .filter(|(_, raw)| serde_json::from_str::<Value>(raw.get()).is_err())
+        .map(|(name, _)| crate::validate::echo(name))
+        .collect();
+    let error = crate::refusals::number_out_of_range(fields);
+    let result = rmcp::model::CallToolResult::structured_error(
+        serde_json::to_value(error).unwrap_or_default(),
+    );
+    Frame::Reply(json!({"jsonrpc": "2.0", "id": id, "result": result}))
 }
 
 /// A request for a method rmcp knows that still came out as a custom
@@ -394,6 +471,7 @@ mod tests {
     fn s3_methods_removed_in_2026_07_28_are_not_found_when_asked_under_it() {
         let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#;
         for method in super::REMOVED_IN_2026 {
+            // (`ping` included: 2026-07-28 has none.)
             let body =
                 format!(r#"{{"jsonrpc":"2.0","id":5,"method":"{method}","params":{{{meta}}}}}"#);
             let Some(super::Frame::Reply(reply)) = super::removed_method(None, body.as_bytes())

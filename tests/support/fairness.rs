@@ -1,0 +1,461 @@
+//! The fairness harness: for each way a hostile client can hold a scarce
+//! thing over streamable HTTP, how well a second client is served while it
+//! does. Shared by the tests (`tests/shares.rs`, which assert success
+//! rates) and the lock-out bench (`benches/benches/lockout.rs`, which
+//! reports them with latencies in BENCHMARKS.md and RELIABILITY.md).
+//!
+//! The second client works two ways at once: on a keep-alive session it
+//! opened before the attack (reads of `app://windows` and writes, or
+//! approval-gated calls during the approval flood), and on a new connection
+//! each time (a 2026-07-28 `tools/list`, which needs no session).
+
+use std::{
+    net::SocketAddr,
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use purview::{App, http::HttpOptions, settings::Limits};
+use rmcp::{
+    ClientLifecycleMode, ClientServiceExt, ServiceExt,
+    model::{
+        CallToolRequestParams, ProtocolVersion, ReadResourceRequestParams, SubscriptionFilter,
+    },
+    transport::{
+        StreamableHttpClientTransport, streamable_http_client::StreamableHttpClientTransportConfig,
+    },
+};
+use tokio::{
+    io::{AsyncReadExt, AsyncWriteExt},
+    net::TcpStream,
+    task::JoinHandle,
+};
+
+/// The server's bearer token, when it has one.
+pub const TOKEN: &str = "fairness-harness-token-0123456789";
+
+/// The window both clients work on.
+#[purview::window(title = "Counter", summary = "{count} so far")]
+#[derive(Clone, Default)]
+pub struct Counter {
+    count: u64,
+}
+
+#[purview::actions]
+impl Counter {
+    /// Count one more.
+    #[action]
+    fn increment(&mut self) {
+        self.count += 1;
+    }
+
+    /// Start again from zero, once a person agrees.
+    #[action(approval)]
+    fn reset(
+        &mut self,
+        /// Who asks.
+        by: String,
+    ) {
+        let _ = by;
+        self.count = 0;
+    }
+}
+
+/// One way to hold what the server has too little of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Strategy {
+    /// Nothing: the baseline.
+    None,
+    /// 300 connections that send nothing, reopened as they are cut.
+    Idle,
+    /// 300 connections sending their headers a byte a second.
+    SlowHeaders,
+    /// 300 connections whose headers pass the checks, then a body trickled
+    /// a byte every 2 s, reopened as they are cut.
+    SlowBody,
+    /// 16 tasks connecting and hanging up as fast as they can.
+    Churn,
+    /// Every session the server allows, held, and more asked for in a loop.
+    Sessions,
+    /// Sessions with their GET streams, and every `subscriptions/listen`
+    /// stream the server allows.
+    Streams,
+    /// 16 tasks sending wrong bearer tokens.
+    WrongTokens,
+    /// 16 sessions asking 4 approval questions each that no one answers.
+    ApprovalFlood,
+}
+
+impl Strategy {
+    /// Every strategy, the baseline first.
+    pub const ALL: [Self; 9] = [
+        Self::None,
+        Self::Idle,
+        Self::SlowHeaders,
+        Self::SlowBody,
+        Self::Churn,
+        Self::Sessions,
+        Self::Streams,
+        Self::WrongTokens,
+        Self::ApprovalFlood,
+    ];
+
+    /// How a table names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::None => "no hostile client",
+            Self::Idle => "idle connections (300, reopened)",
+            Self::SlowHeaders => "slow headers (300, a byte a second)",
+            Self::SlowBody => "slow bodies (300, a byte every 2 s, reopened)",
+            Self::Churn => "connection churn (16 tasks)",
+            Self::Sessions => "every session, and more asked for",
+            Self::Streams => "sessions with GET and listen streams",
+            Self::WrongTokens => "wrong tokens (16 tasks)",
+            Self::ApprovalFlood => "approval flood (16 sessions × 4 questions)",
+        }
+    }
+}
+
+/// How one of the second client's ways of working fared.
+#[derive(Debug, Default, Clone)]
+pub struct Rate {
+    /// Requests that succeeded.
+    pub ok: usize,
+    /// Requests sent.
+    pub sent: usize,
+    /// Each request's latency.
+    pub latencies: Vec<Duration>,
+}
+
+impl Rate {
+    /// The share that succeeded, from 0 to 1.
+    pub fn share(&self) -> f64 {
+        if self.sent == 0 { 0.0 } else { self.ok as f64 / self.sent as f64 }
+    }
+
+    /// The `p`-th latency quantile in milliseconds.
+    pub fn quantile_ms(&self, p: f64) -> f64 {
+        let mut sorted = self.latencies.clone();
+        sorted.sort();
+        let at = ((sorted.len() as f64 * p) as usize).min(sorted.len().saturating_sub(1));
+        sorted.get(at).map_or(0.0, |d| d.as_secs_f64() * 1e3)
+    }
+
+    fn note(&mut self, started: Instant, ok: bool) {
+        self.sent += 1;
+        self.ok += usize::from(ok);
+        self.latencies.push(started.elapsed());
+    }
+}
+
+/// What one run found.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The attack.
+    pub strategy: Strategy,
+    /// On the keep-alive session opened before it.
+    pub kept: Rate,
+    /// On a new connection each time.
+    pub fresh: Rate,
+}
+
+fn transport(url: &str, token: Option<&str>) -> StreamableHttpClientTransport<reqwest::Client> {
+    let config = StreamableHttpClientTransportConfig::with_uri(url.to_owned());
+    let config = match token {
+        Some(token) => config.auth_header(token),
+        None => config,
+    };
+    StreamableHttpClientTransport::from_config(config)
+}
+
+type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
+
+/// What an attack holds; dropping it (and aborting its tasks) lets go.
+struct Held {
+    tasks: Vec<JoinHandle<()>>,
+    kept: Vec<Box<dyn Send>>,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+/// Runs `strategy` against a fresh server (with `token`, when given) while
+/// the second client sends `calls` requests each way.
+///
+/// # Errors
+///
+/// When the server cannot start or the second client cannot connect
+/// before the attack.
+pub async fn run(
+    strategy: Strategy,
+    token: Option<&'static str>,
+    calls: usize,
+) -> Result<Outcome, String> {
+    let app = App::builder()
+        .name("fairness")
+        .limits(Limits::default())
+        .approval_timeout(Duration::from_secs(30))
+        .build();
+    app.open(Counter::default()).map_err(|e| e.to_string())?;
+    let queue = purview::approval::ApprovalQueue::new();
+    app.set_approver(queue.clone());
+    // The person approves the second client's questions at once and never
+    // answers the hostile ones.
+    let answering = tokio::spawn({
+        let queue = queue.clone();
+        async move {
+            loop {
+                for pending in queue.pending() {
+                    if pending.request.arguments["by"] == "good" {
+                        queue.answer(pending.id, purview::approval::Approval::Approve);
+                    }
+                }
+                tokio::time::sleep(Duration::from_millis(2)).await;
+            }
+        }
+    });
+    let mut options = HttpOptions::default();
+    if let Some(token) = token {
+        options = options.bearer_token(token);
+    }
+    let server = app.serve_http(options).await.map_err(|e| e.to_string())?;
+    let (url, addr) = (server.url(), server.local_addr());
+    let kept_client = ().serve(transport(&url, token)).await.map_err(|e| e.to_string())?;
+    let held = attack(strategy, &url, addr, token).await;
+    // Long enough for every slot to be taken and recycled.
+    if strategy != Strategy::None {
+        tokio::time::sleep(Duration::from_secs(2)).await;
+    }
+    let (mut kept, mut fresh) = (Rate::default(), Rate::default());
+    for i in 0..calls {
+        let started = Instant::now();
+        let ok = second_client_call(&kept_client, strategy, i).await;
+        kept.note(started, ok);
+        let started = Instant::now();
+        let ok = fresh_list(&url, token, i).await;
+        fresh.note(started, ok);
+    }
+    drop(held);
+    answering.abort();
+    let _ = kept_client.cancel().await;
+    server.shutdown().await;
+    Ok(Outcome { strategy, kept, fresh })
+}
+
+/// One request on the keep-alive session: a read or a write, or during the
+/// approval flood an approval-gated call.
+async fn second_client_call(client: &Client, strategy: Strategy, i: usize) -> bool {
+    let timeout = Duration::from_secs(10);
+    let call = async {
+        if strategy == Strategy::ApprovalFlood {
+            let arguments = serde_json::json!({"by": "good"});
+            let params = CallToolRequestParams::new("w1__reset")
+                .with_arguments(arguments.as_object().cloned().unwrap_or_default());
+            return client.call_tool(params).await.is_ok_and(|r| r.is_error != Some(true));
+        }
+        if i.is_multiple_of(2) {
+            let read = ReadResourceRequestParams::new(purview::model::WINDOWS_URI);
+            client.read_resource(read).await.is_ok()
+        } else {
+            let params = CallToolRequestParams::new("w1__increment");
+            client.call_tool(params).await.is_ok_and(|r| r.is_error != Some(true))
+        }
+    };
+    tokio::time::timeout(timeout, call).await.unwrap_or(false)
+}
+
+/// A 2026-07-28 `tools/list` on a new connection.
+async fn fresh_list(url: &str, token: Option<&str>, i: usize) -> bool {
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": i, "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "second", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/list")
+        .timeout(Duration::from_secs(10))
+        .body(body.to_string());
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    match request.send().await {
+        Ok(reply) if reply.status() == 200 => {
+            reply.text().await.is_ok_and(|text| text.contains("w1__increment"))
+        }
+        _ => false,
+    }
+}
+
+/// Starts `strategy`'s hostile client.
+async fn attack(
+    strategy: Strategy,
+    url: &str,
+    addr: SocketAddr,
+    token: Option<&'static str>,
+) -> Held {
+    let auth = token.map(|t| format!("Authorization: Bearer {t}\r\n")).unwrap_or_default();
+    let mut held = Held { tasks: Vec::new(), kept: Vec::new() };
+    match strategy {
+        Strategy::None => {}
+        Strategy::Idle => held.tasks.push(tokio::spawn(async move {
+            let mut open = std::collections::VecDeque::new();
+            loop {
+                if let Ok(stream) = TcpStream::connect(addr).await {
+                    open.push_back(stream);
+                }
+                if open.len() > 300 {
+                    open.pop_front();
+                }
+                tokio::time::sleep(Duration::from_millis(2)).await;
+            }
+        })),
+        Strategy::SlowHeaders => {
+            for _ in 0..300 {
+                held.tasks.push(tokio::spawn(trickle(
+                    addr,
+                    "POST /mcp HTTP/1.1\r\nHost: localhost\r\nX-Slow: ".into(),
+                    Duration::from_secs(1),
+                )));
+            }
+        }
+        Strategy::SlowBody => {
+            let head = format!(
+                "POST /mcp HTTP/1.1\r\nHost: localhost\r\n{auth}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100000\r\n\r\n"
+            );
+            for _ in 0..300 {
+                held.tasks.push(tokio::spawn(trickle(addr, head.clone(), Duration::from_secs(2))));
+            }
+        }
+        Strategy::Churn => {
+            for _ in 0..16 {
+                held.tasks.push(tokio::spawn(async move {
+                    loop {
+                        drop(TcpStream::connect(addr).await);
+                        tokio::task::yield_now().await;
+                    }
+                }));
+            }
+        }
+        Strategy::WrongTokens => {
+            for _ in 0..16 {
+                held.tasks.push(tokio::spawn(async move {
+                    let guess = "POST /mcp HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer wrong-guess-0000000000\r\nContent-Length: 2\r\n\r\n{}";
+                    loop {
+                        if let Ok(mut stream) = TcpStream::connect(addr).await {
+                            let _ = stream.write_all(guess.as_bytes()).await;
+                            let mut reply = [0u8; 256];
+                            let _ = stream.read(&mut reply).await;
+                        }
+                    }
+                }));
+            }
+        }
+        Strategy::Sessions => {
+            for _ in 0..80 {
+                if let Ok(client) = ().serve(transport(url, token)).await {
+                    held.kept.push(Box::new(client));
+                }
+            }
+            let url = url.to_owned();
+            held.tasks.push(tokio::spawn(async move {
+                loop {
+                    if let Ok(client) = ().serve(transport(&url, token)).await {
+                        let _ = client.cancel().await;
+                    }
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+            }));
+        }
+        Strategy::Streams => {
+            for _ in 0..20 {
+                let Ok(client) = ().serve(transport(url, token)).await else { continue };
+                held.kept.push(Box::new(client));
+            }
+            for _ in 0..100 {
+                let mode = ClientLifecycleMode::Discover {
+                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                };
+                let Ok(client) = ().serve_with_lifecycle(transport(url, token), mode).await else {
+                    continue;
+                };
+                let filter = SubscriptionFilter::builder().tools_list_changed().build();
+                if let Ok(subscription) = client.listen(filter).await {
+                    held.kept.push(Box::new(subscription));
+                }
+                held.kept.push(Box::new(client));
+            }
+        }
+        Strategy::ApprovalFlood => {
+            for _ in 0..16 {
+                let Ok(client) = ().serve(transport(url, token)).await else { continue };
+                let client = Arc::new(client);
+                for _ in 0..4 {
+                    let client = client.clone();
+                    held.tasks.push(tokio::spawn(async move {
+                        let arguments = serde_json::json!({"by": "hog"});
+                        let params = CallToolRequestParams::new("w1__reset")
+                            .with_arguments(arguments.as_object().cloned().unwrap_or_default());
+                        // Asked again as soon as it is withdrawn.
+                        loop {
+                            let _ = client.call_tool(params.clone()).await;
+                            tokio::time::sleep(Duration::from_millis(1)).await;
+                        }
+                    }));
+                }
+                held.kept.push(Box::new(client));
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    }
+    held
+}
+
+/// One connection after another that sends `head`, then a byte every
+/// `every`, reopened whenever the server cuts it.
+async fn trickle(addr: SocketAddr, head: String, every: Duration) {
+    loop {
+        let Ok(mut stream) = TcpStream::connect(addr).await else {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            continue;
+        };
+        if stream.write_all(head.as_bytes()).await.is_err() {
+            continue;
+        }
+        loop {
+            tokio::time::sleep(every).await;
+            if stream.write_all(b" ").await.is_err() {
+                break;
+            }
+        }
+    }
+}
+
+/// The table the bench prints and BENCHMARKS.md shows.
+pub fn table(outcomes: &[Outcome]) -> String {
+    let mut out = String::from(
+        "| attack | keep-alive session: succeeded | p50 / p99 | new connections: succeeded | p50 / p99 |\n|---|---|---|---|---|\n",
+    );
+    for o in outcomes {
+        out.push_str(&format!(
+            "| {} | {} / {} | {:.1} / {:.1} ms | {} / {} | {:.1} / {:.1} ms |\n",
+            o.strategy.name(),
+            o.kept.ok,
+            o.kept.sent,
+            o.kept.quantile_ms(0.5),
+            o.kept.quantile_ms(0.99),
+            o.fresh.ok,
+            o.fresh.sent,
+            o.fresh.quantile_ms(0.5),
+            o.fresh.quantile_ms(0.99),
+        ));
+    }
+    out
+}
