@@ -14,7 +14,7 @@ use rmcp::transport::{
 };
 use serde_json::{Value, json};
 use tokio::{
-    io::{AsyncBufReadExt, AsyncWriteExt, BufReader},
+    io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader},
     net::TcpStream,
 };
 
@@ -529,6 +529,32 @@ async fn a_header_mismatch_answer_never_repeats_the_clients_text() -> Result<()>
     ensure!(status == 400, "{status}");
     ensure!(text.len() < 2048, "a {}-byte answer", text.len());
     ensure!(message_of(&text)?["error"]["code"] == -32020, "{text}");
+    server.shutdown().await;
+    Ok(())
+}
+
+/// A head trickled a byte every 100 ms stays within hyper's total header
+/// deadline for 10 s; held to the minimum rate, it is closed within a few.
+#[tokio::test]
+async fn s12_a_head_slower_than_the_minimum_rate_is_cut_early() -> Result<()> {
+    let app = demo_app_on(ToolSurface::Both);
+    let server = app.serve_http(HttpOptions::default()).await?;
+    let stream = TcpStream::connect(server.local_addr()).await?;
+    let (mut read, mut write) = stream.into_split();
+    let trickle = tokio::spawn(async move {
+        for byte in b"POST /mcp HTTP/1.1\r\nHost: localhost\r\nX-Slow: ".iter().cycle().take(200) {
+            if write.write_all(&[*byte]).await.is_err() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    });
+    let started = std::time::Instant::now();
+    let mut rest = Vec::new();
+    let closed = tokio::time::timeout(Duration::from_secs(8), read.read_to_end(&mut rest)).await;
+    trickle.abort();
+    ensure!(closed.is_ok(), "still open after 8 s");
+    ensure!(started.elapsed() < Duration::from_secs(5), "closed after {:?}", started.elapsed());
     server.shutdown().await;
     Ok(())
 }

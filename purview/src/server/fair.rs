@@ -34,6 +34,7 @@ use std::{
 
 use tokio_util::sync::CancellationToken;
 
+use super::paced::Phase;
 use crate::{
     lock::lock_unpoisoned,
     shares::{Pool, Share},
@@ -124,6 +125,8 @@ impl Doing {
 struct Connection {
     share: Share<Client>,
     doing: Mutex<Doing>,
+    /// Whether its reads are pacing a request's head (`paced.rs`).
+    phase: Phase,
 }
 
 impl Connection {
@@ -131,6 +134,10 @@ impl Connection {
         let mut doing = lock_unpoisoned(&self.doing);
         change(&mut doing);
         self.share.rank(doing.rank());
+        if doing.busy == 0 && doing.reading == 0 {
+            // The answer has gone: the next byte begins a new head.
+            self.phase.request_ended();
+        }
     }
 }
 
@@ -170,8 +177,15 @@ impl ConnectionMark {
         doing.busy > 0 || doing.reading > 0
     }
 
-    /// Marks the connection busy until the returned guard is dropped.
+    /// The pacing of the connection's request heads.
+    pub fn phase(&self) -> Phase {
+        self.connection.phase.clone()
+    }
+
+    /// Marks the connection busy with a request whose head is whole until
+    /// the returned guard is dropped.
     pub fn busy(&self) -> Busy {
+        self.connection.phase.request_began();
         self.connection.change(|doing| doing.busy += 1);
         Busy { connection: self.connection.clone(), reading: false }
     }
@@ -229,7 +243,8 @@ impl Connections {
             self.cut.note();
         }
         let cut = share.cut.clone();
-        let connection = Arc::new(Connection { share, doing: Mutex::default() });
+        let connection =
+            Arc::new(Connection { share, doing: Mutex::default(), phase: Phase::default() });
         let mark = ConnectionMark { connection, source, gone: CancellationToken::new() };
         Some(Admitted { mark, cut })
     }

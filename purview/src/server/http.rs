@@ -32,6 +32,7 @@ use super::{
     guard::Guard,
     http_options::HttpOptions,
     http_sessions::{BoundedSessions, SESSION_REFUSED},
+    paced::Paced,
 };
 use crate::{App, Error};
 
@@ -137,7 +138,7 @@ impl App {
             wrong_token: Summary::new("requests refused for a missing or wrong bearer token"),
             refused: Summary::new("requests refused by the Host/Origin checks"),
         });
-        let body = BodyLimits { total: options.body_timeout, min_rate: options.min_body_rate };
+        let body = BodyLimits { total: options.body_timeout, min_rate: options.min_request_rate };
         let router = axum::Router::new()
             .nest_service(&options.path, service)
             .layer(middleware::from_fn(move |request: Request, next: Next| {
@@ -154,7 +155,11 @@ impl App {
         let task = tokio::spawn(accept(
             listener,
             router,
-            Limits { connections, header_timeout: options.header_timeout },
+            Limits {
+                connections,
+                header_timeout: options.header_timeout,
+                min_rate: options.min_request_rate,
+            },
             cancel.clone(),
             stopped.clone(),
         ));
@@ -225,7 +230,7 @@ struct BodyLimits {
 }
 
 /// How long a body may take before its rate is held to
-/// [`HttpOptions::min_body_rate`].
+/// [`HttpOptions::min_request_rate`].
 pub(crate) const BODY_GRACE: Duration = Duration::from_secs(2);
 
 /// Why a body was not read whole.
@@ -449,6 +454,8 @@ fn sessions_full(id: serde_json::Value, limit: usize) -> Response {
 struct Limits {
     connections: Arc<Connections>,
     header_timeout: Duration,
+    /// A request's head, after `paced::GRACE`, in bytes a second.
+    min_rate: u32,
 }
 
 /// Accepts connections until cancelled, sharing the slots fairly
@@ -503,6 +510,7 @@ async fn accept(
         let cancel = cancel.clone();
         let header_timeout = limits.header_timeout;
         let mark = admitted.mark.clone();
+        let stream = Paced::new(stream, limits.min_rate, mark.phase());
         connections.spawn(async move {
             let cut = admitted.cut.clone();
             let _admitted = admitted;

@@ -37,7 +37,7 @@ pub struct HttpOptions {
     pub(super) body_timeout: Duration,
     pub(super) max_body_bytes: usize,
     pub(super) max_connections: usize,
-    pub(super) min_body_rate: u32,
+    pub(super) min_request_rate: u32,
     pub(super) max_sessions: usize,
     pub(super) max_streams_per_session: usize,
     pub(super) max_streams: usize,
@@ -62,7 +62,7 @@ impl Default for HttpOptions {
             body_timeout: Duration::from_secs(30),
             max_body_bytes: 4 * 1024 * 1024,
             max_connections: 256,
-            min_body_rate: 1024,
+            min_request_rate: 1024,
             max_sessions: 64,
             max_streams_per_session: 4,
             max_streams: 64,
@@ -138,12 +138,15 @@ impl HttpOptions {
         self
     }
 
-    /// After its first two seconds, a request body must arrive at least
-    /// this fast on average, in bytes a second (1,024); a slower one gets
-    /// 408 and its connection closes. With [`HttpOptions::body_timeout`]
-    /// this bounds how long a trickled body holds a connection.
-    pub fn min_body_rate(mut self, bytes_per_second: u32) -> Self {
-        self.min_body_rate = bytes_per_second;
+    /// After their first two seconds, a request's head and its body must
+    /// each arrive at least this fast on average, in bytes a second (1,024;
+    /// a head's clock starts with its first byte, so an idle kept-alive
+    /// connection is not slow). A slower head closes the connection; a
+    /// slower body gets 408 and then the close. With
+    /// [`HttpOptions::header_timeout`] and [`HttpOptions::body_timeout`]
+    /// this bounds how long a trickled request holds a connection.
+    pub fn min_request_rate(mut self, bytes_per_second: u32) -> Self {
+        self.min_request_rate = bytes_per_second;
         self
     }
 
