@@ -6,7 +6,9 @@
 //! Each place is charged to a **client** (a key the caller chooses: an
 //! HTTP session, else a source address) and has a **rank**: how cheaply it
 //! can be taken back (a connection still sending its headers ranks below
-//! one running a handler). The rule, in order:
+//! one running a handler; a [`Young`] place counts as a higher rank for a
+//! moment, so a connection is not cut before it could have sent them).
+//! The rule, in order:
 //!
 //! 1. a client may hold at most `per_client` places; beyond that it is
 //!    refused ([`Refused::OverShare`]), unless it may recycle its own
@@ -30,6 +32,7 @@ use std::{
     collections::{BTreeMap, HashMap},
     hash::Hash,
     sync::{Arc, Mutex},
+    time::{Duration, Instant},
 };
 
 use tokio_util::sync::CancellationToken;
@@ -46,7 +49,23 @@ pub(crate) enum Refused {
 struct Place<K> {
     client: K,
     rank: u8,
+    /// When it was taken, for [`Young`].
+    since: Instant,
     cut: CancellationToken,
+}
+
+/// Places of one rank that count as another while they are young: a
+/// connection that has not yet sent its headers is the cheapest to take
+/// back, but not in the milliseconds before it could have (or a crowd
+/// connecting from the same address would cut every newcomer first).
+#[derive(Clone, Copy)]
+pub(crate) struct Young {
+    /// The rank this applies to.
+    pub rank: u8,
+    /// For how long.
+    pub for_: Duration,
+    /// The rank such places count as meanwhile.
+    pub counts_as: u8,
 }
 
 struct Table<K> {
@@ -63,6 +82,7 @@ pub(crate) struct Pool<K> {
     /// A newcomer may take back its own client's place of a rank below
     /// this (rule 4); `0` never.
     recycle_below: u8,
+    young: Option<Young>,
     table: Mutex<Table<K>>,
 }
 
@@ -80,17 +100,24 @@ impl<K: Eq + Hash + Clone> Pool<K> {
     /// A pool of `total` places, at most `per_client` for one client (both
     /// at least 1).
     pub fn new(total: usize, per_client: usize) -> Arc<Self> {
-        Self::recycling(total, per_client, 0)
+        Self::recycling(total, per_client, 0, None)
     }
 
     /// As [`Pool::new`], where a full pool lets a newcomer take its own
-    /// client's cheapest place when that ranks below `below`.
-    pub fn recycling(total: usize, per_client: usize, below: u8) -> Arc<Self> {
+    /// client's cheapest place when that ranks below `below`, and `young`
+    /// places count as another rank for a while.
+    pub fn recycling(
+        total: usize,
+        per_client: usize,
+        below: u8,
+        young: Option<Young>,
+    ) -> Arc<Self> {
         let total = total.max(1);
         Arc::new(Self {
             total,
             per_client: per_client.clamp(1, total),
             recycle_below: below,
+            young,
             table: Mutex::new(Table { places: BTreeMap::new(), held: HashMap::new(), next: 1 }),
         })
     }
@@ -104,9 +131,9 @@ impl<K: Eq + Hash + Clone> Pool<K> {
         let took_back = over_share || table.places.len() >= self.total;
         if took_back {
             let victim = if over_share {
-                table.own(&client, self.recycle_below)
+                table.own(&client, self.recycle_below, self.young)
             } else {
-                table.victim(&client, mine, self.recycle_below)
+                table.victim(&client, mine, self.recycle_below, self.young)
             };
             let Some(victim) = victim else {
                 return Err(if over_share {
@@ -120,7 +147,8 @@ impl<K: Eq + Hash + Clone> Pool<K> {
         let id = table.next;
         table.next += 1;
         let cut = CancellationToken::new();
-        table.places.insert(id, Place { client: client.clone(), rank, cut: cut.clone() });
+        let since = Instant::now();
+        table.places.insert(id, Place { client: client.clone(), rank, since, cut: cut.clone() });
         *table.held.entry(client).or_default() += 1;
         Ok(Share { pool: self.clone(), id, cut, took_back })
     }
@@ -135,28 +163,41 @@ impl<K: Eq + Hash + Clone> Pool<K> {
 
 impl<K: Eq + Hash + Clone> Table<K> {
     /// Which place a newcomer of `client` (holding `mine`) takes, if any.
-    fn victim(&self, client: &K, mine: usize, recycle_below: u8) -> Option<u64> {
+    fn victim(
+        &self,
+        client: &K,
+        mine: usize,
+        recycle_below: u8,
+        young: Option<Young>,
+    ) -> Option<u64> {
         let most = self.held.values().copied().max().unwrap_or(0);
         if most > mine + 1 {
             let top = |k: &K| self.held.get(k).copied() == Some(most);
-            return self.cheapest(&top).map(|(id, _)| id);
+            return self.cheapest(&top, young).map(|(id, _)| id);
         }
-        self.own(client, recycle_below)
+        self.own(client, recycle_below, young)
     }
 
     /// `client`'s own cheapest place, if it ranks below `below` (rule 4).
-    fn own(&self, client: &K, below: u8) -> Option<u64> {
-        let (id, rank) = self.cheapest(&|k: &K| k == client)?;
+    fn own(&self, client: &K, below: u8, young: Option<Young>) -> Option<u64> {
+        let (id, rank) = self.cheapest(&|k: &K| k == client, young)?;
         (rank < below).then_some(id)
     }
 
     /// The lowest-ranked, then oldest, place of the clients `of` accepts.
-    fn cheapest(&self, of: &dyn Fn(&K) -> bool) -> Option<(u64, u8)> {
+    fn cheapest(&self, of: &dyn Fn(&K) -> bool, young: Option<Young>) -> Option<(u64, u8)> {
+        let now = Instant::now();
+        let rank_of = |place: &Place<K>| match young {
+            Some(y) if place.rank == y.rank && now.duration_since(place.since) < y.for_ => {
+                y.counts_as
+            }
+            _ => place.rank,
+        };
         self.places
             .iter()
             .filter(|(_, place)| of(&place.client))
-            .min_by_key(|(id, place)| (place.rank, **id))
-            .map(|(id, place)| (*id, place.rank))
+            .map(|(id, place)| (*id, rank_of(place)))
+            .min_by_key(|(id, rank)| (*rank, *id))
     }
 
     fn remove(&mut self, id: u64) -> Place<K> {
@@ -247,7 +288,7 @@ mod tests {
 
     #[test]
     fn a_client_recycles_its_own_share_only_where_the_pool_allows() {
-        let pool = Pool::recycling(2, 2, 1);
+        let pool = Pool::recycling(2, 2, 1, None);
         let half_open = pool.admit("a", 0).expect("room");
         let working = pool.admit("a", 3).expect("room");
         let again = pool.admit("a", 0).expect("recycles the half-open one");
@@ -258,6 +299,20 @@ mod tests {
         let strict = Pool::new(1, 1);
         let _one = strict.admit("a", 0).expect("room");
         assert_eq!(strict.admit("a", 0).err(), Some(Refused::OverShare(1)));
+    }
+
+    #[test]
+    fn a_young_place_counts_as_its_other_rank_until_it_is_old() {
+        let young = Young { rank: 0, for_: Duration::from_millis(100), counts_as: 2 };
+        let pool = Pool::recycling(3, 3, 3, Some(young));
+        let old = pool.admit("crowd", 1).expect("room");
+        let newcomer = pool.admit("crowd", 0).expect("room");
+        let _third = pool.admit("crowd", 1).expect("room");
+        let _next = pool.admit("crowd", 0).expect("recycles");
+        assert!(old.cut.is_cancelled() && !newcomer.cut.is_cancelled(), "the young one stays");
+        std::thread::sleep(Duration::from_millis(150));
+        let _later = pool.admit("crowd", 0).expect("recycles");
+        assert!(newcomer.cut.is_cancelled(), "grown old, it goes first");
     }
 
     #[test]

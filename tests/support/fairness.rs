@@ -227,7 +227,8 @@ pub async fn run(
     let (url, addr) = (server.url(), server.local_addr());
     let kept_client = ().serve(transport(&url, token)).await.map_err(|e| e.to_string())?;
     let held = attack(strategy, &url, addr, token).await;
-    // Long enough for every slot to be taken and recycled.
+    // Long enough for every slot to be taken (connections open at
+    // ATTACK_RATE), then some recycled.
     if strategy != Strategy::None {
         tokio::time::sleep(Duration::from_secs(2)).await;
     }
@@ -239,6 +240,8 @@ pub async fn run(
         let started = Instant::now();
         let ok = fresh_list(&url, token, i).await;
         fresh.note(started, ok);
+        // The attack goes on between the second client's requests.
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
     drop(held);
     answering.abort();
@@ -305,34 +308,18 @@ async fn attack(
     let mut held = Held { tasks: Vec::new(), kept: Vec::new() };
     match strategy {
         Strategy::None => {}
-        Strategy::Idle => held.tasks.push(tokio::spawn(async move {
-            let mut open = std::collections::VecDeque::new();
-            loop {
-                if let Ok(stream) = TcpStream::connect(addr).await {
-                    open.push_back(stream);
-                }
-                if open.len() > 300 {
-                    open.pop_front();
-                }
-                tokio::time::sleep(Duration::from_millis(2)).await;
-            }
-        })),
+        Strategy::Idle => {
+            held.tasks = paced(|| trickle(addr, String::new(), Duration::from_secs(3600))).await;
+        }
         Strategy::SlowHeaders => {
-            for _ in 0..300 {
-                held.tasks.push(tokio::spawn(trickle(
-                    addr,
-                    "POST /mcp HTTP/1.1\r\nHost: localhost\r\nX-Slow: ".into(),
-                    Duration::from_secs(1),
-                )));
-            }
+            let head = "POST /mcp HTTP/1.1\r\nHost: localhost\r\nX-Slow: ".to_owned();
+            held.tasks = paced(|| trickle(addr, head.clone(), Duration::from_secs(1))).await;
         }
         Strategy::SlowBody => {
             let head = format!(
                 "POST /mcp HTTP/1.1\r\nHost: localhost\r\n{auth}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100000\r\n\r\n"
             );
-            for _ in 0..300 {
-                held.tasks.push(tokio::spawn(trickle(addr, head.clone(), Duration::from_secs(2))));
-            }
+            held.tasks = paced(|| trickle(addr, head.clone(), Duration::from_secs(2))).await;
         }
         Strategy::Churn => {
             for _ in 0..16 {
@@ -418,6 +405,22 @@ async fn attack(
     held
 }
 
+/// New connections a hostile client opens per second, as the probe did
+/// (faster, and most of a burst is cut before its headers are read).
+const ATTACK_RATE: u64 = 100;
+
+/// 300 tasks of `make`, started at [`ATTACK_RATE`] a second.
+async fn paced<F: std::future::Future<Output = ()> + Send + 'static>(
+    make: impl Fn() -> F,
+) -> Vec<JoinHandle<()>> {
+    let mut tasks = Vec::new();
+    for _ in 0..300 {
+        tasks.push(tokio::spawn(make()));
+        tokio::time::sleep(Duration::from_millis(1000 / ATTACK_RATE)).await;
+    }
+    tasks
+}
+
 /// One connection after another that sends `head`, then a byte every
 /// `every`, reopened whenever the server cuts it.
 async fn trickle(addr: SocketAddr, head: String, every: Duration) {
@@ -429,12 +432,23 @@ async fn trickle(addr: SocketAddr, head: String, every: Duration) {
         if stream.write_all(head.as_bytes()).await.is_err() {
             continue;
         }
+        // A connection the server cut shows as soon as a read ends.
+        let mut reply = [0u8; 512];
         loop {
-            tokio::time::sleep(every).await;
-            if stream.write_all(b" ").await.is_err() {
-                break;
+            tokio::select! {
+                () = tokio::time::sleep(every) => {
+                    if stream.write_all(b" ").await.is_err() {
+                        break;
+                    }
+                }
+                read = stream.read(&mut reply) => {
+                    if matches!(read, Ok(0) | Err(_)) {
+                        break;
+                    }
+                }
             }
         }
+        tokio::time::sleep(Duration::from_millis(1000 / ATTACK_RATE)).await;
     }
 }
 

@@ -37,7 +37,7 @@ use tokio_util::sync::CancellationToken;
 use super::paced::Phase;
 use crate::{
     lock::lock_unpoisoned,
-    shares::{Pool, Share},
+    shares::{Pool, Share, Young},
 };
 
 /// Whom a connection is charged to.
@@ -73,15 +73,27 @@ impl Client {
 
 /// How cheaply a connection can be taken back, lowest first.
 mod rank {
-    /// Its headers have not passed the checks (or failed them).
+    /// Its headers have not passed the checks (or failed them), for longer
+    /// than honest ones take to arrive.
     pub const UNCHECKED: u8 = 0;
     /// A request body is still arriving.
     pub const READING: u8 = 1;
+    /// Just accepted, its headers not yet arrived ([`super::NEW`]).
+    pub const NEW: u8 = 2;
     /// Kept alive between requests.
-    pub const IDLE: u8 = 2;
+    pub const IDLE: u8 = 3;
     /// A handler is running, or a response is streaming.
-    pub const WORKING: u8 = 3;
+    pub const WORKING: u8 = 4;
 }
+
+/// A connection just accepted counts as new, not unchecked, for as long as
+/// honest headers take to arrive: it goes after the connections reading a
+/// body, so a crowd trickling bodies from the same address (loopback) does
+/// not cut each newcomer before it could send its headers; among new ones
+/// the oldest goes first, so a crowd reconnecting fast still lets the
+/// newest in.
+const NEW: Young =
+    Young { rank: rank::UNCHECKED, for_: Duration::from_secs(1), counts_as: rank::NEW };
 
 /// Every open connection, shared by the fair-share rule.
 pub(crate) struct Connections {
@@ -219,7 +231,7 @@ impl Connections {
         Arc::new(Self {
             // No bound per client below the total: a client alone may use
             // every slot, and gives them back as others arrive.
-            pool: Pool::recycling(max, max, rank::IDLE),
+            pool: Pool::recycling(max, max, rank::IDLE, Some(NEW)),
             refused: Summary::new(
                 "new connections refused: every slot is held by clients holding no more than this one",
             ),
