@@ -9,10 +9,11 @@
 //!   client's cheapest one; only when neither is possible is it refused,
 //!   with a `503` and `Retry-After` written before the close;
 //! - a connection's rank says how cheaply it goes: one whose headers have
-//!   not passed the checks goes first, then one still reading a request
-//!   body, then an idle one, then one at work (a handler or a stream). A
-//!   connection counts as unchecked only until its headers have arrived:
-//!   they are checked as soon as they have;
+//!   not passed the checks a second after it was accepted goes first, then
+//!   one still reading a request body, then one accepted within the last
+//!   second (honest headers are on their way), then an idle one, then one
+//!   at work (a handler or a stream). Headers are checked as soon as they
+//!   have arrived;
 //! - wrong bearer tokens are answered later and later per client address
 //!   ([`AuthFailures`]), and at most [`GUESSES_PER_SECOND`] a second in all,
 //!   so neither one address nor many can guess fast, while a right token is

@@ -154,9 +154,10 @@ impl HttpOptions {
     /// its client (the live MCP session its requests name, else its source
     /// address, all of loopback as one and an IPv6 /64 as one). At the
     /// limit a new connection takes the place of the client holding the
-    /// most (connections whose headers are unchecked first, then those
-    /// reading a body, then idle ones, then busy ones, oldest first), or
-    /// recycles its own client's unchecked or reading one; otherwise it is
+    /// most (connections whose headers are still unchecked after a second
+    /// first, then those reading a body, then those accepted within the
+    /// last second, then idle ones, then busy ones, oldest first), or
+    /// recycles its own client's cheapest one short of idle; otherwise it is
     /// answered 503 with `Retry-After` and closed. A cut request is
     /// answered 503 too. RELIABILITY.md states the rule in full.
     pub fn max_connections(mut self, n: usize) -> Self {
