@@ -4,7 +4,7 @@
 //! finding, shrunk to the one call that shows it.
 
 use purview::{App, settings::ToolSurface};
-use purview_conformance::{Check, Explorer, Level, Status, Step};
+use purview_conformance::{Check, Explorer, Level, Status, Step, Verdict};
 use purview_tests::{Editor, PASSWORD, PIN, demo_app_on};
 
 fn fixture(surface: ToolSurface) -> impl Fn() -> App + Send + Sync + 'static {
@@ -57,6 +57,14 @@ async fn s11_the_fixture_conforms_and_its_panicking_handler_is_the_apps_finding(
             .map(|c| c.check)
             .collect();
         assert_eq!(failed, [Check::HandlerFailed], "{report}");
+        // An application finding fails the walk, as the command line's exit
+        // code 1 does, unless it is allowed on purpose.
+        assert_eq!(report.verdict(), Verdict::Fail, "{report}");
+        assert!(!report.clean());
+        let mut allowed = report.clone();
+        allowed.allowed = vec![Check::HandlerFailed];
+        assert_ne!(allowed.verdict(), Verdict::Fail, "{allowed}");
+        assert!(allowed.to_string().contains("allowed on purpose: handler-failed"));
         let evidence = &report.check(Check::HandlerFailed).evidence;
         // Through the window's own tool or through app__act.
         let explode = |d: &str| d.contains("__explode") || d.contains(r#""action":"explode""#);

@@ -74,6 +74,8 @@ impl Explorer {
                 shrink: true,
                 extension_codes,
                 required: CoverageLevel::Any,
+                allowed: Default::default(),
+                approve: None,
             },
         }
     }
@@ -91,8 +93,12 @@ impl Explorer {
     }
 
     /// A value that must never come back from the server (a password the
-    /// app holds, an API key): every byte of every answer is searched for it.
-    /// Values sent to `writeOnly` parameters are searched for anyway.
+    /// app holds, an API key), whatever its length. Every answer's text (the
+    /// strings of a JSON answer, or the plain text) is searched for it as a
+    /// whole word, and for every value the walk sent to a `writeOnly`
+    /// parameter. A value seen in the app's first reads (a `--secret`), or
+    /// in any answer before it was sent (a value sent), is taken for the
+    /// app's own data that equals it, not a leak.
     pub fn secret(mut self, value: impl Into<String>) -> Self {
         self.settings.secrets.push(value.into());
         self
@@ -176,6 +182,39 @@ impl Explorer {
         self
     }
 
+    /// How the walk answers the approval questions an app asks its client
+    /// (MCP elicitation on 2025-11-25; the same form on 2026-07-28): `true`
+    /// says yes to every one, `false` no to every one. Unset (the default),
+    /// the walk's client cannot be asked, so an action that needs a
+    /// person's approval is refused with `approval_denied` and the report
+    /// names that as the cause of the gap.
+    ///
+    /// ```
+    /// let explorer = purview_conformance::Explorer::new().approve(true);
+    /// # let _ = explorer;
+    /// ```
+    pub fn approve(mut self, yes: bool) -> Self {
+        self.settings.approve = Some(yes);
+        self
+    }
+
+    /// Lets `check` fail without failing the walk: its failures are still
+    /// reported, marked as allowed, and [`Report::verdict`] and
+    /// [`Report::assert_clean`] pass over them. For a finding the app's
+    /// team has decided to live with for now (`handler-failed` on a known
+    /// bug), never to hide one.
+    ///
+    /// ```
+    /// use purview_conformance::{Check, Explorer};
+    ///
+    /// let explorer = Explorer::new().allow(Check::HandlerFailed);
+    /// # let _ = explorer;
+    /// ```
+    pub fn allow(mut self, check: Check) -> Self {
+        self.settings.allowed.insert(check);
+        self
+    }
+
     /// Explores a Purview app in-process. `make` builds the app in its
     /// initial state (windows open); it runs again for every replay while
     /// shrinking.
@@ -246,6 +285,7 @@ impl Explorer {
             shrunk: Vec::new(),
             gaps: Vec::new(),
             required: self.settings.required,
+            allowed: self.settings.allowed.iter().copied().collect(),
         }
     }
 

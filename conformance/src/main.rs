@@ -25,9 +25,17 @@ use purview_conformance::{Endpoint, Explorer, Script, Verdict};
 /// that never once succeeded, a MUST the transport could check but the walk
 /// never reached); the report names each gap, its likely cause and the fix.
 ///
-/// Exit status: 0 when every MUST holds and the walk is conclusive, 1 when a
-/// MUST fails, 2 when the server could not be explored at all, 3 when the
-/// walk is inconclusive.
+/// Exit status, the same verdict as the API's Report::verdict:
+///   0  PASS: every MUST holds, the application has no finding, and the
+///      walk covered the app;
+///   1  FAIL: a MUST failed, or the application has a finding (a handler
+///      that failed on arguments its schema accepts, a secret that came
+///      back), or the walk could not finish;
+///   2  the server could not be explored at all;
+///   3  INCONCLUSIVE: nothing failed, but the walk could not exercise part
+///      of the app (the report says what, why, and how to get there).
+/// --allow CHECK keeps one check's failures from failing the walk, on
+/// purpose; they are still reported.
 #[derive(Parser, Debug)]
 #[command(name = "purview-conformance", version, verbatim_doc_comment)]
 #[command(after_help = "Examples:
@@ -56,8 +64,13 @@ struct Options {
     /// Also call tools that are, or may be, destructive.
     #[arg(long, global = true)]
     allow_destructive: bool,
-    /// A value that must never come back (repeatable). Values sent to
-    /// writeOnly parameters are searched for anyway.
+    /// A value that must never come back (repeatable). Every answer is
+    /// searched, whatever the value's length, for it and for every value the
+    /// walk sent to a writeOnly parameter (its own made-up secrets and the
+    /// --hint values): found as text (a JSON string, or plain text) after it
+    /// was sent, it is a leak, unless it had appeared in an answer before
+    /// (for a --secret: in the app's first reads), which makes it the app's
+    /// own data that equals it.
     #[arg(long = "secret", value_name = "VALUE", global = true)]
     secrets: Vec<String>,
     /// A value worth trying for a parameter, as NAME=JSON (repeatable), such
@@ -76,6 +89,17 @@ struct Options {
     /// Report failures with the whole walk instead of shrinking them.
     #[arg(long, global = true)]
     no_shrink: bool,
+    /// Say yes to every approval question the server asks (MCP elicitation),
+    /// so actions that need a person's approval can be walked.
+    #[arg(long, global = true, conflicts_with = "decline")]
+    approve: bool,
+    /// Say no to every approval question the server asks.
+    #[arg(long, global = true)]
+    decline: bool,
+    /// Report this check's failures without failing the walk (repeatable),
+    /// such as --allow handler-failed for a known bug being fixed.
+    #[arg(long = "allow", value_name = "CHECK", global = true)]
+    allowed: Vec<purview_conformance::Check>,
     /// Replay a script (the JSON line printed with a failure) instead of exploring.
     #[arg(long, value_name = "FILE", global = true)]
     replay: Option<PathBuf>,
@@ -158,6 +182,12 @@ async fn main() -> ExitCode {
     }
     for code in &o.extension_codes {
         explorer = explorer.extension_code(code);
+    }
+    if o.approve || o.decline {
+        explorer = explorer.approve(o.approve);
+    }
+    for check in &o.allowed {
+        explorer = explorer.allow(*check);
     }
     let report = match &o.replay {
         Some(path) => {

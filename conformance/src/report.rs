@@ -135,6 +135,10 @@ pub struct Report {
     pub gaps: Vec<Gap>,
     /// The coverage [`Report::assert_clean`] asks for.
     pub required: CoverageLevel,
+    /// Checks whose failures were allowed on purpose
+    /// ([`Explorer::allow`](crate::Explorer::allow)): reported, but they do
+    /// not fail the walk.
+    pub allowed: Vec<Check>,
 }
 
 fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -142,21 +146,25 @@ fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> 
 }
 
 impl Report {
-    /// Whether every MUST held (SHOULDs and application findings aside) and
-    /// the walk was not cut short.
+    /// Whether every MUST held (SHOULDs and application findings aside,
+    /// and failures [allowed](crate::Explorer::allow) on purpose) and the
+    /// walk was not cut short.
     pub fn passed(&self) -> bool {
         self.stopped.is_none() && self.failed(Level::Must).next().is_none()
     }
 
-    /// Whether every MUST held and no handler failed: what an app's own
-    /// test should ask for.
+    /// Whether every MUST held and the application has no finding (a
+    /// handler that failed on arguments its schema accepts), allowed ones
+    /// aside: the walk is not [`Verdict::Fail`].
     pub fn clean(&self) -> bool {
         self.passed() && self.failed(Level::App).next().is_none()
     }
 
-    /// The checks of `level` that failed.
+    /// The checks of `level` that failed and were not allowed.
     pub fn failed(&self, level: Level) -> impl Iterator<Item = &CheckReport> {
-        self.checks.iter().filter(move |c| c.level == level && c.status == Status::Fail)
+        self.checks.iter().filter(move |c| {
+            c.level == level && c.status == Status::Fail && !self.allowed.contains(&c.check)
+        })
     }
 
     /// One check's result.
@@ -173,10 +181,18 @@ impl Report {
         self.gaps.is_empty()
     }
 
-    /// Pass, inconclusive (no MUST failed, but the walk could not exercise
-    /// part of the app) or fail.
+    /// Pass, inconclusive or fail — the one verdict the command line's exit
+    /// code gives too (0, 3 and 1):
+    ///
+    /// - **fail** when a MUST failed, the application has a finding
+    ///   (`handler-failed`; a leaked secret fails `masking`, a MUST), or the
+    ///   walk could not finish — failures [allowed](crate::Explorer::allow)
+    ///   on purpose aside;
+    /// - **inconclusive** when nothing failed but the walk could not
+    ///   exercise part of the app ([`Report::gaps`]);
+    /// - **pass** otherwise.
     pub fn verdict(&self) -> Verdict {
-        if !self.passed() {
+        if !self.clean() {
             Verdict::Fail
         } else if self.conclusive() {
             Verdict::Pass
@@ -408,8 +424,14 @@ impl Report {
         let app_failed = self.failed(Level::App).count();
         let should_failed: Vec<&str> = self.failed(Level::Should).map(|c| c.check.name()).collect();
         let mut also = Vec::new();
-        if app_failed > 0 {
-            also.push("the application has findings above".to_owned());
+        let allowed: Vec<&str> = self
+            .checks
+            .iter()
+            .filter(|c| c.status == Status::Fail && self.allowed.contains(&c.check))
+            .map(|c| c.check.name())
+            .collect();
+        if !allowed.is_empty() {
+            also.push(format!("allowed on purpose: {}", allowed.join(", ")));
         }
         if !should_failed.is_empty() {
             also.push(format!("SHOULD failed: {}", should_failed.join(", ")));
@@ -432,9 +454,19 @@ impl Report {
                 )
             }
             Verdict::Fail if must_failed > 0 => {
-                writeln!(f, "\nRESULT: {must_failed} MUST check(s) failed{also}")
+                let app = if app_failed > 0 { "; the application has findings above" } else { "" };
+                writeln!(f, "\nRESULT: FAIL: {must_failed} MUST check(s) failed{app}{also}")
             }
-            Verdict::Fail => writeln!(f, "\nRESULT: the walk could not finish{also}"),
+            Verdict::Fail if app_failed > 0 => {
+                let names: Vec<&str> = self.failed(Level::App).map(|c| c.check.name()).collect();
+                writeln!(
+                    f,
+                    "\nRESULT: FAIL: every MUST holds, but the application has findings above ({}; to live with one for now, pass --allow {}){also}",
+                    names.join(", "),
+                    names[0]
+                )
+            }
+            Verdict::Fail => writeln!(f, "\nRESULT: FAIL: the walk could not finish{also}"),
         }
     }
 }

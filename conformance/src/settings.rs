@@ -10,7 +10,7 @@ use std::{
 
 use serde_json::Value;
 
-use crate::verdict::CoverageLevel;
+use crate::{checks::Check, verdict::CoverageLevel};
 
 /// The JSON Schema of app://windows (§4.2, §4.4 and Appendix B), as the
 /// explorer checks every read against it.
@@ -31,4 +31,9 @@ pub(crate) struct Settings {
     pub shrink: bool,
     pub extension_codes: BTreeSet<String>,
     pub required: CoverageLevel,
+    /// How the walk answers approval questions: yes, no, or (`None`) its
+    /// client cannot be asked.
+    pub approve: Option<bool>,
+    /// Checks whose failures do not fail the walk, on purpose.
+    pub allowed: BTreeSet<Check>,
 }

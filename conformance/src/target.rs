@@ -179,9 +179,15 @@ impl Server {
 
     /// Opens a session. A `reactive` session re-reads app://windows (and
     /// tools/list) the moment a notification arrives, and records what it saw.
-    pub async fn session(&mut self, reactive: bool) -> Result<Session, String> {
+    /// `approve` answers every approval question (an elicitation form with
+    /// an `approve` field): yes, no, or — `None` — the client cannot ask.
+    pub async fn session(
+        &mut self,
+        reactive: bool,
+        approve: Option<bool>,
+    ) -> Result<Session, String> {
         let (tx, rx) = mpsc::unbounded_channel();
-        let listener = Listener { tx };
+        let listener = Listener { tx, approve };
         let client = match &mut self.kind {
             ServerKind::InProcess(app) => {
                 let (server_side, client_side) = tokio::io::duplex(1 << 22);
@@ -260,14 +266,37 @@ pub(crate) struct Event {
 #[derive(Clone)]
 struct Listener {
     tx: mpsc::UnboundedSender<Note>,
+    /// How to answer approval questions, if the walk was told to.
+    approve: Option<bool>,
 }
 
 impl ClientHandler for Listener {
     fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        if self.approve.is_some() {
+            let mut elicitation = rmcp::model::ElicitationCapability::default();
+            elicitation.form = Some(rmcp::model::FormElicitationCapability::default());
+            capabilities.elicitation = Some(elicitation);
+        }
         ClientConfig::new(
-            ClientCapabilities::default(),
+            capabilities,
             Implementation::new("purview-conformance", env!("CARGO_PKG_VERSION")),
         )
+    }
+
+    /// Answers an approval question as told: a form whose `approve` field
+    /// is set to the answer (the person said yes or no), or declined.
+    async fn create_elicitation(
+        &self,
+        _request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        use rmcp::model::{ElicitResult, ElicitationAction};
+        Ok(match self.approve {
+            Some(approve) => ElicitResult::new(ElicitationAction::Accept)
+                .with_content(serde_json::json!({ "approve": approve })),
+            None => ElicitResult::new(ElicitationAction::Decline),
+        })
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {

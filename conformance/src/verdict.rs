@@ -84,6 +84,15 @@ pub(crate) struct Reach {
 /// Every gap of a finished walk: operations that never succeeded first.
 pub(crate) fn gaps(checks: &[CheckReport], coverage: &Coverage, reach: &Reach) -> Vec<Gap> {
     let mut out = Vec::new();
+    if coverage.most_open == 0 {
+        // Nothing else the report could say means anything.
+        out.push(Gap {
+            what: "windows".into(),
+            operation: false,
+            cause: "the application has no windows: app://windows listed none at any step, so there was nothing to operate".into(),
+            fix: "open the app's first window before serving it (App::open before serve_stdio or serve_http); a Purview app logs a warning on stderr when it serves with none".into(),
+        });
+    }
     let mut failing: Vec<(&String, &ToolCount)> = coverage
         .tools
         .iter()
@@ -192,6 +201,17 @@ fn operation_gap(key: &str, count: &ToolCount) -> Gap {
         };
         format!(
             "`{action}` refuses the values the walk makes up for `{field}`{more}: give one that works with `--hint {field}=…` (`Explorer::hint(\"{field}\", …)` in a test)"
+        )
+    } else if let Some((denied, _)) =
+        count.refused.iter().find(|(code, _)| code.starts_with("approval_denied"))
+    {
+        let told = if denied.ends_with("declined") {
+            "the walk said no (--decline)"
+        } else {
+            "no one the app accepts a yes from could be asked"
+        };
+        format!(
+            "`{action}` needs a person's approval and was refused with `{denied}`: {told}. Pass --approve to say yes to every approval question (`Explorer::approve(true)` in a test), or build the app for the test with `AppBuilder::when_no_one_can_approve(Approval::Approve)`"
         )
     } else if count.refused.contains_key("action_failed") {
         format!("`{action}` fails inside the application: see handler-failed")

@@ -13,8 +13,9 @@ did not generate. The "application" is one note editor:
 
     python gui_bridge_server.py [--defect NAME]
 
-`--defect` plants exactly one spec violation (see DEFECTS) so a checker can
-be shown to catch it; without it the server is meant to be conformant.
+`--defect` plants exactly one spec violation or application defect (see
+DEFECTS) so a checker can be shown to catch it; without it the server is
+meant to be conformant.
 stdout carries protocol frames only; logs go to stderr.
 """
 
@@ -45,6 +46,10 @@ DEFECTS = {
     "jsonrpc-error": "validation failures come back as JSON-RPC error -32602, not a tool error",
     "reuse-id": "the confirm modal is always w2, even after an earlier w2 closed",
     "notify-early": "resources/updated is sent before the change is applied",
+    # Defects of the application rather than of the protocol:
+    "echo-code": "set_code's answer repeats the access code (however short) in its message",
+    "failing-confirm": "confirm always fails inside the application (action_failed)",
+    "approval-confirm": "confirm needs the person's approval, asked of the client by elicitation",
 }
 INSTRUCTIONS = (
     "This server follows the MCP GUI Bridge Protocol v0.1.0. Read the single resource "
@@ -275,6 +280,10 @@ class App:
         elif action == "set_code":
             self.note_code = args["code"]
             message = "Access code stored" if args["code"] else "Access code cleared"
+            if self.defect == "echo-code" and args["code"]:
+                message = f"Access code {args['code']} stored"  # planted: the secret comes back
+        elif action == "confirm" and self.defect == "failing-confirm":
+            raise ToolError("action_failed", "confirm failed inside the application")
         elif action == "delete":
             d = self.open_window("confirm", "Confirm delete", modal=True, owner=w.id)
             opened.append(d.id)
@@ -295,6 +304,22 @@ class App:
             if now != other.rendered:
                 other.rendered, other.version = now, other.version + 1
         return {"message": message, "openedWindowIds": opened}
+
+
+APPROVAL_FORM = {"type": "object", "properties": {"approve": {"type": "boolean"}}, "required": ["approve"]}
+
+
+async def ask_approval(ctx) -> None:
+    """Puts the confirmation to the client's user; raises approval_denied unless they say yes."""
+    can_ask = ctx.session.check_client_capability(
+        types.ClientCapabilities(elicitation=types.ElicitationCapability()))
+    if not can_ask:
+        raise ToolError("approval_denied", "Deleting needs the person's approval, and your client cannot ask "
+                        "its user. Nothing was changed.", reason="no_approver")
+    answer = await ctx.session.elicit_form("Delete the note? Reply with approve = true to go ahead.",
+                                           APPROVAL_FORM, related_request_id=ctx.request_id)
+    if answer.action != "accept" or not (answer.content or {}).get("approve"):
+        raise ToolError("approval_denied", "The person declined; nothing was changed.", reason="declined")
 
 
 def tool_result(body: dict[str, Any], is_error: bool) -> types.CallToolResult:
@@ -372,6 +397,8 @@ def build_server(app: App) -> Server:
                     if json.dumps(trial.snapshot()) != before:
                         await ctx.session.send_resource_updated(WINDOWS_URI)
                         await asyncio.sleep(0.1)
+                if app.defect == "approval-confirm" and action == "confirm":
+                    await ask_approval(ctx)
                 body = app.apply(w, action, args)
             except ToolError as e:
                 log.info("%s rejected: %s", params.name, e.body["code"])

@@ -113,6 +113,7 @@ impl Walk<'_> {
             shrunk: Vec::new(),
             gaps,
             required: self.cfg.required,
+            allowed: self.cfg.allowed.iter().copied().collect(),
         };
         if let Some(observer) = self.observer.take() {
             observer.close().await;
@@ -137,7 +138,13 @@ impl Walk<'_> {
             return;
         }
         let CallOutcome::Result { structured: Some(s), .. } = outcome else { return };
-        let code = s.get("code").and_then(Value::as_str).unwrap_or("no code").to_owned();
+        let mut code = s.get("code").and_then(Value::as_str).unwrap_or("no code").to_owned();
+        // Why a person's approval was not given is the whole story.
+        if let Some(reason) = s.get("reason").and_then(Value::as_str)
+            && code == "approval_denied"
+        {
+            code = format!("{code}: {reason}");
+        }
         *count.refused.entry(code).or_default() += 1;
         for field in s.get("fields").and_then(Value::as_array).into_iter().flatten() {
             if let Some(name) = field.get("field").and_then(Value::as_str) {

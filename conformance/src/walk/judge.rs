@@ -44,6 +44,7 @@ impl Walk<'_> {
             );
             for event in events.iter().filter(|e| e.note == Note::WindowsUpdated) {
                 let Some(read) = &event.read else { continue };
+                self.search_secrets(n, "app://windows read on a notification", read);
                 let Ok(seen) = serde_json::from_str::<Value>(read) else { continue };
                 if seen == before.windows.value {
                     self.tally.fail(

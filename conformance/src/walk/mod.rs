@@ -166,8 +166,16 @@ pub(crate) struct Walk<'a> {
     ever_dispatched: HashMap<String, Arc<ToolInfo>>,
     seen_ids: HashSet<String>,
     closed_ids: HashSet<String>,
-    /// Values sent to writeOnly parameters, to look for in every answer.
-    sent_secrets: Vec<String>,
+    /// Values sent to writeOnly parameters, and whether each had appeared
+    /// in an answer before it was first sent (then it is the app's own
+    /// data that equals it, not a leak).
+    sent_secrets: Vec<(String, bool)>,
+    /// `--secret` values the app showed in its first reads, before the walk
+    /// did anything: taken for other data that equals them.
+    told_ambient: Vec<bool>,
+    /// Everything the server answered so far, to tell whether a value sent
+    /// later had appeared before (bounded: [`observe::HISTORY_LIMIT`]).
+    history: String,
     /// String values sent to other parameters (which may come back).
     sent_plain: HashSet<String>,
     /// Successful writes that changed their window, by window, for the
@@ -221,9 +229,12 @@ impl<'a> Walk<'a> {
         endpoint: &Endpoint,
     ) -> Result<Walk<'a>, String> {
         let mut server = endpoint.start();
-        let main = server.session(true).await?;
-        let observer =
-            if server.many_sessions() { Some(server.session(false).await?) } else { None };
+        let main = server.session(true, cfg.approve).await?;
+        let observer = if server.many_sessions() {
+            Some(server.session(false, cfg.approve).await?)
+        } else {
+            None
+        };
         let app_windows = jsonschema::validator_for(
             &serde_json::from_str(APP_WINDOWS_SCHEMA).expect("the bundled schema is JSON"),
         )
@@ -252,6 +263,8 @@ impl<'a> Walk<'a> {
             seen_ids: HashSet::new(),
             closed_ids: HashSet::new(),
             sent_secrets: Vec::new(),
+            told_ambient: vec![false; cfg.secrets.len()],
+            history: String::new(),
             sent_plain: HashSet::new(),
             effective: HashMap::new(),
             recent: Vec::new(),

@@ -276,43 +276,108 @@ impl Walk<'_> {
         }
     }
 
-    /// Remembers the strings sent: writeOnly ones must never come back.
+    /// Remembers the values sent: writeOnly ones must never come back,
+    /// whatever their length, unless they had appeared in an answer before
+    /// they were first sent.
     pub(super) fn note_sent(&mut self, arguments: &Map<String, Value>, info: Option<&ToolInfo>) {
         let write_only = info.map(|i| i.schema.write_only()).unwrap_or_default();
         for (name, value) in arguments {
-            let Value::String(s) = value else { continue };
             if !write_only.contains(name) {
-                self.sent_plain.insert(s.clone());
+                if let Value::String(s) = value {
+                    self.sent_plain.insert(s.clone());
+                }
                 continue;
             }
-            // Only values that cannot turn up by chance: the explorer's own
-            // made-up secrets and the app's hinted ones that are long enough
-            // (a four-digit PIN turns up in any table of numbers).
+            // Secrets are the walk's own made-up ones and the values it was
+            // given (`--hint`, a numeric PIN included), whatever their
+            // length; its edge-case probes ("42", "a", a number for a text
+            // parameter) are not secrets.
             let hinted = self.cfg.hints.get(name).is_some_and(|h| h.contains(value));
-            if (s.starts_with(SECRET_PREFIX) || (hinted && s.chars().count() >= 6))
-                && !self.sent_secrets.contains(s)
-            {
-                self.sent_secrets.push(s.clone());
+            let text = match value {
+                Value::String(s) if hinted || s.starts_with(SECRET_PREFIX) => s.clone(),
+                Value::Number(n) if hinted => n.to_string(),
+                _ => continue,
+            };
+            if text.is_empty() || self.sent_secrets.iter().any(|(s, _)| *s == text) {
+                continue;
             }
+            let ambient = found(&self.history, &text);
+            self.sent_secrets.push((text, ambient));
         }
     }
 
-    /// Looks for every secret in `text`.
+    /// Looks for every secret in `text`, one of the server's answers,
+    /// messages or notifications, then remembers it.
     pub(super) fn search_secrets(&mut self, n: usize, place: &str, text: &str) {
+        let text = &as_text(text);
         let mut outcome = Ok(());
         for (i, secret) in self.cfg.secrets.iter().enumerate() {
-            if found(text, secret) {
+            if self.told_ambient[i] || !found(text, secret) {
+                continue;
+            }
+            if n == 0 {
+                // In the app's first reads, before the walk did anything.
+                self.told_ambient[i] = true;
+            } else {
                 outcome = Err(format!("the secret registered as #{} appears in {place}", i + 1));
             }
         }
-        for secret in &self.sent_secrets {
-            if !self.sent_plain.contains(secret) && found(text, secret) {
+        for (secret, ambient) in &self.sent_secrets {
+            if !ambient && !self.sent_plain.contains(secret) && found(text, secret) {
                 outcome =
                     Err(format!("{secret:?}, sent to a writeOnly parameter, came back in {place}"));
             }
         }
+        if self.history.len() + text.len() <= HISTORY_LIMIT {
+            self.history.push_str(text);
+            self.history.push('\n');
+        }
         self.tally.judge(Check::Masking, n, outcome);
     }
+}
+
+/// The most of the server's answers kept to tell whether a value appeared
+/// before it was sent (32 MiB).
+pub(super) const HISTORY_LIMIT: usize = 32 << 20;
+
+/// What of an answer a person or a model reads as text: where a line is
+/// JSON, its strings and keys (a number cell of a table is data, not text);
+/// any other line as it is.
+pub(super) fn as_text(answer: &str) -> String {
+    fn strings(value: &Value, out: &mut String) {
+        match value {
+            Value::String(s) => {
+                out.push_str(s);
+                out.push('\n');
+            }
+            Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
+            Value::Object(map) => {
+                for (key, v) in map {
+                    out.push_str(key);
+                    out.push('\n');
+                    strings(v, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = String::with_capacity(answer.len());
+    if let Ok(value) = serde_json::from_str::<Value>(answer) {
+        strings(&value, &mut out);
+        return out;
+    }
+    for line in answer.lines() {
+        match serde_json::from_str::<Value>(line) {
+            Ok(value @ (Value::Object(_) | Value::Array(_) | Value::String(_))) => {
+                strings(&value, &mut out);
+            }
+            _ => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
 }
 
 pub(super) fn found(text: &str, secret: &str) -> bool {

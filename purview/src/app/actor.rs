@@ -36,6 +36,8 @@ pub(crate) trait DynActions: Send + Sync {
     ) -> BoxFuture<'a, ActionResult>;
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
+    /// The view-model's Rust type, for a developer's log line.
+    fn type_name(&self) -> &'static str;
 }
 
 /// A [`Window`] as the registry stores it.
@@ -64,6 +66,9 @@ macro_rules! forward_actions {
         }
         fn as_any_mut(&mut self) -> &mut dyn Any {
             &mut self.0
+        }
+        fn type_name(&self) -> &'static str {
+            std::any::type_name_of_val(&self.0)
         }
     };
 }

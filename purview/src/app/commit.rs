@@ -42,7 +42,7 @@ pub(super) fn apply(
     // The world may have moved while the handler ran without the lock.
     gates::recheck(state, target, index, &action, base_revision)?;
     check_effects(state, &effects, max_windows)?;
-    let (working, staged, effects) = stage_updates(state, target, working, effects)?;
+    let (working, staged, effects) = stage_updates(state, target, &action, working, effects)?;
 
     let mut touched = Touched { windows: Vec::new(), app: false, topology: false };
     for (seq, vm) in staged {
@@ -115,6 +115,7 @@ pub(super) fn apply(
 fn stage_updates(
     state: &State,
     target: &Target,
+    action: &str,
     mut working: Box<dyn DynActions>,
     effects: Vec<Effect>,
 ) -> Result<(Box<dyn DynActions>, Vec<(u64, Box<dyn DynActions>)>, Vec<Effect>), ToolError> {
@@ -160,6 +161,14 @@ fn stage_updates(
             &mut staged[slot].1
         };
         if vm.as_any().type_id() != type_id {
+            // The agent sees action_failed; the developer needs the why.
+            tracing::warn!(
+                action,
+                window = %id,
+                asked_for = type_name,
+                is = vm.type_name(),
+                "an action's Context::update named a window of another type, so the call failed and changed nothing; update the window's own type (a dialog's owner is usually not the dialog's type)"
+            );
             return Err(fail(format!("window `{id}` is not a `{type_name}`")));
         }
         if catch_unwind(AssertUnwindSafe(|| edit(vm.as_any_mut()))).is_err() {

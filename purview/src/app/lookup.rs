@@ -50,3 +50,18 @@ impl App {
         Ok(ids.into_iter().map(|id| self.handle(id)).collect())
     }
 }
+
+impl App {
+    /// Logs when the app is served with no window open: agents would find
+    /// an empty `app://windows` and nothing but app-level actions, and
+    /// could do nothing with the app. Usually the first window was meant to
+    /// be opened before serving.
+    pub(crate) fn warn_if_no_windows(&self) {
+        let empty = self.shared.read(|state| state.windows.is_empty()).unwrap_or(false);
+        if empty {
+            tracing::warn!(
+                "serving with no window open: agents will see no windows (app://windows lists none, and tools/list only the app-level actions); open the app's first window (App::open) before serving"
+            );
+        }
+    }
+}

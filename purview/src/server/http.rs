@@ -96,6 +96,7 @@ impl App {
     /// that cannot be bound.
     pub async fn serve_http(&self, options: HttpOptions) -> Result<HttpServer, Error> {
         self.warn_if_no_one_can_approve();
+        self.warn_if_no_windows();
         options.check()?;
         let listener = tokio::net::TcpListener::bind(options.addr)
             .await

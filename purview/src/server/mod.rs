@@ -316,6 +316,7 @@ impl App {
         W: tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
         self.warn_if_no_one_can_approve();
+        self.warn_if_no_windows();
         let transport = lines::LineTransport::new(reader, writer);
         let flushed = transport.flushed();
         let stalled = transport.stalled();
