@@ -678,3 +678,71 @@ async fn jsonrpc_out_of_range_numbers_pings_and_huge_reads_get_answers_that_say_
     ensure!(answer(&run, 6)?["result"]["isError"] == false, "a plain read still works");
     Ok(())
 }
+
+/// Mistakes only a run reveals are named on stderr: serving with no window
+/// open (agents saw `{"windows":[]}`, and the kit only said "give the walk
+/// more --steps").
+#[tokio::test]
+async fn serving_with_no_window_open_is_named_on_stderr() -> Result<()> {
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_test_app"))
+        .arg("--no-window")
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .await?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    ensure!(stderr.contains("no window open") && stderr.contains("App::open"), "{stderr}");
+    Ok(())
+}
+
+/// A dialog's handler that updates its owner as the wrong type: the agent
+/// gets `action_failed`, and the developer a log line naming the action,
+/// the window and both types (nothing was said before).
+#[tokio::test]
+async fn an_update_of_a_window_of_another_type_names_both_types_in_the_log() -> Result<()> {
+    #[purview::window(title = "Dialog")]
+    #[derive(Clone, Default)]
+    struct Dialog;
+
+    #[purview::actions]
+    impl Dialog {
+        /// Marks the owner as done (with the wrong type).
+        #[action]
+        fn done(&mut self, cx: &mut purview::Context) {
+            let owner = cx.owner_id().unwrap_or_default();
+            cx.update::<Dialog>(&owner, |_| {});
+        }
+    }
+
+    #[derive(Clone, Default)]
+    struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+    impl std::io::Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let log = Captured::default();
+    let writer = log.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_max_level(tracing::Level::WARN)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let app = demo_app_on(ToolSurface::Both);
+    let editor = app.open(Editor::default())?;
+    let dialog = editor.open_modal(Dialog)?;
+    let refused = app.call(&format!("{}__done", dialog.id()), None).await;
+    let code = refused.err().map(|e| e.code.to_string());
+    ensure!(code.as_deref() == Some("action_failed"), "{code:?}");
+    let text =
+        String::from_utf8_lossy(&log.0.lock().unwrap_or_else(|e| e.into_inner())).into_owned();
+    ensure!(text.contains("action") && text.contains("done"), "{text}");
+    ensure!(text.contains("Dialog") && text.contains("Editor"), "both types named: {text}");
+    Ok(())
+}

@@ -1,5 +1,6 @@
 //! The test fixture as a process: `test_app` serves stdio, `test_app --http
-//! ADDR` serves streamable HTTP (printing the URL on stderr).
+//! ADDR` serves streamable HTTP (printing the URL on stderr); with
+//! `--no-window` it serves before opening its window.
 
 use purview_tests::{Editor, demo_app};
 
@@ -15,8 +16,13 @@ async fn main() -> anyhow::Result<()> {
         )
         .init();
     let app = demo_app();
-    app.open(Editor::default())?;
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    // `--no-window`: serve before any window is open, as a forgetful app.
+    if let Some(at) = args.iter().position(|a| a == "--no-window") {
+        args.remove(at);
+    } else {
+        app.open(Editor::default())?;
+    }
     match args.as_slice() {
         [flag, addr] if flag == "--http" => {
             let server =
