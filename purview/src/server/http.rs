@@ -334,7 +334,7 @@ async fn answer_malformed(limits: BodyLimits, request: Request, next: Next) -> R
         Err(why) => return unread(why),
     };
     let revision = parts.headers.get("mcp-protocol-version").and_then(|v| v.to_str().ok());
-    if let Some(Frame::Reply(reply)) = frame::removed_method(revision, &bytes) {
+    if let Some(Frame::Reply(reply)) = super::owed::removed_method(revision, &bytes) {
         let body = serde_json::to_vec(&reply).unwrap_or_default();
         let json = [(axum::http::header::CONTENT_TYPE, "application/json")];
         return (StatusCode::NOT_FOUND, json, body).into_response();

@@ -12,6 +12,7 @@ mod http_options;
 mod http_sessions;
 pub(crate) mod lines;
 mod outbound;
+mod owed;
 mod paced;
 mod round_trip;
 mod sessions;
