@@ -90,6 +90,9 @@ pub struct Coverage {
     pub skipped_destructive: BTreeSet<String>,
     /// Error codes received, with how often.
     pub codes: BTreeMap<String, usize>,
+    /// How often the §10.1 probe raced two writes (each then sent again in
+    /// a fixed order, so the walk went on the same way whichever won).
+    pub races: usize,
 }
 
 /// The shortest sequence of calls found that still fails a check.
@@ -393,6 +396,13 @@ impl Report {
                 f,
                 "  left alone as destructive (allow with --allow-destructive): {}",
                 names.join(", ")
+            )?;
+        }
+        if cov.races > 0 {
+            writeln!(
+                f,
+                "  §10.1 probe: {} pair(s) of writes sent together; which of a pair wins is the server's timing, so each pair was then sent again one after the other in a fixed order, and the walk went on the same way whichever won",
+                cov.races
             )?;
         }
         let codes: Vec<String> = cov.codes.iter().map(|(c, n)| format!("{c} ×{n}")).collect();

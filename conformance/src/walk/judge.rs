@@ -94,12 +94,16 @@ impl Walk<'_> {
     ) {
         let tool = &p.call.tool;
         self.search_secrets(n, &format!("the answer to {tool}"), &outcome.visible_text());
-        let key = self.coverage_key(p.info.as_deref(), before);
-        self.count_call(key, p, outcome);
-        if let Some(target) = &p.target {
-            // The action app__act reached counts as that operation covered.
-            let key = self.coverage_key(Some(target), before);
+        // Which of two writes sent together wins is the server's timing:
+        // they count for no operation, so coverage does not depend on it.
+        if !p.together {
+            let key = self.coverage_key(p.info.as_deref(), before);
             self.count_call(key, p, outcome);
+            if let Some(target) = &p.target {
+                // The action app__act reached counts as that operation covered.
+                let key = self.coverage_key(Some(target), before);
+                self.count_call(key, p, outcome);
+            }
         }
         let (is_error, structured, has_text) = match outcome {
             CallOutcome::Broken(why) => {

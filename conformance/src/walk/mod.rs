@@ -196,6 +196,9 @@ pub(crate) struct Walk<'a> {
     titles: HashMap<String, String>,
     notify_wait: Duration,
     settle: Duration,
+    /// The steps a random walk may take in all (the §10.1 probe's
+    /// follow-up steps stop at it); unbounded for a replay.
+    budget: usize,
 }
 
 impl<'a> Walk<'a> {
@@ -285,6 +288,7 @@ impl<'a> Walk<'a> {
             } else {
                 Duration::from_millis(25)
             }),
+            budget: usize::MAX,
         };
         walk.handshake().await;
         match walk.observe().await {
@@ -383,7 +387,9 @@ impl<'a> Walk<'a> {
 
     /// The random walk.
     pub(crate) async fn random(&mut self, steps: usize) {
-        for _ in 0..steps {
+        // The steps that follow the §10.1 probe count towards the budget.
+        self.budget = steps;
+        while self.step < steps {
             if self.stopped.is_some() {
                 break;
             }

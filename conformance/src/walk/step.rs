@@ -54,8 +54,25 @@ impl Walk<'_> {
         };
         let deadline = tokio::time::Instant::now() + wait;
         let mut events = self.main.wait_for(main_from, &wanted, deadline).await;
+        // Two writes sent together: which of them succeeds (or whether a
+        // write that changes nothing lets the other through) is the
+        // server's timing. Their answers are checked, but only a failure
+        // counts, so the report does not depend on the order they ran in.
+        let quiet = (together).then(|| {
+            let counts: Vec<(Check, u64, u64)> =
+                self.tally.entries.iter().map(|(c, e)| (*c, e.observed, e.failures)).collect();
+            (counts, self.coverage.codes.clone())
+        });
         for (p, outcome) in prepared.iter().zip(&outcomes) {
             self.judge_call(n, p, outcome, &before, &after);
+        }
+        if let Some((counts, codes)) = quiet {
+            for (check, entry) in &mut self.tally.entries {
+                let (observed, failures) =
+                    counts.iter().find(|(c, ..)| c == check).map_or((0, 0), |(_, o, f)| (*o, *f));
+                entry.observed = observed + (entry.failures - failures);
+            }
+            self.coverage.codes = codes;
         }
         if outcomes.iter().all(CallOutcome::rejected)
             && let Some(late) =
@@ -74,6 +91,57 @@ impl Walk<'_> {
         self.obs = after;
         self.cursor = self.main.event_count();
         self.last_quiet = !changed && !tools_changed;
+        if let Step::Together(calls) = step {
+            self.coverage.races += 1;
+            Box::pin(self.resync(calls)).await;
+        }
+    }
+
+    /// After two writes raced (the §10.1 probe), sends each again on its
+    /// own, in the order the walk chose them, on the current version: the
+    /// app then ends in the same state whichever had won, so the rest of
+    /// the walk (and its report) does not depend on the server's timing.
+    /// These steps are in the trace, so a replay sends them too; they are
+    /// read and checked like any other, but count for no operation and
+    /// expect no particular notification (one of them may change nothing).
+    async fn resync(&mut self, calls: Vec<crate::script::Call>) {
+        for mut call in calls {
+            if self.stopped.is_some() || self.step >= self.budget {
+                return;
+            }
+            self.step += 1;
+            self.check_late();
+            call.expected_version = ExpectedVersion::Current;
+            let prepared = self.prepare(&call);
+            let from = self.main.event_count();
+            let outcome = self
+                .main
+                .call(&prepared.call.tool, &prepared.arguments, self.cfg.call_timeout)
+                .await;
+            self.search_secrets(
+                self.step,
+                &format!("the answer to {}", call.tool),
+                &outcome.visible_text(),
+            );
+            self.trace.push(Step::Call(call));
+            let before = self.obs.clone();
+            let Some(after) = self.observe().await else { return };
+            let changed = before.windows.value != after.windows.value;
+            let tools_changed = before.names() != after.names();
+            let mut wanted = Vec::new();
+            if changed {
+                wanted.push(Note::WindowsUpdated);
+            }
+            if tools_changed {
+                wanted.push(Note::ToolsChanged);
+            }
+            let deadline = tokio::time::Instant::now() + self.notify_wait;
+            let _ = self.main.wait_for(from, &wanted, deadline).await;
+            self.after_observation(&after);
+            self.obs = after;
+            self.cursor = self.main.event_count();
+            self.last_quiet = !changed && !tools_changed;
+        }
     }
 
     /// Notifications that arrived between steps belong to the last step;
