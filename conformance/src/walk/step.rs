@@ -33,15 +33,7 @@ impl Walk<'_> {
         .await;
         self.trace.push(step.clone());
         let Some(after) = self.observe().await else { return };
-        let changed = before.windows.value != after.windows.value;
-        let tools_changed = before.names() != after.names();
-        let mut wanted = Vec::new();
-        if changed {
-            wanted.push(Note::WindowsUpdated);
-        }
-        if tools_changed {
-            wanted.push(Note::ToolsChanged);
-        }
+        let (changed, tools_changed, wanted) = called_for(&before, &after);
         // A server that never sends a kind of notification has shown it;
         // after two misses, do not spend the full wait on every step.
         let missed = |check| self.tally.entries.get(&check).is_some_and(|e| e.failures >= 2);
@@ -126,15 +118,7 @@ impl Walk<'_> {
             self.trace.push(Step::Call(call));
             let before = self.obs.clone();
             let Some(after) = self.observe().await else { return };
-            let changed = before.windows.value != after.windows.value;
-            let tools_changed = before.names() != after.names();
-            let mut wanted = Vec::new();
-            if changed {
-                wanted.push(Note::WindowsUpdated);
-            }
-            if tools_changed {
-                wanted.push(Note::ToolsChanged);
-            }
+            let (changed, tools_changed, wanted) = called_for(&before, &after);
             let deadline = tokio::time::Instant::now() + self.notify_wait;
             let _ = self.main.wait_for(from, &wanted, deadline).await;
             self.after_observation(&after);
@@ -246,4 +230,19 @@ impl Walk<'_> {
         );
         self.observer_cursor = observer.event_count();
     }
+}
+
+/// Whether app://windows and tools/list changed between two reads, and the
+/// notifications those changes call for.
+fn called_for(before: &Obs, after: &Obs) -> (bool, bool, Vec<Note>) {
+    let changed = before.windows.value != after.windows.value;
+    let tools_changed = before.names() != after.names();
+    let mut wanted = Vec::new();
+    if changed {
+        wanted.push(Note::WindowsUpdated);
+    }
+    if tools_changed {
+        wanted.push(Note::ToolsChanged);
+    }
+    (changed, tools_changed, wanted)
 }

@@ -115,10 +115,7 @@ impl UsedAnswers {
 
     /// Whether `nonce`'s answer can still be used, without using it.
     pub fn check(&self, nonce: &str) -> Result<(), NotUsable> {
-        let number = match self.number(nonce) {
-            Err(NotUsable::Crowded) => return self.foreign(nonce, false),
-            number => number?,
-        };
+        let Some(number) = self.ours(nonce, false)? else { return Ok(()) };
         let mut window = lock_unpoisoned(&self.window);
         self.slide(&mut window, Instant::now());
         window.usable(number)
@@ -127,10 +124,7 @@ impl UsedAnswers {
     /// Uses `nonce`'s yes; refuses one used before. Check and mark happen
     /// under one lock, so two retries racing apply once.
     pub fn use_yes(&self, nonce: &str) -> Result<(), NotUsable> {
-        let number = match self.number(nonce) {
-            Err(NotUsable::Crowded) => return self.foreign(nonce, true),
-            number => number?,
-        };
+        let Some(number) = self.ours(nonce, true)? else { return Ok(()) };
         let mut window = lock_unpoisoned(&self.window);
         self.slide(&mut window, Instant::now());
         window.usable(number)?;
@@ -140,6 +134,16 @@ impl UsedAnswers {
         };
         *word |= 1 << (at % 64);
         Ok(())
+    }
+
+    /// This process's number for `nonce`, or `None` when another process
+    /// asked the question and its table of used yeses let the answer
+    /// through (`use_it` marks it used there).
+    fn ours(&self, nonce: &str, use_it: bool) -> Result<Option<u64>, NotUsable> {
+        match self.number(nonce) {
+            Err(NotUsable::Crowded) => self.foreign(nonce, use_it).map(|()| None),
+            number => number.map(Some),
+        }
     }
 
     fn number(&self, nonce: &str) -> Result<u64, NotUsable> {
