@@ -72,6 +72,17 @@ async fn s11_the_fixture_conforms_and_its_panicking_handler_is_the_apps_finding(
         let shrunk =
             report.shrunk.iter().find(|s| s.check == Check::HandlerFailed).expect("shrunk");
         assert!(shrunk.reproduced);
+        // The report prints it as a test of the app's own; what it replays
+        // (the script between the raw-string marks) shows the finding again
+        // through the same calls the printed test makes.
+        let test = shrunk.script.as_rust_test(Check::HandlerFailed);
+        assert!(report.to_string().contains("async fn replays_the_handler_failed_failure()"));
+        let json =
+            test.split("r###\"").nth(1).and_then(|t| t.split("\"###").next()).expect("a script");
+        let script: purview_conformance::Script = serde_json::from_str(json).expect("the script");
+        let endpoint = purview_conformance::Endpoint::in_process(fixture(surface));
+        let replayed = Explorer::new().replay(&endpoint, &script).await;
+        assert_eq!(replayed.check(Check::HandlerFailed).status, Status::Fail, "{replayed}");
         // At most the calls that open the window it happened in, then the call.
         match shrunk.script.steps.as_slice() {
             [.., Step::Call(call)] if shrunk.script.steps.len() <= 4 => {

@@ -365,6 +365,10 @@ impl Report {
             }
             writeln!(f, "  replay: save this line as a file and pass it to --replay")?;
             writeln!(f, "  {}", s.script.to_json())?;
+            writeln!(f, "  or, for a Purview app, as a test of its own (my_app builds the app):")?;
+            for line in s.script.as_rust_test(s.check).lines() {
+                writeln!(f, "    {line}")?;
+            }
         }
         Ok(())
     }

@@ -108,4 +108,22 @@ impl Script {
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("a script is plain JSON")
     }
+
+    /// The script as a Rust test that replays it against the app in-process
+    /// with the kit's API and fails while `check` still fails: to paste into
+    /// the app's tests, with `my_app` the function that builds the app.
+    ///
+    /// ```
+    /// let script = purview_conformance::Script { steps: Vec::new() };
+    /// let test = script.as_rust_test(purview_conformance::Check::Masking);
+    /// assert!(test.contains("Explorer::new()") && test.contains("Check::Masking"));
+    /// ```
+    pub fn as_rust_test(&self, check: crate::Check) -> String {
+        let name = check.name().replace('-', "_");
+        let variant = format!("{check:?}");
+        format!(
+            "#[tokio::test]\nasync fn replays_the_{name}_failure() {{\n    let script: purview_conformance::Script =\n        serde_json::from_str(r###\"{json}\"###).unwrap();\n    let endpoint = purview_conformance::Endpoint::in_process(my_app);\n    let report = purview_conformance::Explorer::new().replay(&endpoint, &script).await;\n    let check = report.check(purview_conformance::Check::{variant});\n    assert_ne!(check.status, purview_conformance::Status::Fail, \"{{report}}\");\n}}\n",
+            json = self.to_json()
+        )
+    }
 }
