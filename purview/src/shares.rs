@@ -241,12 +241,21 @@ impl<K: Eq + Hash + Clone> Share<K> {
     }
 }
 
-impl<K: Eq + Hash + Clone> Drop for Share<K> {
-    fn drop(&mut self) {
+impl<K: Eq + Hash + Clone> Share<K> {
+    /// Gives the place back now, while the share may still be referred to
+    /// (a closed connection whose marks outlive it); dropping it later does
+    /// nothing more.
+    pub fn release(&self) {
         let mut table = crate::lock::lock_unpoisoned(&self.pool.table);
         if table.places.contains_key(&self.id) {
             table.remove(self.id);
         }
+    }
+}
+
+impl<K: Eq + Hash + Clone> Drop for Share<K> {
+    fn drop(&mut self) {
+        self.release();
     }
 }
 

@@ -111,7 +111,10 @@ pub(crate) struct Admitted {
 }
 
 impl Drop for Admitted {
+    /// The connection has closed: its slot is free at once, even while a
+    /// request's mark (kept by a handler still running) refers to it.
     fn drop(&mut self) {
+        self.mark.connection.share.release();
         self.mark.gone.cancel();
     }
 }
@@ -460,6 +463,16 @@ mod tests {
         checked(&one, "s");
         let _work = one.mark.busy();
         assert!(full.admit(elsewhere).is_none(), "refused, not cut");
+    }
+
+    #[test]
+    fn s12_a_closed_connection_frees_its_slot_though_its_marks_live_on() {
+        let connections = Connections::new(2);
+        let admitted = connections.admit(HERE).expect("room");
+        let kept = admitted.mark.clone();
+        drop(admitted);
+        assert_eq!(connections.counts(&Client::address(HERE)), (0, 0));
+        drop(kept);
     }
 
     #[test]
