@@ -8,8 +8,37 @@ use jsonschema::{Validator, error::ValidationErrorKind};
 use rand::RngExt as _;
 use serde_json::{Map, Number, Value, json};
 
+mod shown;
+
+pub(crate) use shown::Shown;
+
 /// The explorer's random source: the same seed gives the same walk.
 pub(crate) type Rand = rand::rngs::Xoshiro256PlusPlus;
+
+/// Where values come from besides the schema: the developer's hints (by
+/// parameter name), then what the app showed.
+#[derive(Clone, Copy)]
+pub(crate) struct Sources<'a> {
+    /// Values to use for a parameter, by its name (`--hint`).
+    pub hints: &'a HashMap<String, Vec<Value>>,
+    /// What the app's windows and answers showed lately.
+    pub shown: &'a Shown,
+    /// The window the tool acts on, whose values come first.
+    pub window: Option<&'a str>,
+    /// The parameters the app keeps refusing made-up values for (by name,
+    /// in `validation_failed`): they take what the app showed.
+    pub refused: &'a std::collections::BTreeSet<String>,
+}
+
+impl<'a> Sources<'a> {
+    /// Only the developer's hints.
+    #[cfg(test)]
+    pub fn hints(hints: &'a HashMap<String, Vec<Value>>) -> Self {
+        static NOTHING: std::sync::LazyLock<Shown> = std::sync::LazyLock::new(Shown::default);
+        static NONE: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+        Self { hints, shown: &NOTHING, window: None, refused: &NONE }
+    }
+}
 
 /// Strings that tend to find edges: empty, blank, long, non-ASCII, markup,
 /// control and bidi characters, numbers and words in string clothing.
@@ -115,17 +144,18 @@ impl InputSchema {
     }
 
     /// Valid arguments (best effort: up to eight tries, then the last try,
-    /// judged honestly). `fixed` values are used as they are; `hints` offer
-    /// candidate values by parameter name.
+    /// judged honestly). A parameter with hints always takes one of them;
+    /// others often take a value the app showed under a matching label,
+    /// and are made up from the schema otherwise.
     pub fn valid(
         &self,
         rng: &mut Rand,
-        hints: &HashMap<String, Vec<Value>>,
+        sources: Sources<'_>,
         secret: &mut dyn FnMut(&mut Rand) -> String,
     ) -> (Map<String, Value>, Validity) {
         let mut last = Map::new();
         for _ in 0..8 {
-            let mut g = Gen { root: &self.root, rng, hints, secret, depth: 0 };
+            let mut g = Gen { root: &self.root, rng, sources, secret, depth: 0 };
             let value = g.object_top();
             let validity = self.judge(&value);
             if validity == Validity::Valid {
@@ -142,10 +172,10 @@ impl InputSchema {
     pub fn invalid(
         &self,
         rng: &mut Rand,
-        hints: &HashMap<String, Vec<Value>>,
+        sources: Sources<'_>,
         secret: &mut dyn FnMut(&mut Rand) -> String,
     ) -> Option<(Map<String, Value>, Vec<String>)> {
-        let (base, _) = self.valid(rng, hints, secret);
+        let (base, _) = self.valid(rng, sources, secret);
         let properties = self.properties().cloned().unwrap_or_default();
         let required: Vec<String> = self
             .root
@@ -282,6 +312,21 @@ fn out_of_range(schema: &Value, rng: &mut Rand) -> Value {
     }
 }
 
+/// Whether `value` is of one of `types` (any value when there are none).
+fn fits(types: &[String], value: &Value) -> bool {
+    types.is_empty()
+        || types.iter().any(|t| match t.as_str() {
+            "string" => value.is_string(),
+            "integer" => value.is_i64() || value.is_u64(),
+            "number" => value.is_number(),
+            "boolean" => value.is_boolean(),
+            "null" => value.is_null(),
+            "array" => value.is_array(),
+            "object" => value.is_object(),
+            _ => false,
+        })
+}
+
 fn types_of(schema: &Value) -> Vec<String> {
     match schema.get("type") {
         Some(Value::String(t)) => vec![t.clone()],
@@ -309,7 +354,7 @@ fn json_type(v: &Value) -> &'static str {
 struct Gen<'a> {
     root: &'a Value,
     rng: &'a mut Rand,
-    hints: &'a HashMap<String, Vec<Value>>,
+    sources: Sources<'a>,
     secret: &'a mut dyn FnMut(&mut Rand) -> String,
     depth: usize,
 }
@@ -342,11 +387,27 @@ impl Gen<'_> {
             let target = self.lookup(reference).cloned().unwrap_or(Value::Bool(true));
             return self.value(&target, name);
         }
-        if let Some(hints) = name.and_then(|n| self.hints.get(n))
-            && !hints.is_empty()
-            && self.rng.random_bool(0.85)
-        {
-            return hints[self.rng.random_range(0..hints.len())].clone();
+        // A hint is the developer's word: always taken where its type fits
+        // (a number given for a string parameter is taken as its digits),
+        // so a walk never spends a lock screen's tries on made-up PINs.
+        if let Some(hints) = name.and_then(|n| self.sources.hints.get(n)) {
+            let types = types_of(schema);
+            let fitting: Vec<Value> = hints
+                .iter()
+                .filter_map(|h| match h {
+                    h if fits(&types, h) => Some(h.clone()),
+                    Value::Number(n) if fits(&types, &json!("")) => Some(json!(n.to_string())),
+                    _ => None,
+                })
+                .collect();
+            if !fitting.is_empty() {
+                return fitting[self.rng.random_range(0..fitting.len())].clone();
+            }
+        }
+        let refused = name.is_some_and(|n| self.sources.refused.contains(n));
+        let shown = self.sources.shown;
+        if let Some(value) = shown.pick(self.rng, schema, name, self.sources.window, refused) {
+            return value;
         }
         if let Some(value) = schema.get("const") {
             return value.clone();
@@ -411,7 +472,7 @@ impl Gen<'_> {
                     let write_only = sub.get("writeOnly").and_then(Value::as_bool) == Some(true);
                     let value = if write_only
                         && types_of(sub).iter().any(|t| t == "string")
-                        && !self.hints.contains_key(name)
+                        && !self.sources.hints.contains_key(name)
                         && self.rng.random_bool(0.8)
                     {
                         Value::String((self.secret)(self.rng))

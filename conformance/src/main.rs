@@ -73,8 +73,10 @@ struct Options {
     /// own data that equals it.
     #[arg(long = "secret", value_name = "VALUE", global = true)]
     secrets: Vec<String>,
-    /// A value worth trying for a parameter, as NAME=JSON (repeatable), such
-    /// as pin="1234" to get past a lock screen.
+    /// A value for a parameter, as NAME=JSON (repeatable), such as
+    /// pin="1234" to get past a lock screen. A parameter with hints always
+    /// takes one of them where its type fits; parameters without take values
+    /// the app's windows and answers show, or made-up ones.
     #[arg(long = "hint", value_name = "NAME=JSON", value_parser = parse_hint, global = true)]
     hints: Vec<(String, serde_json::Value)>,
     /// An error code the server documents as an extension of §7.4 (repeatable).

@@ -30,6 +30,8 @@ impl Walk<'_> {
             self.titles.insert(id.clone(), w.title.clone());
         }
         self.coverage.most_open = self.coverage.most_open.max(obs.windows.by_id.len());
+        let windows = obs.windows.by_id.iter().map(|(id, w)| (id.as_str(), w.blocks.as_slice()));
+        self.shown.read_windows(windows);
     }
 
     pub(super) fn coverage_key(&self, info: Option<&ToolInfo>, obs: &Obs) -> String {

@@ -6,13 +6,17 @@
 //! what the per-window tools reach on the others.
 
 use purview::naming;
-use std::{collections::BTreeMap, sync::Arc};
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    sync::Arc,
+};
 
 use rand::RngExt as _;
 use rmcp::model::Tool;
 use serde_json::{Map, Value, json};
 
 use crate::{
+    generate::Sources,
     script::{Call, ExpectedVersion, Intent},
     target::CallOutcome,
 };
@@ -110,8 +114,15 @@ impl Walk<'_> {
         let versioned = target.window.is_some();
         let (inner, intent) = match roll {
             10..=21 => {
-                match target.schema.invalid(&mut self.rng, &self.cfg.hints, &mut Self::secret_value)
-                {
+                let key = self.coverage_key(Some(&target), &self.obs);
+                let refused = Self::refused(&self.coverage, &key);
+                let sources = Sources {
+                    hints: &self.cfg.hints,
+                    shown: &self.shown,
+                    window: target.window.as_deref(),
+                    refused: &refused,
+                };
+                match target.schema.invalid(&mut self.rng, sources, &mut Self::secret_value) {
                     // The version goes beside `window`, not among the action's
                     // own arguments (where a second one would be a conflict).
                     Some((mut inner, broke))
@@ -154,13 +165,21 @@ impl Walk<'_> {
     }
 
     fn valid_inner(&mut self, target: &ToolInfo) -> Map<String, Value> {
-        let (mut inner, _) =
-            target.schema.valid(&mut self.rng, &self.cfg.hints, &mut Self::secret_value);
+        let refused = Self::refused(&self.coverage, &self.coverage_key(Some(target), &self.obs));
+        let sources = Sources {
+            hints: &self.cfg.hints,
+            shown: &self.shown,
+            window: target.window.as_deref(),
+            refused: &refused,
+        };
+        let (mut inner, _) = target.schema.valid(&mut self.rng, sources, &mut Self::secret_value);
         inner.remove(naming::EXPECTED_VERSION);
         inner
     }
 
-    /// Half the time one of the operations that has not succeeded yet, so
+    /// Mostly one of the operations that has not succeeded yet, or one
+    /// that once opened a window type whose operations have not all
+    /// succeeded (the way back to a dialog the walk closed too early), so
     /// a walk covers what it can instead of repeating what it has.
     ///
     /// What cannot be undone (submitting, locking) waits, since it may end
@@ -169,28 +188,63 @@ impl Walk<'_> {
     /// until half the walk is spent. Without that, whether a walk covered the app
     /// would depend on its seed: one that submitted early never got back.
     pub(super) fn pick_uncovered(&mut self, tools: &[Arc<ToolInfo>]) -> Arc<ToolInfo> {
-        let uncovered: Vec<&Arc<ToolInfo>> = tools
-            .iter()
-            .filter(|t| {
-                let key = self.coverage_key(Some(t), &self.obs);
-                self.coverage.tools.get(&key).is_none_or(|c| c.succeeded == 0)
-            })
-            .collect();
+        let openers = self.wanted_openers();
+        let uncovered = |walk: &Self, t: &ToolInfo| {
+            let key = walk.coverage_key(Some(t), &walk.obs);
+            walk.coverage.tools.get(&key).is_none_or(|c| c.succeeded == 0)
+        };
+        let dispatch_aims =
+            self.dispatchable().iter().any(|t| uncovered(self, t) || openers.contains(&t.name));
         // `app__act` is as final as the action it is sent to, which
         // `act_call` picks by these same rules.
         let lasting = |t: &Arc<ToolInfo>| t.destructive && t.name != PURVIEW_ACT;
-        let undoable_left = uncovered.iter().any(|t| !lasting(t));
+        let undoable_left = tools.iter().any(|t| !lasting(t) && uncovered(self, t));
         let probe_pending = self.unit_steps != Some(false) && self.unprobed();
         let patient = self.trace().len() < self.cfg.steps / 2;
         // Patience for the first half only: an operation that never
         // succeeds must not keep the destructive ones from being called.
         let wait = patient && tools.iter().any(|t| !lasting(t)) && (undoable_left || probe_pending);
         let keep = |t: &&Arc<ToolInfo>| !wait || !lasting(t);
-        let uncovered: Vec<&Arc<ToolInfo>> = uncovered.into_iter().filter(keep).collect();
-        if !uncovered.is_empty() && self.rng.random_bool(0.5) {
-            return uncovered[self.rng.random_range(0..uncovered.len())].clone();
+        let aimed: Vec<&Arc<ToolInfo>> = tools
+            .iter()
+            .filter(keep)
+            .filter(|t| {
+                uncovered(self, t)
+                    || openers.contains(&t.name)
+                    || (t.name == PURVIEW_ACT && dispatch_aims)
+            })
+            .collect();
+        if !aimed.is_empty() && self.rng.random_bool(0.75) {
+            return aimed[self.rng.random_range(0..aimed.len())].clone();
         }
         let pool: Vec<&Arc<ToolInfo>> = tools.iter().filter(keep).collect();
         pool[self.rng.random_range(0..pool.len())].clone()
+    }
+
+    /// The operations that once opened a window of a type with an
+    /// operation that never succeeded and is not offered now.
+    fn wanted_openers(&self) -> BTreeSet<String> {
+        let offered: BTreeSet<String> = self
+            .obs
+            .tools
+            .values()
+            .chain(self.obs.dispatch.values())
+            .map(|t| self.coverage_key(Some(t), &self.obs))
+            .collect();
+        let mut wanted = BTreeSet::new();
+        for info in self.ever_listed.values().chain(self.ever_dispatched.values()) {
+            let Some(title) = info.window.as_ref().and_then(|w| self.titles.get(w)) else {
+                continue;
+            };
+            let key = self.coverage_key(Some(info), &self.obs);
+            if self.allowed(info)
+                && !offered.contains(&key)
+                && self.coverage.tools.get(&key).is_none_or(|c| c.succeeded == 0)
+                && let Some(openers) = self.openers.get(title)
+            {
+                wanted.extend(openers.iter().cloned());
+            }
+        }
+        wanted
     }
 }

@@ -15,7 +15,7 @@ mod step;
 use purview::naming;
 
 use std::{
-    collections::{BTreeMap, HashMap, HashSet},
+    collections::{BTreeMap, BTreeSet, HashMap, HashSet},
     sync::Arc,
     time::Duration,
 };
@@ -27,7 +27,7 @@ use serde_json::{Map, Value, json};
 
 use crate::{
     checks::Check,
-    generate::{InputSchema, Rand, Validity},
+    generate::{InputSchema, Rand, Shown, Validity},
     report::Coverage,
     script::{Call, ExpectedVersion, Step},
     settings::{APP_WINDOWS_SCHEMA, Settings},
@@ -176,6 +176,15 @@ pub(crate) struct Walk<'a> {
     /// Everything the server answered so far, to tell whether a value sent
     /// later had appeared before (bounded: [`observe::HISTORY_LIMIT`]).
     history: String,
+    /// For a replay: recorded window ids this server never showed, and the
+    /// open window each was sent to instead ([`Walk::rebased`]).
+    aliases: HashMap<String, String>,
+    /// What the app showed lately: values worth sending back.
+    shown: Shown,
+    /// The operations whose call opened a window, by the opened window's
+    /// title: the way back to a window type whose operations are not all
+    /// covered yet.
+    openers: BTreeMap<String, BTreeSet<String>>,
     /// String values sent to other parameters (which may come back).
     sent_plain: HashSet<String>,
     /// Successful writes that changed their window, by window, for the
@@ -268,6 +277,9 @@ impl<'a> Walk<'a> {
             sent_secrets: Vec::new(),
             told_ambient: vec![false; cfg.secrets.len()],
             history: String::new(),
+            aliases: HashMap::new(),
+            shown: Shown::default(),
+            openers: BTreeMap::new(),
             sent_plain: HashSet::new(),
             effective: HashMap::new(),
             recent: Vec::new(),

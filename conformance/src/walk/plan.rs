@@ -3,14 +3,15 @@
 //! repeated, or two writes sent together.
 
 use purview::naming;
-use std::sync::Arc;
+use std::{collections::BTreeSet, sync::Arc};
 
 use rand::RngExt as _;
 use serde_json::Map;
 
 use crate::{
     checks::Check,
-    generate::Rand,
+    generate::{Rand, Sources},
+    report::Coverage,
     script::{Call, ExpectedVersion, Intent, Step},
 };
 
@@ -100,13 +101,28 @@ impl Walk<'_> {
         Step::Call(call)
     }
 
+    /// The parameters of the tool counted under `key` that the app refused
+    /// (by name, in valid calls) at least twice and more often than the
+    /// tool succeeded: made-up values do not do for them.
+    pub(super) fn refused(coverage: &Coverage, key: &str) -> BTreeSet<String> {
+        let Some(count) = coverage.tools.get(key) else { return BTreeSet::new() };
+        let refused = |times: &usize| *times >= 2 && *times > count.succeeded;
+        count.fields.iter().filter(|(_, t)| refused(t)).map(|(name, _)| name.clone()).collect()
+    }
+
     pub(super) fn secret_value(rng: &mut Rand) -> String {
         format!("{SECRET_PREFIX}{:08x}", rng.random_range(0..u32::MAX))
     }
 
     pub(super) fn valid_call(&mut self, tool: &ToolInfo) -> Call {
-        let (mut arguments, _) =
-            tool.schema.valid(&mut self.rng, &self.cfg.hints, &mut Self::secret_value);
+        let refused = Self::refused(&self.coverage, &self.coverage_key(Some(tool), &self.obs));
+        let sources = Sources {
+            hints: &self.cfg.hints,
+            shown: &self.shown,
+            window: tool.window.as_deref(),
+            refused: &refused,
+        };
+        let (mut arguments, _) = tool.schema.valid(&mut self.rng, sources, &mut Self::secret_value);
         let mut expected_version = ExpectedVersion::Omit;
         if tool.window.is_some() && tool.has_version() {
             arguments.remove(naming::EXPECTED_VERSION);
@@ -118,8 +134,15 @@ impl Walk<'_> {
     }
 
     pub(super) fn invalid_call(&mut self, tool: &ToolInfo) -> Option<Call> {
+        let refused = Self::refused(&self.coverage, &self.coverage_key(Some(tool), &self.obs));
+        let sources = Sources {
+            hints: &self.cfg.hints,
+            shown: &self.shown,
+            window: tool.window.as_deref(),
+            refused: &refused,
+        };
         let (mut arguments, broke) =
-            tool.schema.invalid(&mut self.rng, &self.cfg.hints, &mut Self::secret_value)?;
+            tool.schema.invalid(&mut self.rng, sources, &mut Self::secret_value)?;
         let mut expected_version = ExpectedVersion::Omit;
         if tool.window.is_some()
             && tool.has_version()

@@ -46,6 +46,17 @@ impl Walk<'_> {
             self.recent.remove(0);
         }
         self.recent.push(p.call.clone());
+        if let CallOutcome::Result { structured: Some(s), .. } = outcome {
+            self.shown.read_answer(s);
+        }
+        let name = p.target.as_ref().or(p.info.as_ref()).map(|t| t.name.clone());
+        for (id, w) in &after.windows.by_id {
+            if let Some(name) = &name
+                && !before.windows.by_id.contains_key(id)
+            {
+                self.openers.entry(w.title.clone()).or_default().insert(name.clone());
+            }
+        }
         let Some(window) = p.window.clone() else { return };
         let (Some(b), Some(a)) =
             (before.windows.by_id.get(&window), after.windows.by_id.get(&window))
