@@ -104,9 +104,12 @@ impl Explorer {
         self
     }
 
-    /// A value worth trying for every parameter called `parameter` (the
-    /// right PIN, an existing customer id), offered alongside generated ones
-    /// so the walk can get past gates random values never open.
+    /// A value for every parameter called `parameter` (the right PIN, an
+    /// existing customer id), so the walk gets past gates made-up values
+    /// never open. A parameter with hints always takes one of them where its
+    /// type fits (a number given for a string is taken as its digits);
+    /// parameters without take values the app shows, or made-up ones.
+    /// Invalid calls still break parameters on purpose.
     pub fn hint(mut self, parameter: impl Into<String>, value: impl Into<Value>) -> Self {
         self.settings.hints.entry(parameter.into()).or_default().push(value.into());
         self
@@ -265,7 +268,8 @@ impl Explorer {
             if walk.stopped() {
                 break;
             }
-            walk.execute(step.clone()).await;
+            let step = walk.rebased(step.clone());
+            walk.execute(step).await;
         }
         walk.finish(endpoint, started.elapsed()).await
     }
@@ -297,8 +301,16 @@ impl Explorer {
         let mut replays = 0;
         let within = |replays: usize| replays < budget && Instant::now() < deadline;
         let mut best = trace.to_vec();
-        if !self.fails_on(endpoint, &best, check, &mut replays).await {
-            return Shrunk { check, reproduced: false, script: Script { steps: best }, replays };
+        match self.fails_on(endpoint, &best, check, &mut replays).await {
+            Some(sent) => best = sent,
+            None => {
+                return Shrunk {
+                    check,
+                    reproduced: false,
+                    script: Script { steps: best },
+                    replays,
+                };
+            }
         }
         // The windows a fresh server starts with: a call made in a window
         // opened later may show the same failure in one of these.
@@ -314,32 +326,23 @@ impl Explorer {
         // the start.
         if let Some(last) = best.last().cloned() {
             for candidate in std::iter::once(last.clone()).chain(retargeted(&last, &initial)) {
-                if within(replays)
-                    && self
-                        .fails_on(endpoint, std::slice::from_ref(&candidate), check, &mut replays)
-                        .await
-                {
+                if !within(replays) {
+                    break;
+                }
+                let tried = std::slice::from_ref(&candidate);
+                if let Some(sent) = self.fails_on(endpoint, tried, check, &mut replays).await {
                     return Shrunk {
                         check,
                         reproduced: true,
-                        script: Script { steps: vec![candidate] },
+                        script: Script { steps: sent },
                         replays,
                     };
                 }
             }
         }
         // What matters is usually near the failure: find the shortest tail
-        // that still fails (a binary search over where it starts)…
-        let (mut keep, mut drop) = (0, best.len());
-        while drop - keep > 1 && within(replays) {
-            let mid = (keep + drop) / 2;
-            if self.fails_on(endpoint, &best[mid..], check, &mut replays).await {
-                keep = mid;
-            } else {
-                drop = mid;
-            }
-        }
-        best.drain(..keep);
+        // that still fails…
+        best = self.shortest_tail(endpoint, best, check, &mut replays, &within).await;
         // …then remove whatever else it can do without, trying calls in
         // windows that are there from the start instead of later ones.
         loop {
@@ -352,8 +355,8 @@ impl Explorer {
                     }
                     let mut tried = best.clone();
                     tried[i] = candidate;
-                    if self.fails_on(endpoint, &tried, check, &mut replays).await {
-                        best = tried;
+                    if let Some(sent) = self.fails_on(endpoint, &tried, check, &mut replays).await {
+                        best = sent;
                         break;
                     }
                 }
@@ -367,6 +370,31 @@ impl Explorer {
             }
         }
         Shrunk { check, reproduced: true, script: Script { steps: best }, replays }
+    }
+
+    /// The shortest tail of `best` that still fails (a binary search over
+    /// where it starts), as sent.
+    async fn shortest_tail(
+        &self,
+        endpoint: &Endpoint,
+        best: Vec<Step>,
+        check: Check,
+        replays: &mut usize,
+        within: &impl Fn(usize) -> bool,
+    ) -> Vec<Step> {
+        let (mut keep, mut drop) = (0, best.len());
+        let mut tail = None;
+        while drop - keep > 1 && within(*replays) {
+            let mid = (keep + drop) / 2;
+            match self.fails_on(endpoint, &best[mid..], check, replays).await {
+                Some(sent) => {
+                    keep = mid;
+                    tail = Some(sent);
+                }
+                None => drop = mid,
+            }
+        }
+        tail.unwrap_or(best)
     }
 
     /// Delta debugging: drops chunks of steps, halving the chunk size,
@@ -389,11 +417,12 @@ impl Explorer {
                 }
                 let mut candidate = best.clone();
                 candidate.drain(i..(i + chunk).min(best.len()));
-                if self.fails_on(endpoint, &candidate, check, replays).await {
-                    best = candidate;
-                    progressed = true;
-                } else {
-                    i += chunk;
+                match self.fails_on(endpoint, &candidate, check, replays).await {
+                    Some(sent) => {
+                        best = sent;
+                        progressed = true;
+                    }
+                    None => i += chunk,
                 }
             }
             if chunk == 1 {
@@ -406,29 +435,34 @@ impl Explorer {
         }
     }
 
+    /// Replays `steps` on a fresh server: the steps as sent (window ids
+    /// [`rebased`](Walk::rebased)) when `check` fails on them.
     async fn fails_on(
         &self,
         endpoint: &Endpoint,
         steps: &[Step],
         check: Check,
         replays: &mut usize,
-    ) -> bool {
+    ) -> Option<Vec<Step>> {
         *replays += 1;
-        let Ok(mut walk) = Walk::connect(&self.settings, endpoint).await else { return false };
+        let mut walk = Walk::connect(&self.settings, endpoint).await.ok()?;
+        let mut sent = Vec::new();
         if walk.failed(check) {
-            return true;
+            return Some(sent);
         }
         for step in steps {
-            walk.execute(step.clone()).await;
+            let step = walk.rebased(step.clone());
+            sent.push(step.clone());
+            walk.execute(step).await;
             if walk.failed(check) {
-                return true;
+                return Some(sent);
             }
             if walk.stopped() {
                 break;
             }
         }
         walk.settle_notifications().await;
-        walk.failed(check)
+        walk.failed(check).then_some(sent)
     }
 }
 

@@ -3,18 +3,75 @@
 
 use std::time::Duration;
 
+use purview::naming;
+use serde_json::Value;
+
 use crate::{
     checks::Check,
-    script::{ExpectedVersion, Step},
+    script::{ExpectedVersion, Intent, Step},
     target::{CallOutcome, Event, Note, Session},
 };
 
 use super::{
-    Obs, Prepared, Walk,
+    Obs, PURVIEW_ACT, Prepared, Walk,
     describe::{describe_calls, describe_change, describe_events, note_name},
 };
 
 impl Walk<'_> {
+    /// `step` as a replay sends it: a call meant for a window (valid or
+    /// with broken arguments) that names an id this server never showed
+    /// goes to the newest open window offering the same action instead,
+    /// and so does every later call naming that id. A shortened walk
+    /// then still reaches "the dialog the delete opened" when the steps it
+    /// left out would have made that dialog's id another.
+    pub(crate) fn rebased(&mut self, mut step: Step) -> Step {
+        let calls = match &mut step {
+            Step::Call(call) => std::slice::from_mut(call),
+            Step::Together(calls) => calls.as_mut_slice(),
+        };
+        for call in calls {
+            if !matches!(call.intent, Intent::Valid | Intent::Invalid(_)) {
+                continue;
+            }
+            if call.tool == PURVIEW_ACT {
+                let named = call.arguments.get("window").and_then(Value::as_str);
+                let action = call.arguments.get("action").and_then(Value::as_str);
+                if let (Some(window), Some(action)) = (named, action)
+                    && let Some(live) = self.alias(window, action, true)
+                {
+                    call.arguments.insert("window".into(), Value::String(live));
+                }
+            } else if let Some((window, action)) = call.tool.split_once(naming::SEPARATOR)
+                && let Some(live) = self.alias(window, action, false)
+            {
+                call.tool = naming::tool_name(&live, action);
+            }
+        }
+        step
+    }
+
+    /// The open window a recorded `window` id stands for, when this server
+    /// never showed that id.
+    fn alias(&mut self, window: &str, action: &str, dispatched: bool) -> Option<String> {
+        if window == "app" || self.seen_ids.contains(window) {
+            return None;
+        }
+        if let Some(live) = self.aliases.get(window) {
+            return Some(live.clone());
+        }
+        let offers = |id: &String| {
+            let name = naming::tool_name(id, action);
+            if dispatched {
+                self.obs.dispatch.contains_key(&name)
+            } else {
+                self.obs.tools.contains_key(&name)
+            }
+        };
+        let live = self.obs.windows.order.iter().rev().find(|id| offers(id))?.clone();
+        self.aliases.insert(window.to_owned(), live.clone());
+        Some(live)
+    }
+
     /// Runs one step and judges it.
     pub(crate) async fn execute(&mut self, step: Step) {
         self.step += 1;
