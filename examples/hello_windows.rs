@@ -83,16 +83,15 @@ struct ConfirmClear;
 impl ConfirmClear {
     /// Remove the finished tasks.
     #[action(destructive)]
-    fn confirm(&mut self, cx: &mut Context) {
+    fn confirm(&mut self, cx: &mut Context) -> Result<(), purview::Error> {
         // The list is blocked by this dialog, so it is edited through the
         // context: the edit and the close land together.
-        if let Some(owner) = cx.owner_id() {
-            cx.update::<Tasks>(&owner, |tasks| {
-                tasks.items.retain(|(_, done)| !done);
-                tasks.recount();
-            });
-        }
+        cx.update_owner::<Tasks>(|tasks| {
+            tasks.items.retain(|(_, done)| !done);
+            tasks.recount();
+        })?;
         cx.close();
+        Ok(())
     }
 
     /// Keep everything.

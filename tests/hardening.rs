@@ -746,3 +746,61 @@ async fn an_update_of_a_window_of_another_type_names_both_types_in_the_log() -> 
     ensure!(text.contains("Dialog") && text.contains("Editor"), "both types named: {text}");
     Ok(())
 }
+
+/// The typed way for a dialog to act on its owner: `cx.update_owner::<W>`
+/// checks the owner's type when it is called, so the mistake above fails
+/// the call at once with a message naming the owner and the type asked
+/// for, and nothing the call did applies; with the right type the edit
+/// lands with the call.
+#[tokio::test]
+async fn update_owner_names_a_wrong_type_at_once_and_edits_the_right_one() -> Result<()> {
+    #[purview::window(title = "Counter", summary = "Counted {count}")]
+    #[derive(Clone, Default)]
+    struct Counter {
+        count: u32,
+    }
+
+    #[purview::actions]
+    impl Counter {}
+
+    #[purview::window(title = "Ask")]
+    #[derive(Clone, Default)]
+    struct Ask;
+
+    #[purview::actions]
+    impl Ask {
+        /// Counts one on the owner, then closes.
+        #[action]
+        fn count(&mut self, cx: &mut purview::Context) -> Result<(), purview::ToolError> {
+            cx.update_owner::<Counter>(|c| c.count += 1)?;
+            cx.close();
+            Ok(())
+        }
+        /// Asks for the owner as the wrong type, then closes.
+        #[action]
+        fn wrong(&mut self, cx: &mut purview::Context) -> Result<(), purview::ToolError> {
+            cx.close();
+            cx.update_owner::<Ask>(|_| {})?;
+            Ok(())
+        }
+    }
+
+    let app = purview::App::builder().build();
+    let counter = app.open(Counter::default())?;
+    let ask = counter.open_modal(Ask)?;
+    let refused = app.call(&format!("{}__wrong", ask.id()), None).await.err();
+    let refused = refused.ok_or_else(|| anyhow::anyhow!("the wrong type was accepted"))?;
+    ensure!(refused.code.to_string() == "action_failed", "{refused:?}");
+    let message = refused.message.to_string();
+    ensure!(message.contains(counter.id()) && message.contains("Ask"), "{message}");
+    ensure!(app.window_list()?.len() == 2, "the close did not apply: {:?}", app.window_list()?);
+    app.call(&format!("{}__count", ask.id()), None).await.map_err(|e| anyhow::anyhow!("{e:?}"))?;
+    ensure!(counter.read(|c| c.count)? == 1);
+    ensure!(app.window_list()?.len() == 1);
+    // In a window that is not a modal there is no owner to edit.
+    let lone = app.open(Ask)?;
+    let refused = app.call(&format!("{}__count", lone.id()), None).await.err();
+    let message = refused.map(|e| e.message.to_string()).unwrap_or_default();
+    ensure!(message.contains("has no owner"), "{message}");
+    Ok(())
+}

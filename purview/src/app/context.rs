@@ -295,6 +295,50 @@ impl Context {
         });
     }
 
+    /// Edits the window this window-level modal was opened for, which must
+    /// be a `W`: the typed way for a dialog to act on its owner. The type is
+    /// checked now, so a dialog opened over a window of another type fails
+    /// at once, naming the owner and `W` ([`Error::WrongType`]; with `?` the
+    /// call fails and nothing it did applies), where [`Context::update`]
+    /// would leave the owner alone; [`Error::NoOwner`] when this window is
+    /// not a window-level modal, [`Error::NotInWindow`] in an app-level
+    /// action. The edit applies when the call succeeds, as `update`'s does.
+    ///
+    /// ```
+    /// # use purview::prelude::*;
+    /// # #[window(summary = "{count} tasks")]
+    /// # #[derive(Clone, Default)]
+    /// # struct Tasks { count: usize }
+    /// # #[actions] impl Tasks {
+    /// #   /// Ask first.
+    /// #   #[action] fn clear(&mut self, cx: &mut Context) -> Result<(), ToolError> {
+    /// #     cx.open_modal(ConfirmClear)?; Ok(()) } }
+    /// #[window(summary = "Clear every task?")]
+    /// #[derive(Clone)]
+    /// struct ConfirmClear;
+    ///
+    /// #[actions]
+    /// impl ConfirmClear {
+    ///     /// Clear them.
+    ///     #[action(destructive)]
+    ///     fn confirm(&mut self, cx: &mut Context) -> Result<(), ToolError> {
+    ///         cx.update_owner::<Tasks>(|tasks| tasks.count = 0)?;
+    ///         cx.close();
+    ///         Ok(())
+    ///     }
+    /// }
+    /// ```
+    pub fn update_owner<W: Window>(
+        &mut self,
+        edit: impl FnOnce(&mut W) + Send + Sync + 'static,
+    ) -> Result<(), Error> {
+        let origin = self.origin.clone().ok_or(Error::NotInWindow { operation: "update_owner" })?;
+        let owner = self.owner_id().ok_or_else(|| Error::NoOwner { id: origin.to_string() })?;
+        self.read::<W, _>(&owner, |_| ())?;
+        self.update::<W>(&owner, edit);
+        Ok(())
+    }
+
     /// The owner of this window when it is a window-level modal: the window
     /// a confirmation dialog confirms for.
     pub fn owner_id(&self) -> Option<String> {

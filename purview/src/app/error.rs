@@ -54,6 +54,12 @@ pub enum Error {
         /// The operation, such as `open_modal`.
         operation: &'static str,
     },
+    /// The window has no owner: only a window-level modal (one opened with
+    /// `open_modal`) has one.
+    NoOwner {
+        /// The window's id.
+        id: String,
+    },
     /// The application is at one of its [`Limits`](crate::settings::Limits).
     LimitReached {
         /// What is limited, such as "open windows".
@@ -79,6 +85,10 @@ impl fmt::Display for Error {
             Self::NotInWindow { operation } => write!(
                 f,
                 "`{operation}` needs the window whose action is running, and an app-level action has none"
+            ),
+            Self::NoOwner { id } => write!(
+                f,
+                "window `{id}` has no owner: only a window-level modal, opened with `open_modal`, has one"
             ),
             Self::LimitReached { what, limit } => {
                 write!(f, "the application already has the most {what} it allows ({limit})")
