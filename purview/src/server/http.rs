@@ -160,6 +160,7 @@ impl App {
                 connections,
                 header_timeout: options.header_timeout,
                 min_rate: options.min_request_rate,
+                nodelay: !options.nagle,
             },
             cancel.clone(),
             stopped.clone(),
@@ -457,6 +458,7 @@ struct Limits {
     header_timeout: Duration,
     /// A request's head, after `paced::GRACE`, in bytes a second.
     min_rate: u32,
+    nodelay: bool,
 }
 
 /// Accepts connections until cancelled, sharing the slots fairly
@@ -486,7 +488,7 @@ async fn accept(
         };
         // Answers leave in one segment rather than waiting for the
         // client's delayed ACK of the head (Nagle).
-        let _ = stream.set_nodelay(true);
+        let _ = stream.set_nodelay(limits.nodelay);
         // Refusals are counted and summarised inside.
         let Some(admitted) = limits.connections.admit(peer.ip()) else {
             tokio::spawn(refuse(stream));

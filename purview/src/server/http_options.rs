@@ -43,6 +43,8 @@ pub struct HttpOptions {
     pub(super) max_streams: usize,
     pub(super) max_listen_streams: usize,
     pub(super) session_idle: Duration,
+    /// Nagle's algorithm left on for accepted sockets (only for measuring).
+    pub(super) nagle: bool,
 }
 
 impl Default for HttpOptions {
@@ -68,6 +70,7 @@ impl Default for HttpOptions {
             max_streams: 64,
             max_listen_streams: 64,
             session_idle: Duration::from_secs(5 * 60),
+            nagle: false,
         }
     }
 }
@@ -197,6 +200,16 @@ impl HttpOptions {
     /// How long a session may stay idle before it is closed (5 minutes).
     pub fn session_idle(mut self, idle: Duration) -> Self {
         self.session_idle = idle;
+        self
+    }
+
+    /// Leaves Nagle's algorithm on for accepted sockets, as it was before
+    /// answers were sent without delay: for measuring what that cost a
+    /// client that acknowledges lazily. Not part of the API.
+    #[cfg(feature = "bench-internals")]
+    #[doc(hidden)]
+    pub fn with_nagle(mut self) -> Self {
+        self.nagle = true;
         self
     }
 
