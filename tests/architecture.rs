@@ -440,3 +440,45 @@ fn the_public_root_lists_at_most_40_names() {
     assert!(!names.iter().any(|n| n == "*"), "a glob at the root hides what it lists");
     assert!(names.len() <= 40, "the root lists {} names: {names:?}", names.len());
 }
+
+/// The crates `cargo tree` shows `package` pulling in (normal dependencies
+/// only, with `flags`).
+fn dependencies_of(package: &str, flags: &[&str]) -> Vec<String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let output = std::process::Command::new(cargo)
+        .current_dir(workspace())
+        .args(["tree", "--locked", "-e", "normal", "--prefix", "none", "-p", package])
+        .args(flags)
+        .output()
+        .expect("cargo tree runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    let mut crates: Vec<String> =
+        text.lines().filter_map(|l| l.split_whitespace().next()).map(str::to_owned).collect();
+    crates.sort();
+    crates.dedup();
+    crates
+}
+
+/// Headless apps never compile a GUI crate, and the kit installed with
+/// `--no-default-features` (stdio and in-process walks) no HTTP stack:
+/// both are build time a developer would wait for and not use.
+#[test]
+fn headless_examples_pull_no_gui_crate_and_the_stdio_only_kit_no_http_client() {
+    let gui = ["egui", "eframe", "winit", "wgpu", "glow", "accesskit", "purview-egui"];
+    let examples = dependencies_of("purview-examples", &[]);
+    assert!(examples.iter().any(|c| c == "purview"), "{examples:?}");
+    let pulled: Vec<&String> = examples.iter().filter(|c| gui.contains(&c.as_str())).collect();
+    assert!(pulled.is_empty(), "the headless examples pull {pulled:?}");
+
+    let http = ["reqwest", "hyper", "hyper-util", "ureq", "axum", "tower-http"];
+    let kit = dependencies_of("purview-conformance", &["--no-default-features"]);
+    assert!(kit.iter().any(|c| c == "rmcp"), "{kit:?}");
+    let pulled: Vec<&String> = kit.iter().filter(|c| http.contains(&c.as_str())).collect();
+    assert!(pulled.is_empty(), "the stdio-only kit pulls {pulled:?}");
+    // The default kit does speak HTTP: the check above can fail.
+    let full = dependencies_of("purview-conformance", &[]);
+    assert!(full.iter().any(|c| c == "reqwest"), "{full:?}");
+    let headless = dependencies_of("purview", &["--no-default-features"]);
+    assert!(!headless.iter().any(|c| c == "hyper"), "purview without `http` pulls hyper");
+}

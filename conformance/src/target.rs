@@ -5,7 +5,6 @@
 //! notification, as §8.3 tells an agent to.
 
 use std::{
-    collections::HashMap,
     ffi::OsString,
     fmt,
     sync::{Arc, Mutex},
@@ -78,7 +77,9 @@ impl Endpoint {
 
     /// A streamable HTTP endpoint, such as `http://127.0.0.1:8080/mcp`. The
     /// server keeps running between replays, so a failure found over HTTP
-    /// is reported with the whole walk instead of a shrunk one.
+    /// is reported with the whole walk instead of a shrunk one. Reaching it
+    /// needs the `http` feature (on by default); without it the walk stops
+    /// at once, saying so.
     pub fn http(url: impl Into<String>) -> Self {
         Self { kind: Kind::Http { url: url.into(), bearer: None, headers: Vec::new() } }
     }
@@ -166,8 +167,18 @@ pub(crate) struct Server {
 
 enum ServerKind {
     InProcess(App),
-    Stdio { program: OsString, args: Vec<OsString>, server_stderr: bool, started: bool },
-    Http { url: String, bearer: Option<String>, headers: Vec<(String, String)> },
+    Stdio {
+        program: OsString,
+        args: Vec<OsString>,
+        server_stderr: bool,
+        started: bool,
+    },
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    Http {
+        url: String,
+        bearer: Option<String>,
+        headers: Vec<(String, String)>,
+    },
 }
 
 impl Server {
@@ -217,6 +228,13 @@ impl Server {
                     .map_err(|e| format!("could not start {}: {e}", program.to_string_lossy()))?;
                 listener.serve(transport).await.map_err(|e| format!("initialize failed: {e}"))?
             }
+            #[cfg(not(feature = "http"))]
+            ServerKind::Http { url, .. } => {
+                return Err(format!(
+                    "cannot reach {url}: this purview-conformance was built without its `http` feature (reinstall it without --no-default-features)"
+                ));
+            }
+            #[cfg(feature = "http")]
             ServerKind::Http { url, bearer, headers } => {
                 use rmcp::transport::{
                     StreamableHttpClientTransport,
@@ -226,7 +244,7 @@ impl Server {
                 if let Some(token) = bearer {
                     config = config.auth_header(token.clone());
                 }
-                let mut custom = HashMap::new();
+                let mut custom = std::collections::HashMap::new();
                 for (name, value) in headers.iter() {
                     let name = http::HeaderName::try_from(name.as_str())
                         .map_err(|e| format!("bad header name {name:?}: {e}"))?;

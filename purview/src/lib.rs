@@ -127,7 +127,9 @@
 //! With feature `cli`, `purview::cli` gives an app the usual command line
 //! (`--http ADDR:PORT`, `--token`, `--tools`) and logging that keeps what agents
 //! send out of the logs. [`App::mcp_server`] serves one connection on any
-//! [`rmcp`] transport of your own.
+//! [`rmcp`] transport of your own. Streamable HTTP is the `http` feature, on
+//! by default; `default-features = false` builds an app that serves stdio
+//! only, without hyper, axum or tower-http.
 //!
 //! ## The person's side
 //!
@@ -273,6 +275,7 @@ pub mod activity {
 /// server.wait().await;
 /// # Ok(()) }
 /// ```
+#[cfg(feature = "http")]
 pub mod http {
     pub use crate::server::{HttpOptions, HttpServer};
 }

@@ -93,6 +93,7 @@ pub(crate) struct Share<K: Eq + Hash + Clone> {
     /// Cancelled when the place is taken back for another client.
     pub cut: CancellationToken,
     /// Whether admitting it took another place back.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub took_back: bool,
 }
 
@@ -213,6 +214,9 @@ impl<K: Eq + Hash + Clone> Table<K> {
     }
 }
 
+// Connections (an HTTP server's) change hands and ranks; approval
+// questions do neither.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 impl<K: Eq + Hash + Clone> Share<K> {
     /// Charges the place to another client (a connection's first request
     /// named its session), keeping its age.

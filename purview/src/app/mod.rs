@@ -299,6 +299,7 @@ impl App {
     }
 
     /// The app's subscriber limit ([`Limits::max_subscribers`](crate::settings::Limits::max_subscribers)).
+    #[cfg(feature = "http")]
     pub(crate) fn max_subscribers(&self) -> usize {
         self.shared.config.limits.max_subscribers
     }

@@ -4,15 +4,21 @@
 //! module translates.
 
 pub(crate) mod by_method;
+#[cfg(feature = "http")]
 mod fair;
 pub(crate) mod frame;
+#[cfg(feature = "http")]
 pub(crate) mod guard;
+#[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "http")]
 mod http_options;
+#[cfg(feature = "http")]
 mod http_sessions;
 pub(crate) mod lines;
 mod outbound;
 mod owed;
+#[cfg(feature = "http")]
 mod paced;
 mod round_trip;
 mod sessions;
@@ -36,7 +42,9 @@ use rmcp::{
 
 #[cfg(feature = "cli")]
 pub(crate) use guard::check_token;
+#[cfg(feature = "http")]
 pub use http::HttpServer;
+#[cfg(feature = "http")]
 pub use http_options::HttpOptions;
 
 use self::sessions::{LegacySession, ListenStream};
@@ -98,6 +106,7 @@ pub(crate) struct ListenBudget {
 }
 
 impl ListenBudget {
+    #[cfg(feature = "http")]
     pub fn new(max: usize) -> Arc<Self> {
         Arc::new(Self { max, open: Default::default() })
     }
@@ -258,6 +267,7 @@ impl App {
 
     /// A handler for one HTTP request or session, whose listen streams
     /// draw on the server's shared budget.
+    #[cfg(feature = "http")]
     pub(crate) fn mcp_server_over_http(&self, listens: Arc<ListenBudget>) -> McpServer {
         McpServer { listens: Some(listens), ..self.mcp_server() }
     }
@@ -377,11 +387,17 @@ fn describe_init_error(error: &rmcp::service::ServerInitializeError) -> String {
 
 /// The token cancelled when the HTTP connection a request came on closes;
 /// `None` on other transports.
+#[cfg(feature = "http")]
 fn connection_gone(
     context: &RequestContext<RoleServer>,
 ) -> Option<tokio_util::sync::CancellationToken> {
     let parts = context.extensions.get::<axum::http::request::Parts>()?;
     parts.extensions.get::<fair::ConnectionMark>().map(|mark| mark.gone.clone())
+}
+
+#[cfg(not(feature = "http"))]
+fn connection_gone(_: &RequestContext<RoleServer>) -> Option<tokio_util::sync::CancellationToken> {
+    None
 }
 
 /// Whether a request's client is asked to approve by a question it answers
