@@ -67,7 +67,8 @@ pub fn parse(args: TokenStream, mut item: syn::ItemImpl, errors: &mut Accumulato
         if let Some(extra) = marks.get(1) {
             errors.push(darling::Error::custom("one #[action] per method").with_span(extra));
         }
-        if let Some(action) = errors.handle(action(method, mark)) {
+        let parsed = action(method, mark, errors);
+        if let Some(action) = errors.handle(parsed) {
             actions.push(action);
         }
     }
@@ -91,7 +92,14 @@ fn action_args(mark: &syn::Attribute, errors: &mut Accumulator) -> ActionArgs {
     }
 }
 
-fn action(method: &mut syn::ImplItemFn, mark: &syn::Attribute) -> darling::Result<Action> {
+/// One action, or its errors. A bad name goes to `reported` instead and the
+/// action is kept, so its typed call still exists and code calling it
+/// hears only of the name.
+fn action(
+    method: &mut syn::ImplItemFn,
+    mark: &syn::Attribute,
+    reported: &mut darling::error::Accumulator,
+) -> darling::Result<Action> {
     let mut errors = darling::Error::accumulator();
     let args = action_args(mark, &mut errors);
     let sig = &mut method.sig;
@@ -99,7 +107,7 @@ fn action(method: &mut syn::ImplItemFn, mark: &syn::Attribute) -> darling::Resul
         Some(n) => (n.as_str().to_owned(), n.span()),
         None => (unraw(&sig.ident), sig.ident.span()),
     };
-    errors.handle(name_rule(purview_naming::check_action_name(&name), name_span));
+    reported.handle(name_rule(purview_naming::check_action_name(&name), name_span));
     if !sig.generics.params.is_empty() {
         errors.push(darling::Error::custom("action methods cannot be generic: their arguments are decoded from JSON into concrete types").with_span(&sig.generics));
     }

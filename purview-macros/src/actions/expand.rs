@@ -363,12 +363,14 @@ pub fn fallback(parsed: &Impl, errors: TokenStream) -> TokenStream {
     let self_ty = &item.self_ty;
     let (impl_generics, _, where_clause) = item.generics.split_for_impl();
     let p = quote!(#krate::__private);
-    // The calls struct, without methods, so GUI code naming it reports only
-    // the real mistake.
+    // The calls struct, with a method for every action that parsed, so GUI
+    // code calling them reports only the real mistake (without them,
+    // `act().borrow()` met rustc's advice to import `std::borrow::Borrow`).
     let (calls_struct, calls_impl) = match typed_calls_ident(item) {
-        Some(calls) => {
-            (calls_struct(krate, self_ty, &calls), typed_calls(krate, self_ty, &calls, &[]))
-        }
+        Some(calls) => (
+            calls_struct(krate, self_ty, &calls),
+            typed_calls(krate, self_ty, &calls, &parsed.actions),
+        ),
         None => (TokenStream::new(), TokenStream::new()),
     };
     quote! {
