@@ -16,7 +16,6 @@ use rmcp::model::Tool;
 use serde_json::{Map, Value, json};
 
 use crate::{
-    generate::Sources,
     script::{Call, ExpectedVersion, Intent},
     target::CallOutcome,
 };
@@ -114,15 +113,7 @@ impl Walk<'_> {
         let versioned = target.window.is_some();
         let (inner, intent) = match roll {
             10..=21 => {
-                let key = self.coverage_key(Some(&target), &self.obs);
-                let refused = Self::refused(&self.coverage, &key);
-                let sources = Sources {
-                    hints: &self.cfg.hints,
-                    shown: &self.shown,
-                    window: target.window.as_deref(),
-                    refused: &refused,
-                };
-                match target.schema.invalid(&mut self.rng, sources, &mut Self::secret_value) {
+                match self.invalid_arguments(&target) {
                     // The version goes beside `window`, not among the action's
                     // own arguments (where a second one would be a conflict).
                     Some((mut inner, broke))
@@ -165,14 +156,7 @@ impl Walk<'_> {
     }
 
     fn valid_inner(&mut self, target: &ToolInfo) -> Map<String, Value> {
-        let refused = Self::refused(&self.coverage, &self.coverage_key(Some(target), &self.obs));
-        let sources = Sources {
-            hints: &self.cfg.hints,
-            shown: &self.shown,
-            window: target.window.as_deref(),
-            refused: &refused,
-        };
-        let (mut inner, _) = target.schema.valid(&mut self.rng, sources, &mut Self::secret_value);
+        let (mut inner, _) = self.valid_arguments(target);
         inner.remove(naming::EXPECTED_VERSION);
         inner
     }

@@ -6,11 +6,11 @@ use purview::naming;
 use std::{collections::BTreeSet, sync::Arc};
 
 use rand::RngExt as _;
-use serde_json::Map;
+use serde_json::{Map, Value};
 
 use crate::{
     checks::Check,
-    generate::{Rand, Sources},
+    generate::{Rand, Sources, Validity},
     report::Coverage,
     script::{Call, ExpectedVersion, Intent, Step},
 };
@@ -110,11 +110,9 @@ impl Walk<'_> {
         count.fields.iter().filter(|(_, t)| refused(t)).map(|(name, _)| name.clone()).collect()
     }
 
-    pub(super) fn secret_value(rng: &mut Rand) -> String {
-        format!("{SECRET_PREFIX}{:08x}", rng.random_range(0..u32::MAX))
-    }
-
-    pub(super) fn valid_call(&mut self, tool: &ToolInfo) -> Call {
+    /// Valid arguments for `tool`, from its hints, what the app showed and
+    /// its schema.
+    pub(super) fn valid_arguments(&mut self, tool: &ToolInfo) -> (Map<String, Value>, Validity) {
         let refused = Self::refused(&self.coverage, &self.coverage_key(Some(tool), &self.obs));
         let sources = Sources {
             hints: &self.cfg.hints,
@@ -122,7 +120,30 @@ impl Walk<'_> {
             window: tool.window.as_deref(),
             refused: &refused,
         };
-        let (mut arguments, _) = tool.schema.valid(&mut self.rng, sources, &mut Self::secret_value);
+        tool.schema.valid(&mut self.rng, sources, &mut Self::secret_value)
+    }
+
+    /// Arguments for `tool` with one parameter broken, and which.
+    pub(super) fn invalid_arguments(
+        &mut self,
+        tool: &ToolInfo,
+    ) -> Option<(Map<String, Value>, Vec<String>)> {
+        let refused = Self::refused(&self.coverage, &self.coverage_key(Some(tool), &self.obs));
+        let sources = Sources {
+            hints: &self.cfg.hints,
+            shown: &self.shown,
+            window: tool.window.as_deref(),
+            refused: &refused,
+        };
+        tool.schema.invalid(&mut self.rng, sources, &mut Self::secret_value)
+    }
+
+    pub(super) fn secret_value(rng: &mut Rand) -> String {
+        format!("{SECRET_PREFIX}{:08x}", rng.random_range(0..u32::MAX))
+    }
+
+    pub(super) fn valid_call(&mut self, tool: &ToolInfo) -> Call {
+        let (mut arguments, _) = self.valid_arguments(tool);
         let mut expected_version = ExpectedVersion::Omit;
         if tool.window.is_some() && tool.has_version() {
             arguments.remove(naming::EXPECTED_VERSION);
@@ -134,15 +155,7 @@ impl Walk<'_> {
     }
 
     pub(super) fn invalid_call(&mut self, tool: &ToolInfo) -> Option<Call> {
-        let refused = Self::refused(&self.coverage, &self.coverage_key(Some(tool), &self.obs));
-        let sources = Sources {
-            hints: &self.cfg.hints,
-            shown: &self.shown,
-            window: tool.window.as_deref(),
-            refused: &refused,
-        };
-        let (mut arguments, broke) =
-            tool.schema.invalid(&mut self.rng, sources, &mut Self::secret_value)?;
+        let (mut arguments, broke) = self.invalid_arguments(tool)?;
         let mut expected_version = ExpectedVersion::Omit;
         if tool.window.is_some()
             && tool.has_version()
