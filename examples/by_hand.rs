@@ -14,8 +14,7 @@ use std::{process::ExitCode, time::Duration};
 
 use clap::Parser;
 use purview::{
-    ActionOutput, ActionResult, ActionSpec, Actions, App, Args, Context, View, Window,
-    WindowHandle,
+    ActionOutput, ActionSpec, Actions, App, Args, Context, View, Window, WindowHandle,
     by_hand::BoxFuture,
     cli::ServeArgs,
     model::{Block, Severity},
@@ -83,12 +82,7 @@ impl Actions for Tasks {
         }
     }
 
-    fn call<'a>(
-        &'a mut self,
-        action: &'a str,
-        args: Args,
-        cx: &'a mut Context,
-    ) -> BoxFuture<'a, ActionResult> {
+    fn call<'a>(&'a mut self, action: &'a str, args: Args, cx: &'a mut Context) -> BoxFuture<'a> {
         Box::pin(async move {
             match action {
                 "add" => {
@@ -146,12 +140,7 @@ impl Actions for ConfirmClear {
         ]
     }
 
-    fn call<'a>(
-        &'a mut self,
-        action: &'a str,
-        args: Args,
-        cx: &'a mut Context,
-    ) -> BoxFuture<'a, ActionResult> {
+    fn call<'a>(&'a mut self, action: &'a str, args: Args, cx: &'a mut Context) -> BoxFuture<'a> {
         Box::pin(async move {
             args.finish()?;
             match action {
@@ -184,12 +173,7 @@ impl Actions for Menu {
         vec![ActionSpec::new("new_tasks").description("Open another, empty task list")]
     }
 
-    fn call<'a>(
-        &'a mut self,
-        action: &'a str,
-        args: Args,
-        cx: &'a mut Context,
-    ) -> BoxFuture<'a, ActionResult> {
+    fn call<'a>(&'a mut self, action: &'a str, args: Args, cx: &'a mut Context) -> BoxFuture<'a> {
         Box::pin(async move {
             args.finish()?;
             match action {

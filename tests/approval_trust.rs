@@ -93,7 +93,9 @@ async fn next_question(queue: &ApprovalQueue) -> purview::approval::PendingAppro
     }
 }
 
-async fn call_new_editor(app: App) -> Result<purview::model::ToolResult, purview::ToolError> {
+async fn call_new_editor(
+    app: App,
+) -> Result<purview::Performed<Option<serde_json::Value>>, purview::ToolError> {
     app.call("app__new_editor", None).await
 }
 

@@ -4,6 +4,7 @@
 //! to ask, or no answer in time is `approval_denied` and changes nothing; a
 //! yes holds only for the window as it was when asked.
 
+use std::future::IntoFuture as _;
 use std::{
     sync::{Arc, Mutex},
     time::Duration,
@@ -95,7 +96,7 @@ async fn s5_6_a_client_that_cannot_ask_gets_no_approver() -> Result<()> {
     ensure!(refused.structured["reason"] == "no_approver", "{refused:?}");
     ensure!(!submitted(&app)?);
     // The person's own button never asks.
-    app.perform("w2__confirm", None).await.map_err(anyhow::Error::msg)?;
+    app.call("w2__confirm", None).by_person().await.map_err(anyhow::Error::msg)?;
     ensure!(submitted(&app)?, "App::perform ran without asking");
     Ok(())
 }
@@ -354,7 +355,7 @@ async fn s5_6_an_action_marked_approval_by_the_macro_asks_first() -> Result<()> 
     ensure!(payments.read(|p| p.pending)? == 3, "nothing was sent");
     ensure!(*asked.lock().unwrap() == ["send_all"], "the approver was asked once");
     // The person's own button does not ask.
-    app.perform(&tool, None).await.map_err(anyhow::Error::msg)?;
+    app.call(&tool, None).by_person().await.map_err(anyhow::Error::msg)?;
     ensure!(payments.read(|p| p.pending)? == 0 && asked.lock().unwrap().len() == 1);
     Ok(())
 }
@@ -433,8 +434,8 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
                 *after_edit.lock().unwrap() = None;
                 let before = app.snapshot_json().unwrap();
                 let args = json!({"recipient": "Agent", "amount": f64::from(amount) + 1.0});
-                let result =
-                    runtime.block_on(app.call("w1__set_details", args.as_object().cloned()));
+                let result = runtime
+                    .block_on(app.call("w1__set_details", args.as_object().cloned()).into_future());
                 let now = app.snapshot_json().unwrap();
                 match (answer, result) {
                     (Answer::Approve, Ok(_)) => {}

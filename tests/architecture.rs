@@ -482,3 +482,84 @@ fn headless_examples_pull_no_gui_crate_and_the_stdio_only_kit_no_http_client() {
     let headless = dependencies_of("purview", &["--no-default-features"]);
     assert!(!headless.iter().any(|c| c == "hyper"), "purview without `http` pulls hyper");
 }
+
+/// Every public method of `App`, with its signature up to the body: the
+/// `impl App` blocks of every file of purview/src/app.
+fn app_methods() -> Vec<(String, String)> {
+    let mut methods = Vec::new();
+    for file in rust_files(&workspace().join("purview/src/app")) {
+        let text = code_of(&fs::read_to_string(&file).expect("readable source"));
+        let mut in_app = false;
+        let mut signature: Option<String> = None;
+        for line in text.lines() {
+            if line.starts_with("impl App {") {
+                in_app = true;
+            } else if line.starts_with('}') {
+                in_app = false;
+            }
+            if !in_app {
+                continue;
+            }
+            let trimmed = line.trim();
+            if signature.is_none()
+                && let Some(rest) =
+                    trimmed.strip_prefix("pub fn ").or_else(|| trimmed.strip_prefix("pub async fn "))
+            {
+                signature = Some(rest.to_owned());
+            } else if let Some(text) = signature.as_mut() {
+                text.push(' ');
+                text.push_str(trimmed);
+            }
+            if signature.as_ref().is_some_and(|s| s.contains('{') || s.ends_with(';')) {
+                let text = signature.take().unwrap_or_default();
+                let name: String =
+                    text.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                methods.push((name, text));
+            }
+        }
+    }
+    methods
+}
+
+#[test]
+fn app_has_one_way_to_start_a_call_besides_the_typed_ones() {
+    // A call from any side is a `Call`: typed (`handle.act()`,
+    // `app.act::<A>()`) or by tool name (`App::call`); who calls and
+    // cancellation are options on it.
+    let methods = app_methods();
+    assert!(methods.len() > 20, "only {} methods of App found: {methods:?}", methods.len());
+    let mut starters: Vec<&str> = methods
+        .iter()
+        .filter(|(_, signature)| signature.contains("Call<") || signature.contains("::Calls"))
+        .map(|(name, _)| name.as_str())
+        .collect();
+    starters.sort_unstable();
+    assert_eq!(starters, ["act", "call"], "the methods of App that start a call");
+    for gone in ["perform", "call_cancellable", "call_tool", "call_typed"] {
+        assert!(!methods.iter().any(|(n, _)| n == gone), "App::{gone} is back: make it a Call option");
+    }
+    assert!(
+        methods.iter().all(|(_, s)| !s.contains("-> Result<model::ToolResult")
+            && !s.contains("-> Result<ToolResult")
+            && !s.contains("-> ToolOutcome")),
+        "an App method returns a wire result instead of a Call"
+    );
+}
+
+#[test]
+fn a_call_result_has_two_names_and_the_wire_types_stay_in_model() {
+    // What a handler returns (ActionOutput) and what a caller gets back
+    // (Performed); `model` holds the MCP wire forms.
+    let lib = fs::read_to_string(workspace().join("purview/src/lib.rs")).expect("lib.rs");
+    let mut results: Vec<String> = root_names(&lib)
+        .into_iter()
+        .filter(|n| ["Result", "Output", "Outcome", "Performed"].iter().any(|w| n.ends_with(w)))
+        .collect();
+    results.sort();
+    assert_eq!(results, ["ActionOutput", "Performed"]);
+    let prelude = lib.split("pub mod prelude").nth(1).expect("a prelude");
+    let prelude = &prelude[..prelude.find("}\n").unwrap_or(prelude.len())];
+    for wire in ["ToolResult", "ToolOutcome", "ActionResult"] {
+        assert!(!prelude.contains(wire), "the prelude offers `{wire}`");
+    }
+}

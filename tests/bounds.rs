@@ -204,13 +204,11 @@ async fn s5_6_a_question_is_withdrawn_when_its_http_client_goes() -> Result<()> 
     );
     let queue = ApprovalQueue::new();
     app.set_approver(queue.clone());
-    app.perform(
-        "w1__edit_field",
-        json!({"field": "recipient", "value": "Ada"}).as_object().cloned(),
-    )
-    .await
-    .map_err(|e| anyhow::anyhow!("{e:?}"))?;
-    app.perform("w1__submit", None).await.map_err(|e| anyhow::anyhow!("{e:?}"))?;
+    app.call("w1__edit_field", json!({"field": "recipient", "value": "Ada"}).as_object().cloned())
+        .by_person()
+        .await
+        .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+    app.call("w1__submit", None).by_person().await.map_err(|e| anyhow::anyhow!("{e:?}"))?;
     let server = app.serve_http(HttpOptions::default()).await?;
     let (client, url) = (reqwest::Client::new(), server.url());
     let init = post(&client, &url, None, initialize(1, json!({}))).await?;
@@ -287,7 +285,7 @@ async fn order_desk_an_agents_wrong_pins_never_make_the_person_wait() -> Result<
     ensure!(right.code() == Some("validation_failed"), "{right:?}");
     // The person at the keyboard is not made to wait for any of it.
     let pin = json!({"pin": order_desk::UNLOCK_PIN});
-    let person = app.perform(&unlock, pin.as_object().cloned()).await;
+    let person = app.call(&unlock, pin.as_object().cloned()).by_person().await;
     ensure!(person.is_ok(), "the person waits for the agent's guesses: {person:?}");
     ensure!(!app.operable_window_ids()?.contains(&lock), "unlocked");
     Ok(())

@@ -111,7 +111,7 @@ async fn s7_3_app_act_names_a_bad_expected_version_beside_other_bad_fields() {
         let arguments = serde_json::json!({
             "window": window, "action": action, "expectedVersion": "not a version"
         });
-        let outcome = app.call_tool("app__act", arguments.as_object().cloned()).await;
+        let outcome = app.call("app__act", arguments.as_object().cloned()).outcome().await;
         assert!(outcome.is_error, "{arguments}: {:?}", outcome.structured);
         assert_eq!(outcome.structured["code"], "validation_failed");
         let fields: Vec<&str> = outcome.structured["fields"]

@@ -4,6 +4,7 @@
 //! (error code and the whole error or result), identical state (snapshots,
 //! versions) and identical notifications.
 
+use std::future::IntoFuture as _;
 use std::sync::{Arc, Mutex};
 
 use proptest::prelude::*;
@@ -91,9 +92,14 @@ impl Side {
     }
 }
 
-fn outcome(result: Result<purview::model::ToolResult, purview::ToolError>) -> Value {
+fn outcome(result: Result<purview::Performed<Option<Value>>, purview::ToolError>) -> Value {
     match result {
-        Ok(ok) => json!({"ok": ok}),
+        Ok(ok) => json!({"ok": {
+            "message": ok.message,
+            "result": ok.value,
+            "openedWindowIds": ok.opened_window_ids,
+            "next": ok.next,
+        }}),
         Err(err) => json!({"error": err}),
     }
 }
@@ -135,8 +141,11 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
                     act["expectedVersion"] = json!(v);
                 }
                 let tool = format!("{id}__{action}");
-                let a = runtime.block_on(direct.app.call(&tool, args.as_object().cloned()));
-                let b = runtime.block_on(dispatched.app.call("app__act", act.as_object().cloned()));
+                let a = runtime
+                    .block_on(direct.app.call(&tool, args.as_object().cloned()).into_future());
+                let b = runtime.block_on(
+                    dispatched.app.call("app__act", act.as_object().cloned()).into_future(),
+                );
                 prop_assert_eq!(outcome(a), outcome(b), "{} vs app__act", tool);
             }
         }

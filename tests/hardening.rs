@@ -590,7 +590,7 @@ impl purview::Actions for Holder {
         action: &'a str,
         _: purview::Args,
         _: &'a mut purview::Context,
-    ) -> purview::by_hand::BoxFuture<'a, purview::ActionResult> {
+    ) -> purview::by_hand::BoxFuture<'a, Result<purview::ActionOutput, purview::ToolError>> {
         Box::pin(async move {
             if action == "hold" {
                 self.entered.notify_one();

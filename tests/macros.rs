@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Result, ensure};
 use purview::{App, Context, Row, Secret, ToolError, actions, projection::Media, window};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -389,10 +389,9 @@ async fn s12_3_generated_results_and_errors_fit_output_schemas() -> Result<()> {
     ];
     for (tool, args, expected) in calls {
         let output = output_of(tool)?;
-        let (code, structured) = match app.call(tool, args.as_object().cloned()).await {
-            Ok(ok) => (None, serde_json::to_value(ok)?),
-            Err(err) => (Some(err.code.as_str()), serde_json::to_value(err)?),
-        };
+        let answer = app.call(tool, args.as_object().cloned()).outcome().await;
+        let structured = answer.structured;
+        let code = answer.is_error.then(|| structured["code"].as_str().unwrap_or("?"));
         assert_eq!(code, expected, "{tool} {args}: {structured}");
         assert_valid(&outcome, &structured);
         assert_valid(&output, &structured);
@@ -403,8 +402,8 @@ async fn s12_3_generated_results_and_errors_fit_output_schemas() -> Result<()> {
         .call("w2__load_rows", json!({"offset": 9_998, "limit": 5}).as_object().cloned())
         .await
         .unwrap();
-    assert_eq!(rows.result.as_ref().unwrap()["total"], 10_000);
-    assert_eq!(rows.result.as_ref().unwrap()["rows"].as_array().unwrap().len(), 2);
+    assert_eq!(rows.value.as_ref().unwrap()["total"], 10_000);
+    assert_eq!(rows.value.as_ref().unwrap()["rows"].as_array().unwrap().len(), 2);
     let bad = app
         .call("w2__load_rows", json!({"offset": 20_000, "limit": 5_000}).as_object().cloned())
         .await
@@ -417,7 +416,7 @@ async fn s12_3_generated_results_and_errors_fit_output_schemas() -> Result<()> {
         .await
         .unwrap();
     assert_eq!(
-        waited.result,
+        waited.value,
         Some(json!({"value": "done"})),
         "non-object results travel as {{\"value\": ..}}"
     );
@@ -443,8 +442,9 @@ async fn s4_5_a_sensitive_field_cannot_leak_through_any_generated_path() -> Resu
     // Tool definitions.
     seen.push_str(&serde_json::to_string(&app.tools()?)?);
     // A result that carries the secret.
-    let receipt = app.call("w1__receipt", None).await.map_err(anyhow::Error::msg)?;
-    seen.push_str(&serde_json::to_string(&receipt)?);
+    let receipt = app.call("w1__receipt", None).outcome().await;
+    ensure!(!receipt.is_error, "{}", receipt.structured);
+    seen.push_str(&receipt.structured.to_string());
     // Errors about sensitive arguments, right type and wrong type.
     for args in
         [json!({"pin": "nope"}), json!({"pin": 7702}), json!({"field": "amount", "value": PIN})]

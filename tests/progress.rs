@@ -167,7 +167,7 @@ async fn progress_reaches_only_the_session_that_asked_on_2026_07_28() -> Result<
 async fn progress_is_nothing_on_the_persons_own_path() -> Result<()> {
     // No client to send it to: the action simply runs, and reports nowhere.
     let app = order_desk::order_desk_app(ToolSurface::Windows);
-    let done = app.perform(REFRESH, None).await.map_err(|e| anyhow::anyhow!("{e:?}"))?;
+    let done = app.call(REFRESH, None).by_person().await.map_err(|e| anyhow::anyhow!("{e:?}"))?;
     ensure!(done.message.as_deref() == Some("The report is up to date (10000 rows)"), "{done:?}");
     let in_process = app.call(REFRESH, None).await.map_err(|e| anyhow::anyhow!("{e:?}"))?;
     ensure!(in_process.message == done.message);

@@ -2,6 +2,7 @@
 //! step against an independent model of §2, §5.1, §7.1 and §10.3.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::future::IntoFuture as _;
 
 use proptest::prelude::*;
 use purview::App;
@@ -228,8 +229,9 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
                 let Some(id) = model.pick(n) else { continue };
                 let w = &model.windows[&id];
                 let args = serde_json::json!({"field": "recipient", "value": if fill { "Bo" } else { "" }});
-                let result = runtime
-                    .block_on(app.call(&format!("{id}__edit_field"), args.as_object().cloned()));
+                let result = runtime.block_on(
+                    app.call(&format!("{id}__edit_field"), args.as_object().cloned()).into_future(),
+                );
                 let callable = model.tools().contains(&format!("{id}__edit_field"));
                 match result {
                     Ok(_) => {

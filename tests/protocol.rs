@@ -928,7 +928,7 @@ async fn s5_4_a_window_left_with_no_actions_is_named_with_an_empty_list() -> Res
     let app = App::builder().build();
     let switch = app.open(Switch { state: "off" })?;
     let other = app.open(Switch { state: "off" })?;
-    let thrown = app.call_tool(&format!("{}__throw", switch.id()), None).await;
+    let thrown = app.call(&format!("{}__throw", switch.id()), None).outcome().await;
     assert!(!thrown.is_error, "{}", thrown.structured);
     // The thrown switch is still operable but offers nothing now; the
     // other one did not change, so it is not repeated.

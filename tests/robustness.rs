@@ -13,7 +13,7 @@ use std::{
 
 use anyhow::Result;
 use purview::{
-    ActionOutput, ActionResult, ActionSpec, Actions, App, Args, Context, View, Window, actions,
+    ActionOutput, ActionSpec, Actions, App, Args, Context, View, Window, actions,
     by_hand::BoxFuture, http::HttpOptions, model::ErrorCode, window,
 };
 use purview_tests::{Agent, Note};
@@ -107,12 +107,7 @@ impl Actions for Fragile {
     fn actions() -> Vec<ActionSpec> {
         vec![ActionSpec::new("eager"), ActionSpec::new("fine")]
     }
-    fn call<'a>(
-        &'a mut self,
-        action: &'a str,
-        args: Args,
-        _: &'a mut Context,
-    ) -> BoxFuture<'a, ActionResult> {
+    fn call<'a>(&'a mut self, action: &'a str, args: Args, _: &'a mut Context) -> BoxFuture<'a> {
         if action == "eager" {
             // Work before the future is built: a panic here is outside it.
             let _args: Vec<u8> =
@@ -198,7 +193,7 @@ async fn s7_2_a_cancelled_call_changes_nothing() -> Result<()> {
         let (app, cancel) = (app.clone(), cancel.clone());
         let tool = format!("{}__wait", w.id());
         tokio::spawn(async move {
-            app.call_cancellable(&tool, json!({"millis": 500}).as_object().cloned(), cancel).await
+            app.call(&tool, json!({"millis": 500}).as_object().cloned()).cancel_on(cancel).await
         })
     };
     tokio::time::sleep(Duration::from_millis(40)).await;
@@ -257,7 +252,7 @@ async fn s5_4_async_actions_may_borrow_the_context() -> Result<()> {
     let app = App::builder().build();
     let w = app.open(Dialog::default())?;
     let out = app.call(&format!("{}__peek", w.id()), None).await.map_err(anyhow::Error::msg)?;
-    assert_eq!(out.result, Some(json!({"value": w.id()})));
+    assert_eq!(out.value, Some(json!({"value": w.id()})));
     Ok(())
 }
 

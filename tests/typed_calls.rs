@@ -2,7 +2,7 @@
 //! (`handle.act().submit()`), and `#[derive(WindowKind)]` tells window types
 //! apart. A typed call takes the person's path, so everything an agent sees
 //! of it — versions, tools/list, notifications, `openedWindowIds` — is what
-//! the string-named `App::perform` gives.
+//! a call by tool name (`app.call(tool, args).by_person()`) gives.
 
 #[path = "../examples/order_desk/windows.rs"]
 #[allow(dead_code)]

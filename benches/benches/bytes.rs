@@ -23,7 +23,7 @@ fn size(value: &Value) -> usize {
 
 /// One read through `app__read_windows` and the resource text beside it.
 async fn one_read(app: &App) -> (usize, usize) {
-    let read = app.call_tool("app__read_windows", None).await;
+    let read = app.call("app__read_windows", None).outcome().await;
     assert!(!read.is_error, "{}", read.structured);
     let resource = app.snapshot_json().expect("snapshot").len();
     (size(&read.structured), resource)
@@ -50,12 +50,12 @@ async fn order_story(surface: ToolSurface) -> (usize, Vec<(String, usize)>) {
     let call = async |tool: &str, window: &str, action: &str, arguments: Value| {
         let direct = format!("{window}__{action}");
         let outcome = if tool == "app__read_windows" {
-            app.call_tool(tool, None).await
+            app.call(tool, None).outcome().await
         } else if listed.contains(&direct) {
-            app.call_tool(&direct, arguments.as_object().cloned()).await
+            app.call(&direct, arguments.as_object().cloned()).outcome().await
         } else {
             let act = json!({"window": window, "action": action, "arguments": arguments});
-            app.call_tool("app__act", act.as_object().cloned()).await
+            app.call("app__act", act.as_object().cloned()).outcome().await
         };
         assert!(!outcome.is_error, "{}", outcome.structured);
         outcome.structured

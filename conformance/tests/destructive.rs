@@ -6,9 +6,7 @@ use std::sync::{
     atomic::{AtomicUsize, Ordering},
 };
 
-use purview::{
-    ActionResult, ActionSpec, Actions, App, Args, Context, View, Window, by_hand::BoxFuture,
-};
+use purview::{ActionSpec, Actions, App, Args, Context, View, Window, by_hand::BoxFuture};
 use purview_conformance::Explorer;
 
 /// A window with one harmless action and one that must never run.
@@ -34,12 +32,7 @@ impl Actions for Records {
             ActionSpec::new("delete_everything").description("Deletes every record.").destructive(),
         ]
     }
-    fn call<'a>(
-        &'a mut self,
-        action: &'a str,
-        _: Args,
-        _: &'a mut Context,
-    ) -> BoxFuture<'a, ActionResult> {
+    fn call<'a>(&'a mut self, action: &'a str, _: Args, _: &'a mut Context) -> BoxFuture<'a> {
         Box::pin(async move {
             match action {
                 "rename" => self.renames += 1,

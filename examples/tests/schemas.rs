@@ -82,7 +82,7 @@ fn lint(app: &App, seen: &mut BTreeSet<String>) {
 
 /// Calls a tool and lints what is listed afterwards.
 async fn step(app: &App, seen: &mut BTreeSet<String>, tool: &str, arguments: Value) -> Value {
-    let outcome = app.call_tool(tool, arguments.as_object().cloned()).await;
+    let outcome = app.call(tool, arguments.as_object().cloned()).outcome().await;
     assert!(!outcome.is_error, "{tool}: {}", outcome.structured);
     lint(app, seen);
     outcome.structured

@@ -21,7 +21,7 @@ static RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
 
 async fn every_tool(app: &App, arguments: &serde_json::Map<String, Value>) {
     for tool in app.tool_names().expect("not inside a callback") {
-        let outcome = app.call_tool(&tool, Some(arguments.clone())).await;
+        let outcome = app.call(&tool, Some(arguments.clone())).outcome().await;
         if outcome.is_error {
             assert!(outcome.structured["code"].is_string(), "{tool}: {}", outcome.structured);
         }
@@ -40,10 +40,10 @@ fuzz_target!(|data: &[u8]| {
             ("w1__submit", json!({})),
         ];
         for (tool, args) in steps {
-            let _ = app.call_tool(tool, args.as_object().cloned()).await;
+            let _ = app.call(tool, args.as_object().cloned()).outcome().await;
         }
         every_tool(&app, &arguments).await;
-        let _ = app.call_tool("app__lock", None).await;
+        let _ = app.call("app__lock", None).outcome().await;
         every_tool(&app, &arguments).await;
     });
 });

@@ -69,7 +69,7 @@ pub(crate) fn action_bar(
             } else if action.destructive && confirm_destructive {
                 core.confirming = Some((scope.clone(), action.name.clone(), JsonObject::new()));
             } else {
-                core.perform(ctx, scope.clone(), &action.name, JsonObject::new(), drop);
+                core.perform(ctx, scope, &action.name, JsonObject::new());
             }
         }
     });
@@ -118,7 +118,7 @@ fn confirmation(
     match answer {
         Some(true) => {
             if let Some((scope, name, arguments)) = core.confirming.take() {
-                core.perform(ctx, scope, &name, arguments, drop);
+                core.perform(ctx, &scope, &name, arguments);
             }
         }
         Some(false) => core.confirming = None,
@@ -243,6 +243,6 @@ fn form(
         Ok(arguments) if action.destructive && confirm_destructive => {
             core.confirming = Some((scope.clone(), action.name.clone(), arguments));
         }
-        Ok(arguments) => core.perform(ctx, scope.clone(), &action.name, arguments, drop),
+        Ok(arguments) => core.perform(ctx, scope, &action.name, arguments),
     }
 }

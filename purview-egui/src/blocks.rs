@@ -131,8 +131,10 @@ impl WindowUi<'_> {
         arguments.insert("offset".into(), at.into());
         arguments.insert("limit".into(), limit.into());
         let (pages, columns) = (self.core.pages.clone(), columns.to_vec());
-        self.core.perform(&self.ctx, Some(id), &loader.name, arguments, move |result| {
-            let rows = result.result.as_ref().and_then(|r| r.get("rows")).and_then(Value::as_array);
+        let call = self.core.person_call(&Some(id), &loader.name, arguments);
+        self.core.run(&self.ctx, call, move |performed| {
+            let rows =
+                performed.value.as_ref().and_then(|r| r.get("rows")).and_then(Value::as_array);
             let rows = rows.map(|rows| rows.iter().map(|row| row_cells(row, &columns)).collect());
             if let Some(rows) = rows {
                 lock(&pages).insert(page_key, Page { offset: at, rows });

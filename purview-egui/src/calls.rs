@@ -9,9 +9,9 @@ use std::{
 };
 
 use purview::{
-    App, ToolError,
+    App, Call, Performed, ToolError,
     model::JsonObject,
-    model::{ErrorCode, FieldError, ToolResult, WindowState},
+    model::{ErrorCode, FieldError, WindowState},
 };
 
 use crate::{executor::Executor, schema::ActionDef, schema::FormValues};
@@ -99,19 +99,35 @@ impl Core {
         }
     }
 
-    /// The person's use of `action` in `scope`, through [`App::perform`].
+    /// Runs `call` in the background: its failure is kept for its window
+    /// (the main panel for an app-level action) and its action's form; a
+    /// success hands what it performed to `then`.
+    pub(crate) fn run<R: Send + 'static>(
+        &self,
+        ctx: &egui::Context,
+        call: Call<R>,
+        then: impl FnOnce(Performed<R>) + Send + 'static,
+    ) {
+        let scope = call.window_id().map(str::to_owned);
+        let action = Some(call.action().to_owned());
+        self.start(ctx, scope, action, call.into_future(), then);
+    }
+
+    /// The person's call of `action` in `scope` with JSON arguments (the
+    /// default buttons and forms, which know actions by their definitions).
+    pub(crate) fn person_call(&self, scope: &Scope, action: &str, arguments: JsonObject) -> Call {
+        self.app.call(&tool_name(scope.as_deref(), action), Some(arguments)).by_person()
+    }
+
+    /// [`Core::person_call`], run with nothing to do after.
     pub(crate) fn perform(
         &self,
         ctx: &egui::Context,
-        scope: Scope,
+        scope: &Scope,
         action: &str,
         arguments: JsonObject,
-        then: impl FnOnce(ToolResult) + Send + 'static,
     ) {
-        let tool = tool_name(scope.as_deref(), action);
-        let app = self.app.clone();
-        let call = async move { app.perform(&tool, Some(arguments)).await };
-        self.start(ctx, scope, Some(action.to_owned()), call, then);
+        self.run(ctx, self.person_call(scope, action, arguments), drop);
     }
 
     /// Keeps a failure found before any call was made (a form's own checks).
@@ -159,7 +175,7 @@ pub(crate) struct WindowView {
 ///     let count = counter.read(|c| c.count).unwrap_or_default();
 ///     ui.heading(format!("{count} so far"));
 ///     if ui.button("One more").clicked() {
-///         cx.perform("increment", Default::default());
+///         cx.run(counter.act().increment());
 ///     }
 ///     cx.action_bar(ui); // the default buttons for everything else
 /// });
@@ -192,31 +208,12 @@ impl WindowUi<'_> {
         self.view.operable
     }
 
-    /// Runs `call` (any of Purview's calls, such as
-    /// [`App::perform`] or a typed call) in the background. A failure is
-    /// shown in this window until a later call here succeeds; so are its
-    /// per-field errors.
-    ///
-    /// ```
-    /// # fn f(cx: &mut purview_egui::WindowUi<'_>) {
-    /// let app = cx.app().clone();
-    /// let tool = format!("{}__refresh", cx.id());
-    /// cx.spawn(async move { app.perform(&tool, None).await });
-    /// # }
-    /// ```
-    pub fn spawn<T: Send + 'static>(
-        &mut self,
-        call: impl Future<Output = Result<T, ToolError>> + Send + 'static,
-    ) {
-        let scope = Some(self.view.state.id.clone());
-        self.core.start(&self.ctx, scope, None, call, drop);
-    }
-
-    /// Runs a typed call ([`purview::Call`], from `handle.act()` or
-    /// `app.act::<A>()`) in the background, on the person's path. A failure
-    /// is shown in the call's window (the main panel for an app-level
-    /// action), its per-field errors on that action's form, until a later
-    /// call there succeeds.
+    /// Runs a [`purview::Call`] in the background — a typed call from
+    /// `handle.act()` or `app.act::<A>()`, or `app.call(tool, arguments)`
+    /// made [`by_person`](purview::Call::by_person). A failure is shown in
+    /// the call's window (the main panel for an app-level action), its
+    /// per-field errors on that action's form, until a later call there
+    /// succeeds. The only way a window's drawing code starts a call.
     ///
     /// ```
     /// # use purview::prelude::*;
@@ -232,10 +229,8 @@ impl WindowUi<'_> {
     /// });
     /// # drop(desk);
     /// ```
-    pub fn run<R: Send + 'static>(&mut self, call: purview::Call<R>) {
-        let scope = call.window_id().map(str::to_owned);
-        let action = Some(call.action().to_owned());
-        self.core.start(&self.ctx, scope, action, call.into_future(), drop);
+    pub fn run<R: Send + 'static>(&mut self, call: Call<R>) {
+        self.core.run(&self.ctx, call, drop);
     }
 
     /// Draws the window the default way: its blocks, then its action bar.
@@ -245,23 +240,6 @@ impl WindowUi<'_> {
         self.blocks(ui);
         ui.add_space(4.0);
         self.action_bar(ui);
-    }
-
-    /// The person's use of one of this window's actions by name, with JSON
-    /// arguments: [`App::perform`] of `{window}__{action}`. Its per-field
-    /// errors are shown on that action's form.
-    ///
-    /// ```
-    /// # fn f(cx: &mut purview_egui::WindowUi<'_>) {
-    /// let mut arguments = purview::model::JsonObject::new();
-    /// arguments.insert("offset".into(), 0.into());
-    /// arguments.insert("limit".into(), 20.into());
-    /// cx.perform("load_rows", arguments);
-    /// # }
-    /// ```
-    pub fn perform(&mut self, action: &str, arguments: JsonObject) {
-        let scope = Some(self.view.state.id.clone());
-        self.core.perform(&self.ctx, scope, action, arguments, drop);
     }
 
     /// The last failure of a call in this window, if the latest did not

@@ -242,7 +242,7 @@ impl Desk {
             Some(action) => {
                 let scope = Some(view.state.id.clone());
                 let arguments = purview::model::JsonObject::new();
-                self.core.perform(ctx, scope, &action.name, arguments, drop);
+                self.core.perform(ctx, &scope, &action.name, arguments);
             }
             None => {
                 ctx.send_viewport_cmd_to(viewport_id(&view.state.id), ViewportCommand::CancelClose)

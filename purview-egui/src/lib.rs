@@ -6,7 +6,7 @@
 //! generated from their input schemas, modals above their owners, blocked
 //! windows disabled and naming their blocker, where the agent is working,
 //! approval prompts for the agent's requests, and the last error. The
-//! person's clicks take the person's path ([`purview::App::perform`]): the
+//! person's clicks take the person's path ([`purview::Call::by_person`]): the
 //! same gates, versions and notifications as an agent's call, no approval
 //! asked and not recorded as agent activity.
 //!

@@ -420,8 +420,8 @@ async fn a_window_type_drawn_by_the_app_keeps_the_chrome_and_the_rest_stays_defa
     let desk = Desk::new(app.clone()).embedded(true).draw::<ConfirmDeletion>(|ui, dialog, cx| {
         ui.label(format!("Custom dialog {}", dialog.id()));
         if ui.button("Fail on purpose").clicked() {
-            let app = cx.app().clone();
-            cx.spawn(async move { app.perform("w9__nothing", None).await });
+            let call = cx.app().call(&format!("{}__nothing", cx.id()), None).by_person();
+            cx.run(call);
         }
         cx.action_bar(ui);
     });
@@ -436,7 +436,7 @@ async fn a_window_type_drawn_by_the_app_keeps_the_chrome_and_the_rest_stays_defa
     assert!(harness.query_by_label("Blocked by Confirm deletion").is_some());
     assert!(harness.query_by_label("Cancel").is_some(), "the default bar inside the override");
     harness.get_by_label("Fail on purpose").click_accesskit();
-    until_label(&mut harness, "w9").await;
+    until_label(&mut harness, "`nothing`").await;
     harness.get_by_label("Cancel").click_accesskit();
     until(&mut harness, "the dialog closed", |h| h.query_by_label("Custom dialog w2").is_none())
         .await;

@@ -132,7 +132,7 @@ impl ActionSpec {
     }
 
     /// Needs a person's approval when an agent calls it (never when the
-    /// person does, through [`App::perform`](crate::App::perform)); the
+    /// person does, through [`Call::by_person`](crate::Call::by_person)); the
     /// tool's description says so. See [`Approver`](crate::approval::Approver).
     pub fn approval(mut self) -> Self {
         self.approval = true;

@@ -142,7 +142,7 @@
 //! - `handle.act().some_action(..)` for a button: the typed calls
 //!   `#[actions]` generates ([`TypedCalls`], [`Call`]) run the action's own
 //!   logic for the person, with its arguments and result checked by the
-//!   compiler ([`App::perform`] is the same by tool name);
+//!   compiler (`app.call(tool, arguments).by_person()` is the same by tool name);
 //! - [`App::on_change`] to wake the GUI when an agent changed something,
 //!   [`App::window_list`], [`App::windows_of`] and
 //!   [`WindowKind`](derive@WindowKind) to know what is open,
@@ -220,7 +220,7 @@ pub use serde;
 pub use serde_json;
 pub use server::McpServer;
 pub use view::View;
-pub use window::{ActionResult, Actions, Window};
+pub use window::{Actions, Window};
 
 /// Approvals: what an agent's call that needs a person's yes asks, who may
 /// answer it, and the queue a GUI answers from.
@@ -321,8 +321,8 @@ pub mod by_hand {
 /// ```
 pub mod prelude {
     pub use crate::{
-        ActionOutput, ActionResult, ActionSpec, Actions, App, Args, Call, Context, Performed, Row,
-        Secret, TypedCalls, View, Window, WindowHandle, WindowKind, action, actions,
+        ActionOutput, ActionSpec, Actions, App, Args, Call, Context, Performed, Row, Secret,
+        TypedCalls, View, Window, WindowHandle, WindowKind, action, actions,
         by_hand::BoxFuture,
         model::{Block, FieldItem, Severity, ToolError},
         settings::ToolSurface,
@@ -335,8 +335,8 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::{
-        ActionOutput, ActionResult, ActionSpec, Actions, App, Args, Call, Context, TypedCalls,
-        VariantHandle, View, Window, WindowHandle, WindowKind,
+        ActionOutput, ActionSpec, Actions, App, Args, Call, Context, TypedCalls, VariantHandle,
+        View, Window, WindowHandle, WindowKind,
         app::CallTarget,
         by_hand::{BoxFuture, unknown_action},
         constraint::{Check, argument},

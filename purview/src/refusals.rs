@@ -69,7 +69,7 @@ pub(crate) fn no_such_tool(tool: &str) -> ToolError {
 pub(crate) fn read_windows_is_no_action() -> ToolError {
     ToolError::new(
         ErrorCode::ActionNotAvailable,
-        "app__read_windows answers with a snapshot, not an action result: use App::read_windows or App::call_tool.",
+        "app__read_windows answers with a snapshot, not an action result: use App::read_windows, or Call::outcome for the wire form.",
     )
 }
 

@@ -5,11 +5,11 @@ use std::{future::Future, pin::Pin};
 
 use crate::{ActionOutput, ActionSpec, Args, Context, View, model::ToolError};
 
-/// A boxed, `Send` future, the return type of [`Actions::call`].
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
-/// What an action handler returns: its output, or a structured error.
-pub type ActionResult = Result<ActionOutput, ToolError>;
+/// A boxed, `Send` future, the return type of [`Actions::call`]: by
+/// default, of what an action handler returns — its output, or a
+/// structured error.
+pub type BoxFuture<'a, T = Result<ActionOutput, ToolError>> =
+    Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// A set of actions an agent can call: a window's, or the app's own
 /// (`app__{action}` tools).
@@ -19,7 +19,7 @@ pub type ActionResult = Result<ActionOutput, ToolError>;
 /// applied. On success the copy replaces the original in one step.
 ///
 /// ```
-/// use purview::{Actions, ActionSpec, ActionOutput, Args, by_hand::BoxFuture, ActionResult, Context};
+/// use purview::{Actions, ActionSpec, ActionOutput, Args, by_hand::BoxFuture, Context};
 ///
 /// #[derive(Clone, Default)]
 /// struct Counter { n: u32 }
@@ -28,7 +28,7 @@ pub type ActionResult = Result<ActionOutput, ToolError>;
 ///     fn actions() -> Vec<ActionSpec> {
 ///         vec![ActionSpec::new("increment").description("Add one to the counter")]
 ///     }
-///     fn call<'a>(&'a mut self, action: &'a str, args: Args, _cx: &'a mut Context) -> BoxFuture<'a, ActionResult> {
+///     fn call<'a>(&'a mut self, action: &'a str, args: Args, _cx: &'a mut Context) -> BoxFuture<'a> {
 ///         Box::pin(async move {
 ///             args.finish()?;
 ///             match action {
@@ -66,18 +66,13 @@ pub trait Actions: Clone + Send + Sync + 'static {
     /// Runs `action` with decoded-on-demand `args`. Effects on other windows
     /// (opening, closing) go through `cx` and are applied only if the call
     /// succeeds.
-    fn call<'a>(
-        &'a mut self,
-        action: &'a str,
-        args: Args,
-        cx: &'a mut Context,
-    ) -> BoxFuture<'a, ActionResult>;
+    fn call<'a>(&'a mut self, action: &'a str, args: Args, cx: &'a mut Context) -> BoxFuture<'a>;
 }
 
 /// A view-model shown as one window.
 ///
 /// ```
-/// use purview::{Actions, ActionSpec, Args, by_hand::BoxFuture, ActionResult, Context, View, Window};
+/// use purview::{Actions, ActionSpec, Args, by_hand::BoxFuture, Context, View, Window};
 ///
 /// #[derive(Clone)]
 /// struct Notes { text: String }
@@ -91,7 +86,7 @@ pub trait Actions: Clone + Send + Sync + 'static {
 /// }
 /// # impl Actions for Notes {
 /// #     fn actions() -> Vec<ActionSpec> { vec![] }
-/// #     fn call<'a>(&'a mut self, action: &'a str, _: Args, _: &'a mut Context) -> BoxFuture<'a, ActionResult> {
+/// #     fn call<'a>(&'a mut self, action: &'a str, _: Args, _: &'a mut Context) -> BoxFuture<'a> {
 /// #         Box::pin(async move { Err(purview::by_hand::unknown_action(action)) })
 /// #     }
 /// # }

@@ -3,8 +3,7 @@
 use std::time::Duration;
 
 use purview::{
-    ActionOutput, ActionResult, ActionSpec, Actions, App, AppBuilder, Args, Context, Secret, View,
-    Window,
+    ActionOutput, ActionSpec, Actions, App, AppBuilder, Args, Context, Secret, View, Window,
     by_hand::BoxFuture,
     model::{Block, FieldItem, Severity},
     settings::ToolSurface,
@@ -158,12 +157,7 @@ impl Actions for Editor {
         }
     }
 
-    fn call<'a>(
-        &'a mut self,
-        action: &'a str,
-        args: Args,
-        cx: &'a mut Context,
-    ) -> BoxFuture<'a, ActionResult> {
+    fn call<'a>(&'a mut self, action: &'a str, args: Args, cx: &'a mut Context) -> BoxFuture<'a> {
         Box::pin(async move {
             match action {
                 "edit_field" => {
@@ -271,12 +265,7 @@ impl Actions for Confirm {
         ]
     }
 
-    fn call<'a>(
-        &'a mut self,
-        action: &'a str,
-        args: Args,
-        cx: &'a mut Context,
-    ) -> BoxFuture<'a, ActionResult> {
+    fn call<'a>(&'a mut self, action: &'a str, args: Args, cx: &'a mut Context) -> BoxFuture<'a> {
         Box::pin(async move {
             args.finish()?;
             match action {
@@ -330,12 +319,7 @@ impl Actions for Locked {
         vec![ActionSpec::new("unlock").description("Unlock with the PIN").input::<Unlock>()]
     }
 
-    fn call<'a>(
-        &'a mut self,
-        action: &'a str,
-        args: Args,
-        cx: &'a mut Context,
-    ) -> BoxFuture<'a, ActionResult> {
+    fn call<'a>(&'a mut self, action: &'a str, args: Args, cx: &'a mut Context) -> BoxFuture<'a> {
         Box::pin(async move {
             match action {
                 "unlock" => {
@@ -366,12 +350,7 @@ impl Actions for AppMenu {
         ]
     }
 
-    fn call<'a>(
-        &'a mut self,
-        action: &'a str,
-        args: Args,
-        cx: &'a mut Context,
-    ) -> BoxFuture<'a, ActionResult> {
+    fn call<'a>(&'a mut self, action: &'a str, args: Args, cx: &'a mut Context) -> BoxFuture<'a> {
         Box::pin(async move {
             args.finish()?;
             match action {

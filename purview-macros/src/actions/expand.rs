@@ -342,7 +342,7 @@ pub fn actions(parsed: &Impl) -> TokenStream {
                     action: &'a str,
                     args: #p::Args,
                     cx: &'a mut #p::Context,
-                ) -> #p::BoxFuture<'a, #p::ActionResult> {
+                ) -> #p::BoxFuture<'a> {
                     let _ = &cx;
                     ::std::boxed::Box::pin(async move {
                         match action {
@@ -388,7 +388,7 @@ pub fn fallback(parsed: &Impl, errors: TokenStream) -> TokenStream {
                     action: &'a str,
                     _: #p::Args,
                     _: &'a mut #p::Context,
-                ) -> #p::BoxFuture<'a, #p::ActionResult> {
+                ) -> #p::BoxFuture<'a> {
                     ::std::boxed::Box::pin(async move { ::core::result::Result::Err(#p::unknown_action(action)) })
                 }
             }

@@ -55,7 +55,7 @@ impl App {
     /// # #[derive(Clone)] struct W;
     /// # impl Window for W { fn title(&self) -> String { "W".into() } fn project(&self, _: &mut View) {} }
     /// # impl Actions for W { fn actions() -> Vec<ActionSpec> { vec![] }
-    /// #   fn call<'a>(&'a mut self, a: &'a str, _: Args, _: &'a mut Context) -> BoxFuture<'a, ActionResult> { Box::pin(async move { Err(unknown_action(a)) }) } }
+    /// #   fn call<'a>(&'a mut self, a: &'a str, _: Args, _: &'a mut Context) -> BoxFuture<'a> { Box::pin(async move { Err(unknown_action(a)) }) } }
     /// let app = App::builder().build();
     /// let w = app.open(W).unwrap();
     /// w.open_modal(W).unwrap();
@@ -88,7 +88,7 @@ impl App {
     }
 
     /// The agent's most recent successful call, if any. The person's own
-    /// [`App::perform`] calls are not recorded.
+    /// calls ([`Call::by_person`](crate::Call::by_person)) are not recorded.
     ///
     /// ```
     /// let app = purview::App::builder().build();

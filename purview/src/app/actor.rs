@@ -16,7 +16,7 @@ use crate::{
     naming,
     schema::{describes_object, output_schema, self_contained},
     validate::ArgumentCheck,
-    window::{ActionResult, BoxFuture},
+    window::BoxFuture,
 };
 
 use super::Context;
@@ -28,12 +28,7 @@ pub(crate) trait DynActions: Send + Sync {
     fn title(&self) -> String;
     fn project(&self, view: &mut View);
     fn is_available(&self, action: &str) -> bool;
-    fn call<'a>(
-        &'a mut self,
-        action: &'a str,
-        args: Args,
-        cx: &'a mut Context,
-    ) -> BoxFuture<'a, ActionResult>;
+    fn call<'a>(&'a mut self, action: &'a str, args: Args, cx: &'a mut Context) -> BoxFuture<'a>;
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
     /// The view-model's Rust type, for a developer's log line.
@@ -58,7 +53,7 @@ macro_rules! forward_actions {
             action: &'a str,
             args: Args,
             cx: &'a mut Context,
-        ) -> BoxFuture<'a, ActionResult> {
+        ) -> BoxFuture<'a> {
             self.0.call(action, args, cx)
         }
         fn as_any(&self) -> &dyn Any {

@@ -5,7 +5,7 @@
 //! [`ActionSpec::approval`](crate::ActionSpec::approval) or
 //! [`AppBuilder::require_approval`](crate::AppBuilder::require_approval))
 //! asks before it runs, when an agent calls it — never when the person
-//! does ([`App::perform`](crate::App::perform)). Whose yes counts is the
+//! does ([`Call::by_person`](crate::Call::by_person)). Whose yes counts is the
 //! app's setting, [`WhoApproves`]: by default the app's own [`Approver`]
 //! (its GUI) when it has one, otherwise the calling client's user (MCP
 //! elicitation on 2025-11-25; on 2026-07-28 a question the client answers

@@ -147,7 +147,7 @@ impl AppBuilder {
     /// # #[derive(Clone)] struct Confirm;
     /// # impl Window for Confirm { fn title(&self) -> String { "Confirm".into() } fn project(&self, _: &mut View) {} }
     /// # impl Actions for Confirm { fn actions() -> Vec<ActionSpec> { vec![ActionSpec::new("confirm")] }
-    /// #   fn call<'a>(&'a mut self, a: &'a str, _: Args, _: &'a mut Context) -> BoxFuture<'a, ActionResult> { Box::pin(async move { Err(unknown_action(a)) }) } }
+    /// #   fn call<'a>(&'a mut self, a: &'a str, _: Args, _: &'a mut Context) -> BoxFuture<'a> { Box::pin(async move { Err(unknown_action(a)) }) } }
     /// let app = App::builder().require_approval::<Confirm>("confirm").build();
     /// app.open(Confirm).unwrap();
     /// assert!(app.tools().unwrap().iter().any(|t| t.description.contains("approval")));
@@ -361,7 +361,7 @@ fn longest_tool_name(state: &State, surface: ToolSurface) -> usize {
 mod tests {
     use super::*;
     use crate::{
-        ActionResult, Args, Context,
+        Args, Context,
         by_hand::{BoxFuture, unknown_action},
     };
 
@@ -374,12 +374,7 @@ mod tests {
         fn actions() -> Vec<ActionSpec> {
             vec![ActionSpec::new("act"), ActionSpec::new("delete_all")]
         }
-        fn call<'a>(
-            &'a mut self,
-            action: &'a str,
-            _: Args,
-            _: &'a mut Context,
-        ) -> BoxFuture<'a, ActionResult> {
+        fn call<'a>(&'a mut self, action: &'a str, _: Args, _: &'a mut Context) -> BoxFuture<'a> {
             Box::pin(async move { Err(unknown_action(action)) })
         }
     }

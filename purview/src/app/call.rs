@@ -1,520 +1,411 @@
-//! An agent's call — and the person's [`App::perform`] — in named phases,
-//! always in this order (ARCHITECTURE.md uses the same names):
+//! The one way to run an action: a [`Call`], from whichever side it comes.
 //!
-//! - **route** (route.rs): the tool name (or `app__act`'s `window`/`action`)
-//!   says which window and action are meant; `app__read_windows` is
-//!   answered at once;
-//! - **check**, outside the operation lock: the gates (gates.rs) and the
-//!   arguments against the action's schema, so a bad or oversized request
-//!   never holds up anyone else;
-//! - **ask** (consent.rs), only when an agent calls an action that needs a
-//!   person's yes: the question, still outside the lock;
-//! - **prepare**, under the operation lock: the gates again, then a working
-//!   copy of the view-model;
-//! - **run** (run.rs): the handler on the working copy, with timeout,
-//!   cancellation and panic guard, ending in one outcome;
-//! - **commit** (commit.rs): the gates once more, then every effect in one
-//!   step through [`Shared::mutate_and`](super::shared::Shared::mutate_and), which
-//!   settles and notifies;
-//! - **respond**: the result, with what can be operated next — or an error
-//!   that says what to do next on the agent's tool surface (advice.rs).
-use std::{sync::Arc, time::Duration};
+//! - **typed**: a generated `…Calls` method (`editor.act().submit()`,
+//!   `app.act::<Desk>().lock()`), arguments and result checked by the
+//!   compiler;
+//! - **by tool name**: [`App::call`] with a tool name and JSON arguments,
+//!   as an agent sends them (for tests, dispatchers and in-process agents).
+//!
+//! Who calls, and whether a client may cancel, are options on the call:
+//! [`Call::by_person`] / [`Call::by_agent`] and [`Call::cancel_on`].
+//! Awaiting a call runs the phases of phases.rs and gives a [`Performed`];
+//! [`Call::outcome`] gives the wire form instead.
+
+use std::{
+    any::{Any, TypeId},
+    fmt,
+    future::{Future, IntoFuture},
+    marker::PhantomData,
+    pin::Pin,
+};
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    App, Error,
-    actor::{DynActions, ResultShape},
-    advice,
-    approval::AgentSession,
-    catalog,
-    commit::{Finished, apply},
-    consent::{self, Approved, Question, Resume},
-    context::Context,
-    gates::{self, Target},
-    progress::ProgressFeed,
-    route::{ActionCall, Request, route},
-    run::{handler_output, refuse_reentry, run_handler},
+    App,
+    phases::Caller,
+    route::{ActionCall, Request},
+    typed::CallTarget,
 };
 use crate::{
-    Args,
     action::JsonObject,
-    model::{DenialReason, ErrorCode, Next, ToolError, ToolOutcome, ToolResult},
-    refusals,
+    model::{ApprovedBy, Next, ToolError, ToolOutcome, ToolResult},
+    naming, refusals,
 };
 
-/// Who is calling: agents are recorded as activity and asked for approval,
-/// the person is not. An agent's session, when the transport knows it, can
-/// be asked to approve; its progress reports go to `progress` when its
-/// client asked for them.
-#[derive(Clone)]
-pub(crate) enum Caller {
-    Agent {
-        session: Option<Arc<dyn AgentSession>>,
-        progress: Option<Arc<ProgressFeed>>,
-        /// A 2026-07-28 retry's answer to an approval question.
-        resume: Option<Resume>,
-    },
-    Person,
+/// One call of an action, run by awaiting it. Nothing happens until it is
+/// awaited (or handed to something that runs it, such as a GUI's executor).
+///
+/// Made in one of two ways: a typed call (`handle.act().submit()`,
+/// `app.act::<Desk>().lock()`), whose result is the handler's own type `R`;
+/// or [`App::call`] with a tool name and JSON arguments, whose result is
+/// the JSON result (`Call<Option<Value>>`).
+///
+/// Every gate applies (the window is open and operable, the action
+/// available), the handler runs on a working copy, and its effects commit
+/// in one step, or none of them do. Who calls is an option:
+///
+/// - [`by_person`](Call::by_person), the default for typed calls: the
+///   person's own click. It is not recorded as agent activity and no
+///   approval is asked;
+/// - [`by_agent`](Call::by_agent), the default for [`App::call`]: recorded
+///   as agent activity, and an action that needs approval asks the app's
+///   approver first (refused with `approval_denied` when there is none).
+///
+/// A typed call's arguments were checked by the compiler, so the JSON Schema
+/// check an agent's arguments get is skipped; the handler's own checks
+/// (`cx.invalid`) apply as for any call.
+///
+/// ```
+/// use purview::prelude::*;
+///
+/// #[window(summary = "A note")]
+/// #[derive(Clone, Default)]
+/// struct Note {
+///     #[block(field)]
+///     text: String,
+/// }
+///
+/// #[actions]
+/// impl Note {
+///     /// Replace the note's text.
+///     #[action]
+///     fn set_text(&mut self, text: String, cx: &mut Context) {
+///         if text.is_empty() {
+///             cx.invalid("text", "cannot be empty");
+///         }
+///         self.text = text;
+///     }
+/// }
+///
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let app = App::builder().build();
+/// let note = app.open(Note::default()).unwrap();
+///
+/// // Typed, as the person:
+/// let call = note.act().set_text("Buy milk".into());
+/// assert_eq!(call.tool_name(), format!("{}__set_text", note.id()));
+/// call.await.unwrap();
+/// assert_eq!(note.read(|n| n.text.clone()).unwrap(), "Buy milk");
+///
+/// let refused = note.act().set_text(String::new()).await.unwrap_err();
+/// assert_eq!(refused.fields.unwrap()[0].field, "text");
+///
+/// // By tool name, as an agent:
+/// let arguments = serde_json::json!({"text": "Buy bread"});
+/// let tool = format!("{}__set_text", note.id());
+/// app.call(&tool, arguments.as_object().cloned()).await.unwrap();
+/// assert_eq!(note.read(|n| n.text.clone()).unwrap(), "Buy bread");
+/// # });
+/// ```
+#[must_use = "a call does nothing until it is awaited"]
+pub struct Call<R = Option<Value>> {
+    app: App,
+    aim: Aim,
+    caller: Caller,
+    cancel: CancellationToken,
+    _result: PhantomData<fn() -> R>,
 }
 
-impl Caller {
-    /// An agent the transport knows nothing about (in-process calls).
-    const ANONYMOUS: Self = Self::Agent { session: None, progress: None, resume: None };
+/// What a call names.
+enum Aim {
+    /// A tool name and its JSON arguments, as an agent sends them.
+    Tool { name: String, arguments: JsonObject },
+    /// A typed call: the arguments are the handler's own value.
+    Typed { target: CallTarget, action: &'static str, arguments: Option<Box<dyn Any + Send>> },
+}
 
-    fn is_agent(&self) -> bool {
-        matches!(self, Self::Agent { .. })
+impl<R> fmt::Debug for Call<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Arguments may be secrets: only the names are shown.
+        f.debug_struct("Call")
+            .field("tool", &self.tool_name())
+            .field("by_person", &matches!(self.caller, Caller::Person))
+            .finish_non_exhaustive()
     }
-}
-
-/// What the check phase learned, for the ask phase.
-pub(super) struct Checked {
-    pub needs_approval: bool,
-    /// The window's version when checked; `None` for app-level actions.
-    pub version: Option<u64>,
-    /// For an app-level action, what the app looked like when checked
-    /// ([`consent::pin`]).
-    pub pin: Option<u64>,
-    pub window_title: Option<String>,
-    pub window_summary: Option<String>,
-    pub action_title: String,
-    pub params: Arc<[String]>,
-    pub check: Arc<crate::validate::ArgumentCheck>,
-}
-
-/// Why a call stopped short of a result: refused, or (2026-07-28) waiting
-/// for the answer to an approval question the client is to put.
-pub(crate) enum Stop {
-    Refused(ToolError),
-    Ask(Box<Question>),
-}
-
-impl From<ToolError> for Stop {
-    fn from(error: ToolError) -> Self {
-        Self::Refused(error)
-    }
-}
-
-impl Stop {
-    /// For callers no question can be put to (the person, in-process
-    /// agents): a refusal. They never get asked by round trip.
-    fn refusal(self, action: &str, timeout: Duration) -> ToolError {
-        match self {
-            Self::Refused(error) => error,
-            Self::Ask(_) => refusals::denied(action, DenialReason::NoApprover, timeout),
-        }
-    }
-}
-
-/// A call that passed the gates under the operation lock.
-struct Prepared {
-    target: Target,
-    index: usize,
-    working: Box<dyn DynActions>,
-    base_revision: u64,
-    params: Arc<[String]>,
-    result_shape: ResultShape,
-    timeout: Duration,
 }
 
 impl App {
-    /// Calls a tool as an agent would, without any transport: every gate,
-    /// the serialized path, and the exact result or error the MCP layer
-    /// sends. Accepts `{windowId}__{action}`, `app__{action}` and `app__act`
-    /// (whose result is the action's). `app__read_windows` answers with a
-    /// snapshot rather than a [`ToolResult`]: use [`App::read_windows`] or
-    /// [`App::call_tool`] for it.
+    /// A call of a tool by name, as an agent sends it: `{windowId}__{action}`,
+    /// `app__{action}` or `app__act` (whose result is the action's), with its
+    /// JSON arguments. It runs as an agent unless made
+    /// [`by_person`](Call::by_person); awaiting it gives the exact result or
+    /// error the MCP layer sends, and [`Call::outcome`] the wire form (which
+    /// also answers `app__read_windows`).
     ///
     /// ```
-    /// # use purview::{by_hand::*, *};
-    /// # #[derive(Clone)] struct W;
-    /// # impl Window for W { fn title(&self) -> String { "W".into() } fn project(&self, _: &mut View) {} }
-    /// # impl Actions for W { fn actions() -> Vec<ActionSpec> { vec![ActionSpec::new("close")] }
-    /// #   fn call<'a>(&'a mut self, a: &'a str, args: Args, cx: &'a mut Context) -> BoxFuture<'a, ActionResult> {
-    /// #     Box::pin(async move { args.finish()?; cx.close(); Ok(ActionOutput::message("closed")) }) } }
+    /// # use purview::prelude::*;
+    /// # #[window(summary = "W")] #[derive(Clone, Default)] struct W;
+    /// # #[actions] impl W {
+    /// #     /// Close it.
+    /// #     #[action] fn close(&mut self, cx: &mut Context) -> ActionOutput { cx.close(); ActionOutput::message("closed") }
+    /// # }
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
     /// let app = App::builder().build();
     /// let w = app.open(W).unwrap();
     /// let ok = app.call(&format!("{}__close", w.id()), None).await.unwrap();
     /// assert_eq!(ok.message.as_deref(), Some("closed"));
     /// let err = app.call(&format!("{}__close", w.id()), None).await.unwrap_err();
-    /// assert_eq!(err.code, model::ErrorCode::WindowNotFound);
+    /// assert_eq!(err.code, purview::model::ErrorCode::WindowNotFound);
     /// # });
     /// ```
-    pub async fn call(
-        &self,
-        tool: &str,
-        arguments: Option<JsonObject>,
-    ) -> Result<ToolResult, ToolError> {
-        self.call_cancellable(tool, arguments, CancellationToken::new()).await
+    pub fn call(&self, tool: &str, arguments: Option<JsonObject>) -> Call<Option<Value>> {
+        Call {
+            app: self.clone(),
+            aim: Aim::Tool { name: tool.to_owned(), arguments: arguments.unwrap_or_default() },
+            caller: Caller::ANONYMOUS,
+            cancel: CancellationToken::new(),
+            _result: PhantomData,
+        }
+    }
+}
+
+impl<R> Call<R> {
+    /// A typed call, made by a generated `…Calls` method.
+    pub(super) fn typed(
+        target: CallTarget,
+        action: &'static str,
+        arguments: Option<Box<dyn Any + Send>>,
+    ) -> Self {
+        Self {
+            app: target.app.clone(),
+            aim: Aim::Typed { target, action, arguments },
+            caller: Caller::Person,
+            cancel: CancellationToken::new(),
+            _result: PhantomData,
+        }
     }
 
-    /// The person's own use of an action — a GUI button wired to the same
-    /// logic an agent calls: the same gates, working copy and effects as
-    /// [`App::call`], but not recorded as agent activity.
+    /// Runs the call as the person at the keyboard: not recorded as agent
+    /// activity, and no approval asked (the default for typed calls).
     ///
     /// ```
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
     /// let app = purview::App::builder().build();
-    /// let err = app.perform("w9__submit", None).await.unwrap_err();
+    /// let err = app.call("w9__submit", None).by_person().await.unwrap_err();
     /// assert_eq!(err.code, purview::model::ErrorCode::WindowNotFound);
     /// # });
     /// ```
-    pub async fn perform(
-        &self,
-        tool: &str,
-        arguments: Option<JsonObject>,
-    ) -> Result<ToolResult, ToolError> {
-        self.call_typed(tool, arguments, Caller::Person, CancellationToken::new()).await
+    pub fn by_person(mut self) -> Self {
+        self.caller = Caller::Person;
+        self
     }
 
-    /// [`App::call`] that gives up, changing nothing, when `cancel` fires
-    /// (the client cancelled the request) before the call commits.
+    /// Runs the call as an in-process agent: recorded as agent activity, and
+    /// an action that needs approval asks the app's approver (the default
+    /// for [`App::call`]).
+    ///
+    /// ```
+    /// # use purview::prelude::*;
+    /// # #[window(summary = "W")] #[derive(Clone, Default)] struct W;
+    /// # #[actions] impl W {
+    /// #     /// Delete everything.
+    /// #     #[action(approval)] fn wipe(&mut self) {}
+    /// # }
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let app = App::builder().build();
+    /// let w = app.open(W).unwrap();
+    /// // No approver is set, so an agent is refused and the person is not.
+    /// let refused = w.act().wipe().by_agent().await.unwrap_err();
+    /// assert_eq!(refused.code, purview::model::ErrorCode::ApprovalDenied);
+    /// w.act().wipe().await.unwrap();
+    /// # });
+    /// ```
+    pub fn by_agent(mut self) -> Self {
+        self.caller = Caller::ANONYMOUS;
+        self
+    }
+
+    /// Gives up, changing nothing, when `cancel` fires before the call
+    /// commits (a client cancelled its request, say).
     ///
     /// ```
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
     /// let app = purview::App::builder().build();
     /// let cancel = tokio_util::sync::CancellationToken::new();
-    /// let result = app.call_cancellable("w1__anything", None, cancel).await;
+    /// let result = app.call("w1__anything", None).cancel_on(cancel).await;
     /// assert!(result.is_err());
     /// # });
     /// ```
-    pub async fn call_cancellable(
-        &self,
-        tool: &str,
-        arguments: Option<JsonObject>,
-        cancel: CancellationToken,
-    ) -> Result<ToolResult, ToolError> {
-        self.call_typed(tool, arguments, Caller::ANONYMOUS, cancel).await
+    pub fn cancel_on(mut self, cancel: CancellationToken) -> Self {
+        self.cancel = cancel;
+        self
     }
 
-    /// Calls any tool tools/list offers (`app__read_windows` included) and
-    /// returns exactly what the MCP layer would send as `structuredContent`
-    /// and `isError`: for in-process agents and conformance checks.
-    pub async fn call_tool(&self, tool: &str, arguments: Option<JsonObject>) -> ToolOutcome {
-        let outcome =
-            self.call_tool_as(tool, arguments, Caller::ANONYMOUS, CancellationToken::new());
-        let timeout = self.shared.config.approval_timeout;
-        match outcome.await {
-            Ok(structured) => ToolOutcome { is_error: false, structured },
-            Err(stop) => {
-                let error = stop.refusal(tool, timeout);
-                ToolOutcome { is_error: true, structured: error_value(&error) }
+    /// The action's name, as the call names it (for `app__act`, the tool's).
+    pub fn action(&self) -> &str {
+        match &self.aim {
+            Aim::Typed { action, .. } => action,
+            Aim::Tool { name, .. } => naming::split_tool_name(name).map_or(name, |(_, a)| a),
+        }
+    }
+
+    /// The window the call acts on; `None` for an app-level action (and for
+    /// a tool name that names no window).
+    pub fn window_id(&self) -> Option<&str> {
+        match &self.aim {
+            Aim::Typed { target, .. } => target.window.as_deref(),
+            Aim::Tool { name, .. } => {
+                naming::split_tool_name(name).map(|(w, _)| w).filter(|w| *w != naming::APP)
             }
         }
     }
 
-    /// What `app__read_windows` returns: the `app://windows` snapshot
-    /// (narrowed to `only`, when given; `operableWindowIds` stays whole) plus
-    /// `actions`, each operable window's available actions (and `"app"`'s)
-    /// as one-line signatures such as
-    /// `edit_field(field: 'recipient'|'amount', value: string)`.
-    ///
-    /// ```
-    /// let app = purview::App::builder().build();
-    /// let view = app.read_windows(None).unwrap();
-    /// assert_eq!(view["windows"], serde_json::json!([]));
-    /// assert!(view.get("schemas").is_none());
-    /// ```
-    pub fn read_windows(&self, only: Option<&[String]>) -> Result<Value, Error> {
-        self.shared.read(|state| catalog::read_windows(state, only, false))
-    }
-
-    /// [`App::read_windows`] with `schemas`, as `app__read_windows` answers
-    /// `{"schemas": true}`: for each id under `actions`, its actions' title,
-    /// description, full input schema and annotations by name — or, for a
-    /// window whose type an earlier entry already describes, that entry's
-    /// window id.
-    ///
-    /// ```
-    /// let app = purview::App::builder().build();
-    /// let view = app.read_windows_with_schemas(None).unwrap();
-    /// assert_eq!(view["schemas"], serde_json::json!({}));
-    /// ```
-    pub fn read_windows_with_schemas(&self, only: Option<&[String]>) -> Result<Value, Error> {
-        self.shared.read(|state| catalog::read_windows(state, only, true))
-    }
-
-    /// The transport's entry point: any tool, with who is calling.
-    pub(crate) async fn call_tool_as(
-        &self,
-        tool: &str,
-        arguments: Option<JsonObject>,
-        caller: Caller,
-        cancel: CancellationToken,
-    ) -> Result<Value, Stop> {
-        let arguments = arguments.unwrap_or_default();
-        let limits = &self.shared.config.limits;
-        if tool == crate::naming::READ_WINDOWS_TOOL
-            && let Some(problem) = crate::validate::over_limits(&arguments, limits)
-        {
-            // An action's arguments meet the same check in its gates.
-            return Err(ToolError::validation(vec![problem]).into());
-        }
-        match route(self.shared.config.surface, tool, arguments).map_err(|e| self.explain(e))? {
-            Request::ReadWindows { only, schemas } => {
-                // No more windows than can ever be open: a longer list names
-                // windows that cannot exist, and costs a lookup each.
-                if let Some(only) = &only
-                    && only.len() > limits.max_windows
-                {
-                    return Err(
-                        refusals::too_many_windows_asked(only.len(), limits.max_windows).into()
-                    );
-                }
-                self.shared
-                    .read(|state| catalog::read_windows(state, only.as_deref(), schemas))
-                    .map_err(|e| ToolError::from(e).into())
+    /// The tool name an agent would call for the same action
+    /// (`{windowId}__{action}` or `app__{action}`).
+    pub fn tool_name(&self) -> String {
+        match &self.aim {
+            Aim::Typed { target, action, .. } => {
+                naming::tool_name(target.window.as_deref().unwrap_or(naming::APP), action)
             }
-            Request::Action(call) => {
-                let (window, action) = (call.window.clone(), call.action.clone());
-                let dispatched = call.dispatched;
-                let result = self.call_action(call, caller, cancel).await;
-                let result = match result {
-                    Err(Stop::Refused(mut error))
-                        if dispatched && error.code == ErrorCode::ValidationFailed =>
-                    {
-                        // The line the agent built its call from, to correct it by.
-                        error.signature = self
-                            .shared
-                            .read(|state| catalog::signature_of(state, &window, &action))
-                            .ok()
-                            .flatten()
-                            .map(|s| Box::from(&*s));
-                        Err(error.into())
+            Aim::Tool { name, .. } => name.clone(),
+        }
+    }
+
+    /// Runs the call and gives exactly what the MCP layer would send as
+    /// `structuredContent` and `isError`; unlike awaiting the call, it also
+    /// answers `app__read_windows`. For in-process agents and conformance
+    /// checks.
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let app = purview::App::builder().build();
+    /// let outcome = app.call("app__read_windows", None).outcome().await;
+    /// assert!(!outcome.is_error);
+    /// assert_eq!(outcome.structured["operableWindowIds"], serde_json::json!([]));
+    /// # });
+    /// ```
+    pub async fn outcome(self) -> ToolOutcome {
+        let timeout = self.app.shared.config.approval_timeout;
+        let tool = self.tool_name();
+        let answer = match self.aim {
+            Aim::Tool { name, arguments } => {
+                self.app.call_tool_as(&name, Some(arguments), self.caller, self.cancel).await
+            }
+            Aim::Typed { .. } => {
+                return match self.run_typed().await {
+                    Ok((result, _)) => wire(Ok(serde_json::to_value(result).unwrap_or_default())),
+                    Err(error) => wire(Err(error)),
+                };
+            }
+        };
+        wire(answer.map_err(|stop| stop.refusal(&tool, timeout)))
+    }
+
+    async fn run_typed(self) -> Result<(ToolResult, Option<Box<dyn Any + Send>>), ToolError> {
+        let Aim::Typed { target, action, arguments } = self.aim else {
+            unreachable!("run_typed is only called for typed calls")
+        };
+        let window = match &target.window {
+            Some(id) => id.to_string(),
+            None => {
+                target.check_app_actions()?;
+                naming::APP.to_owned()
+            }
+        };
+        let call = ActionCall {
+            window,
+            action: action.to_owned(),
+            arguments: JsonObject::new(),
+            expected_version: None,
+            typed: arguments,
+            dispatched: false,
+        };
+        self.app.run_call(call, self.caller, self.cancel).await
+    }
+
+    async fn run(self) -> Result<Performed<R>, ToolError>
+    where
+        R: 'static,
+    {
+        let (result, value) = match &self.aim {
+            Aim::Typed { .. } => {
+                let action = self.action().to_owned();
+                let (result, value) = self.run_typed().await?;
+                // An action that returns nothing has `()` for its value.
+                let value = value.unwrap_or_else(|| Box::new(()));
+                let value = value.downcast::<R>().map_err(|_| {
+                    tracing::error!(action, "a typed call's result was of another type");
+                    refusals::wrong_result_type(&action)
+                })?;
+                (result, value)
+            }
+            Aim::Tool { .. } => {
+                let Aim::Tool { name, arguments } = self.aim else { unreachable!() };
+                let call = match self.app.route_tool(&name, arguments)? {
+                    Request::ReadWindows { .. } => {
+                        return Err(refusals::read_windows_is_no_action());
                     }
-                    other => other,
-                }?;
-                Ok(serde_json::to_value(result).unwrap_or_default())
+                    Request::Action(call) => call,
+                };
+                let (result, _) = self.app.run_call(call, self.caller, self.cancel).await?;
+                let json: Box<dyn Any> = Box::new(result.result.clone());
+                // `App::call` makes only `Call<Option<Value>>`.
+                debug_assert_eq!(TypeId::of::<R>(), TypeId::of::<Option<Value>>());
+                let value = json.downcast::<R>().map_err(|_| refusals::wrong_result_type(&name))?;
+                (result, value)
             }
-        }
-    }
-
-    async fn call_typed(
-        &self,
-        tool: &str,
-        arguments: Option<JsonObject>,
-        caller: Caller,
-        cancel: CancellationToken,
-    ) -> Result<ToolResult, ToolError> {
-        match route(self.shared.config.surface, tool, arguments.unwrap_or_default())
-            .map_err(|e| self.explain(e))?
-        {
-            Request::ReadWindows { .. } => Err(refusals::read_windows_is_no_action()),
-            Request::Action(call) => {
-                let action = call.action.clone();
-                let timeout = self.shared.config.approval_timeout;
-                let result = self.call_action(call, caller, cancel).await;
-                result.map_err(|stop| stop.refusal(&action, timeout))
-            }
-        }
-    }
-
-    async fn call_action(
-        &self,
-        call: ActionCall,
-        caller: Caller,
-        cancel: CancellationToken,
-    ) -> Result<ToolResult, Stop> {
-        self.run_phases(call, caller, cancel).await.map(|(result, _)| result).map_err(|stop| {
-            match stop {
-                Stop::Refused(error) => Stop::Refused(self.explain(error)),
-                ask => ask,
-            }
-        })
-    }
-
-    /// A typed call of the person's ([`Call`](crate::Call)): the person's
-    /// path, with arguments the compiler checked, and the handler's own
-    /// result value beside the wire result.
-    pub(super) async fn perform_typed(
-        &self,
-        call: ActionCall,
-    ) -> Result<(ToolResult, Option<Box<dyn std::any::Any + Send>>), ToolError> {
-        let (action, timeout) = (call.action.clone(), self.shared.config.approval_timeout);
-        self.run_phases(call, Caller::Person, CancellationToken::new())
-            .await
-            .map_err(|stop| self.explain(stop.refusal(&action, timeout)))
-    }
-
-    async fn run_phases(
-        &self,
-        mut call: ActionCall,
-        mut caller: Caller,
-        cancel: CancellationToken,
-    ) -> Result<(ToolResult, Option<Box<dyn std::any::Any + Send>>), Stop> {
-        refuse_reentry(&call)?;
-        let checked = self.check(&mut call)?;
-        let mut approved = None;
-        if checked.needs_approval
-            && let Caller::Agent { session, resume, .. } = &mut caller
-        {
-            let resume = resume.take();
-            // Rare, and its future is large: it waits behind a pointer, so
-            // every other call's future stays small.
-            let approving = self.approve(&mut call, &checked, session.as_deref(), resume, &cancel);
-            approved = Some(Box::pin(approving).await?);
-        }
-        let _serialized = self.shared.op_lock.lock().await;
-        let pin = approved.as_ref().and_then(|a| a.pin);
-        let Prepared { target, index, mut working, base_revision, params, result_shape, timeout } =
-            self.prepare(&call, pin)?;
-        let ActionCall { action, arguments, typed, .. } = call;
-        let window = match &target {
-            Target::Window { id, .. } => Some(id.clone()),
-            Target::App => None,
         };
-        let (called_by, progress) = match &caller {
-            Caller::Person => (super::CalledBy::Person, None),
-            Caller::Agent { session, progress, .. } => (
-                super::CalledBy::Agent { session: session.as_ref().map(|s| s.number()) },
-                progress.clone(),
-            ),
-        };
-        let mut cx = Context::new(self.shared.clone(), window.clone(), called_by, progress);
-        let args = Args::new(arguments, params).with_typed(typed);
-        let outcome = run_handler(&mut working, &action, args, &mut cx, timeout, &cancel).await;
-        let output = handler_output(outcome, &action, timeout, &cancel)?;
-        if !cx.invalid.is_empty() {
-            return Err(ToolError::validation(std::mem::take(&mut cx.invalid)).into());
-        }
-        if !cx.failures.is_empty() {
-            tracing::error!(action = %action, failures = ?cx.failures, "an action used its context wrongly");
-            return Err(refusals::context_misused(&action, &cx.failures).into());
-        }
-        if cancel.is_cancelled() {
-            return Err(refusals::cancelled(&action).into());
-        }
-        let effects = std::mem::take(&mut cx.effects);
-        let finished =
-            Finished { target, action: action.clone(), index, working, base_revision, effects };
-        let (opened, next) = self.commit(finished)?;
-        tracing::info!(action = %action, opened = opened.len(), "action applied");
-        if caller.is_agent() {
-            self.record_activity(window.map(|w| w.to_string()), &action, cx.focus);
-        }
-        let message = output
-            .message
-            .or(cx.message.take())
-            .unwrap_or_else(|| default_message(&action, &opened));
-        let result = output.result.map(|value| result_shape.wrap(value));
-        let typed = output.typed.0;
-        let approved_by = approved.map(|Approved { by, .. }| by);
-        Ok((
-            ToolResult {
-                message: Some(message),
-                opened_window_ids: opened,
-                result,
-                next,
-                approved_by,
-            },
-            typed,
-        ))
-    }
-
-    /// The check phase, outside the operation lock: the gates as they stand now, and
-    /// the arguments against the action's schema.
-    fn check(&self, call: &mut ActionCall) -> Result<Checked, ToolError> {
-        let checked = self.shared.try_read(|state| {
-            let gates::Admitted { target, index, actor, entry } =
-                gates::admit(state, &call.window, &call.action, call.expected_version.as_ref())?;
-            let pin = matches!(target, Target::App).then(|| consent::pin(state));
-            let action = &actor.spec.actions[index];
-            let needs_approval = action.spec.needs_approval();
-            // What the person is shown, copied only when someone is asked.
-            let shown = entry.filter(|_| needs_approval);
-            Ok::<_, ToolError>(Checked {
-                needs_approval,
-                version: entry.map(|e| e.version),
-                pin,
-                window_title: shown.map(|e| e.title.to_string()),
-                window_summary: shown.and_then(|e| e.summary.as_deref().map(str::to_owned)),
-                action_title: if needs_approval {
-                    action.tool_title.clone()
-                } else {
-                    String::new()
-                },
-                params: action.params.clone(),
-                check: action.check.clone(),
-            })
-        })?;
-        if call.typed.is_some() {
-            // The compiler checked a typed call's arguments; there is no
-            // JSON to check.
-            return Ok(checked);
-        }
-        let limits = &self.shared.config.limits;
-        let problems = checked.check.check(&checked.params, &mut call.arguments, limits);
-        if problems.is_empty() { Ok(checked) } else { Err(ToolError::validation(problems)) }
-    }
-
-    /// The prepare phase, under the operation lock: the gates again (and, for an
-    /// app-level action approved at `pin`, the same pin), and a working copy.
-    fn prepare(&self, call: &ActionCall, pin: Option<u64>) -> Result<Prepared, ToolError> {
-        let default_timeout = self.shared.config.default_timeout;
-        let approval_timeout = self.shared.config.approval_timeout;
-        self.shared.read(|state| {
-            let gates::Admitted { target, index, actor, .. } =
-                gates::admit(state, &call.window, &call.action, call.expected_version.as_ref())?;
-            if matches!(target, Target::App) && pin.is_some_and(|pin| pin != consent::pin(state)) {
-                return Err(refusals::denied(
-                    &call.action,
-                    DenialReason::Changed,
-                    approval_timeout,
-                ));
-            }
-            let compiled = &actor.spec.actions[index];
-            let working = actor.working_copy().ok_or_else(|| {
-                tracing::error!(action = %call.action, "cloning the view-model panicked");
-                refusals::failed_inside(&call.action)
-            })?;
-            Ok(Prepared {
-                target,
-                index,
-                working,
-                base_revision: actor.revision,
-                params: compiled.params.clone(),
-                result_shape: compiled.result_shape,
-                timeout: compiled.spec.timeout.unwrap_or(default_timeout),
-            })
-        })?
-    }
-
-    /// The commit phase: applies a finished call in one step, or nothing if the world
-    /// moved under it (user-first, §7.1). Returns the windows it opened and,
-    /// when it changed what can be operated, what can be operated now.
-    fn commit(&self, finished: Finished) -> Result<(Vec<String>, Option<Next>), ToolError> {
-        let max_windows = self.shared.config.limits.max_windows;
-        self.shared.mutate_and(
-            |state| apply(state, finished, max_windows),
-            |state, change, opened| {
-                let next = (change.tools || !opened.is_empty()).then(|| state.changed_next());
-                (opened, next)
-            },
-        )
-    }
-
-    /// The respond phase for failures: the advice of advice.rs, on the state as it is.
-    fn explain(&self, error: ToolError) -> ToolError {
-        let surface = self.shared.config.surface;
-        match self.shared.lock() {
-            Ok(state) => advice::explain(surface, Some(&state), error),
-            Err(_) => advice::explain(surface, None, error),
-        }
+        let ToolResult { message, opened_window_ids, next, approved_by, .. } = result;
+        Ok(Performed { value: *value, message, opened_window_ids, next, approved_by })
     }
 }
 
-fn error_value(error: &ToolError) -> Value {
-    serde_json::to_value(error).unwrap_or_default()
+fn wire(answer: Result<Value, ToolError>) -> ToolOutcome {
+    match answer {
+        Ok(structured) => ToolOutcome { is_error: false, structured },
+        Err(error) => ToolOutcome {
+            is_error: true,
+            structured: serde_json::to_value(error).unwrap_or_default(),
+        },
+    }
 }
 
-/// A message for handlers that give none: the protocol says one SHOULD be there.
-fn default_message(action: &str, opened: &[String]) -> String {
-    let done = format!("Completed `{action}`.");
-    match opened {
-        [] => done,
-        [one] => format!("{done} Opened window {one}."),
-        many => format!("{done} Opened windows {}.", many.join(", ")),
+impl<R: Send + 'static> IntoFuture for Call<R> {
+    type Output = Result<Performed<R>, ToolError>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Self::Output> + Send>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.run())
     }
+}
+
+/// What a caller gets back from a [`Call`] that was applied (what a handler
+/// returns is an [`ActionOutput`](crate::ActionOutput)).
+///
+/// ```
+/// # use purview::prelude::*;
+/// # #[window(summary = "Counter")] #[derive(Clone, Default)] struct Counter { #[block(field)] n: u32 }
+/// # #[actions] impl Counter {
+/// #     /// Add one.
+/// #     #[action] fn bump(&mut self) -> u32 { self.n += 1; self.n }
+/// # }
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// # let app = App::builder().build();
+/// # let counter = app.open(Counter::default()).unwrap();
+/// let done = counter.act().bump().await.unwrap();
+/// assert_eq!(done.value, 1);
+/// assert!(done.opened_window_ids.is_empty());
+///
+/// let tool = format!("{}__bump", counter.id());
+/// let done = app.call(&tool, None).await.unwrap();
+/// assert_eq!(done.value, Some(serde_json::json!(2)));
+/// # });
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Performed<R> {
+    /// What the handler returned: its own type for a typed call (`()` for an
+    /// action without a result), the JSON result for [`App::call`] (`None`
+    /// for an action without one).
+    pub value: R,
+    /// The message the agent is shown.
+    pub message: Option<String>,
+    /// Windows the call opened (and that are still open), in opening order.
+    pub opened_window_ids: Vec<String>,
+    /// When the call changed what can be operated, what can be operated now.
+    pub next: Option<Next>,
+    /// Who said yes, for an agent's call of an action that needs approval.
+    pub approved_by: Option<ApprovedBy>,
 }

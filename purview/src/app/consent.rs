@@ -24,6 +24,7 @@ use crate::lock::lock_unpoisoned;
 use std::{
     hash::{Hash, Hasher},
     panic::{AssertUnwindSafe, catch_unwind},
+    sync::Arc,
     sync::atomic::Ordering,
     time::Duration,
 };
@@ -36,7 +37,6 @@ use super::{
     App, Approval, ApprovalRequest, WhoApproves,
     answers::NotUsable,
     approval::{AgentSession, Answer},
-    call::{Checked, Stop},
     registry::State,
     route::ActionCall,
 };
@@ -44,6 +44,45 @@ use crate::{
     model::{ApprovedBy, DenialReason, ToolError},
     refusals,
 };
+
+/// What the check phase learned, for the ask phase.
+pub(super) struct Checked {
+    pub needs_approval: bool,
+    /// The window's version when checked; `None` for app-level actions.
+    pub version: Option<u64>,
+    /// For an app-level action, what the app looked like when checked
+    /// ([`consent::pin`]).
+    pub pin: Option<u64>,
+    pub window_title: Option<String>,
+    pub window_summary: Option<String>,
+    pub action_title: String,
+    pub params: Arc<[String]>,
+    pub check: Arc<crate::validate::ArgumentCheck>,
+}
+
+/// Why a call stopped short of a result: refused, or (2026-07-28) waiting
+/// for the answer to an approval question the client is to put.
+pub(crate) enum Stop {
+    Refused(ToolError),
+    Ask(Box<Question>),
+}
+
+impl From<ToolError> for Stop {
+    fn from(error: ToolError) -> Self {
+        Self::Refused(error)
+    }
+}
+
+impl Stop {
+    /// For callers no question can be put to (the person, in-process
+    /// agents): a refusal. They never get asked by round trip.
+    pub(super) fn refusal(self, action: &str, timeout: Duration) -> ToolError {
+        match self {
+            Self::Refused(error) => error,
+            Self::Ask(_) => refusals::denied(action, DenialReason::NoApprover, timeout),
+        }
+    }
+}
 
 /// What a 2026-07-28 approval question was about: sealed into the
 /// `requestState` the client sends back with its answer.
@@ -297,8 +336,8 @@ impl App {
     /// the first time it is needed.
     pub(crate) fn state_seal(
         &self,
-        make: impl FnOnce(Option<&[u8]>) -> std::sync::Arc<dyn StateSeal>,
-    ) -> std::sync::Arc<dyn StateSeal> {
+        make: impl FnOnce(Option<&[u8]>) -> Arc<dyn StateSeal>,
+    ) -> Arc<dyn StateSeal> {
         let key = self.shared.config.approval_key.as_deref();
         self.shared.state_seal.get_or_init(|| make(key)).clone()
     }

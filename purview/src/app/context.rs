@@ -21,16 +21,16 @@ use crate::{Window, model::FieldError};
 /// here are reported in the call's `openedWindowIds` automatically.
 ///
 /// ```
-/// # use purview::{Actions, ActionSpec, ActionOutput, Args, by_hand::BoxFuture, ActionResult, Context, View, Window};
+/// # use purview::{Actions, ActionSpec, ActionOutput, Args, by_hand::BoxFuture, Context, View, Window};
 /// # #[derive(Clone)] struct Confirm;
 /// # impl Window for Confirm { fn title(&self) -> String { "Confirm".into() } fn project(&self, _: &mut View) {} }
 /// # impl Actions for Confirm {
 /// #     fn actions() -> Vec<ActionSpec> { vec![ActionSpec::new("close")] }
-/// #     fn call<'a>(&'a mut self, _: &'a str, _: Args, cx: &'a mut Context) -> BoxFuture<'a, ActionResult> {
+/// #     fn call<'a>(&'a mut self, _: &'a str, _: Args, cx: &'a mut Context) -> BoxFuture<'a> {
 /// #         Box::pin(async move { cx.close(); Ok(ActionOutput::default()) })
 /// #     }
 /// # }
-/// async fn submit(cx: &mut Context) -> ActionResult {
+/// async fn submit(cx: &mut Context) -> Result<ActionOutput, ToolError> {
 ///     // `?` turns a misuse (no window to own the modal) into action_failed.
 ///     let dialog = cx.open_modal(Confirm)?;
 ///     Ok(ActionOutput::message(format!("Submitted; confirm in window {dialog}")))
@@ -60,7 +60,7 @@ pub(crate) enum Effect {
 pub(crate) type Edit = Box<dyn FnOnce(&mut dyn Any) + Send + Sync>;
 
 /// Who is calling an action: the person at the application
-/// ([`App::perform`](crate::App::perform)) or an agent, with its session's
+/// ([`Call::by_person`](crate::Call::by_person)) or an agent, with its session's
 /// number when it came through an MCP session. An app can throttle or
 /// refuse agents without ever slowing the person down.
 ///
@@ -209,7 +209,7 @@ impl Context {
     /// `notifications/progress` (`progress` = `done`, `total`, `message`),
     /// on its own session only, before the call's result. For everyone
     /// else — a client that did not ask, an in-process [`App::call`], the
-    /// person's own calls ([`App::perform`], a typed call) — this does
+    /// person's own calls (a typed call, or [`Call::by_person`]) — this does
     /// nothing, so a handler can always report.
     ///
     /// The rules, so a client never sees something MCP forbids:
@@ -226,7 +226,7 @@ impl Context {
     /// even if the call then fails and changes nothing.
     ///
     /// [`App::call`]: crate::App::call
-    /// [`App::perform`]: crate::App::perform
+    /// [`Call::by_person`]: crate::Call::by_person
     ///
     /// ```
     /// use purview::{Context, actions, window};

@@ -11,7 +11,7 @@ use crate::model::ToolError;
 /// # #[derive(Clone)] struct W;
 /// # impl Window for W { fn title(&self) -> String { "W".into() } fn project(&self, _: &mut View) {} }
 /// # impl Actions for W { fn actions() -> Vec<ActionSpec> { vec![] }
-/// #   fn call<'a>(&'a mut self, a: &'a str, _: Args, _: &'a mut Context) -> BoxFuture<'a, ActionResult> { Box::pin(async move { Err(unknown_action(a)) }) } }
+/// #   fn call<'a>(&'a mut self, a: &'a str, _: Args, _: &'a mut Context) -> BoxFuture<'a> { Box::pin(async move { Err(unknown_action(a)) }) } }
 /// let app = App::builder().build();
 /// let w = app.open(W).unwrap();
 /// w.close().unwrap();

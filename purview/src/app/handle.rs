@@ -20,7 +20,7 @@ use crate::Window;
 /// # impl Window for Form { fn title(&self) -> String { "Form".into() }
 /// #   fn project(&self, v: &mut View) { v.fields("f", [model::FieldItem::new("Recipient", &self.recipient)]); } }
 /// # impl Actions for Form { fn actions() -> Vec<ActionSpec> { vec![] }
-/// #   fn call<'a>(&'a mut self, a: &'a str, _: Args, _: &'a mut Context) -> BoxFuture<'a, ActionResult> { Box::pin(async move { Err(unknown_action(a)) }) } }
+/// #   fn call<'a>(&'a mut self, a: &'a str, _: Args, _: &'a mut Context) -> BoxFuture<'a> { Box::pin(async move { Err(unknown_action(a)) }) } }
 /// let app = App::builder().build();
 /// let form = app.open(Form::default()).unwrap();
 /// let before = form.version().unwrap();

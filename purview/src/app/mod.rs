@@ -24,6 +24,7 @@ mod error;
 mod gates;
 mod handle;
 mod lookup;
+mod phases;
 pub(crate) mod progress;
 mod registry;
 mod route;
@@ -40,14 +41,16 @@ pub use approval::{
     Approval, ApprovalQueue, ApprovalRequest, Approver, PendingApproval, WhoApproves,
 };
 pub use builder::AppBuilder;
-pub(crate) use call::{Caller, Stop};
+pub use call::{Call, Performed};
 pub use changes::Change;
+pub(crate) use consent::Stop;
 pub use context::{CalledBy, Context};
 pub use error::Error;
 pub use handle::WindowHandle;
+pub(crate) use phases::Caller;
 #[doc(hidden)]
 pub use typed::CallTarget;
-pub use typed::{Call, Performed, TypedCalls, VariantHandle, WindowKind};
+pub use typed::{TypedCalls, VariantHandle, WindowKind};
 
 use self::{
     broadcast::{Subscriber, Subscription},
@@ -65,7 +68,7 @@ use crate::{
 /// background work.
 ///
 /// ```
-/// use purview::{App, Actions, ActionSpec, Args, by_hand::BoxFuture, ActionResult, Context, View, Window};
+/// use purview::{App, Actions, ActionSpec, Args, by_hand::BoxFuture, Context, View, Window};
 ///
 /// #[derive(Clone)]
 /// struct Hello;
@@ -75,7 +78,7 @@ use crate::{
 /// }
 /// impl Actions for Hello {
 ///     fn actions() -> Vec<ActionSpec> { vec![] }
-///     fn call<'a>(&'a mut self, action: &'a str, _: Args, _: &'a mut Context) -> BoxFuture<'a, ActionResult> {
+///     fn call<'a>(&'a mut self, action: &'a str, _: Args, _: &'a mut Context) -> BoxFuture<'a> {
 ///         Box::pin(async move { Err(purview::by_hand::unknown_action(action)) })
 ///     }
 /// }
@@ -125,7 +128,7 @@ impl App {
     /// # #[derive(Clone)] struct W;
     /// # impl Window for W { fn title(&self) -> String { "W".into() } fn project(&self, _: &mut View) {} }
     /// # impl Actions for W { fn actions() -> Vec<ActionSpec> { vec![] }
-    /// #   fn call<'a>(&'a mut self, a: &'a str, _: Args, _: &'a mut Context) -> BoxFuture<'a, ActionResult> { Box::pin(async move { Err(unknown_action(a)) }) } }
+    /// #   fn call<'a>(&'a mut self, a: &'a str, _: Args, _: &'a mut Context) -> BoxFuture<'a> { Box::pin(async move { Err(unknown_action(a)) }) } }
     /// let app = App::builder().build();
     /// let main = app.open_named("main", W).unwrap();
     /// let report = app.open_named("月度 报告", W).unwrap();
@@ -241,7 +244,7 @@ impl App {
     /// event loop (`ctx.request_repaint()` in egui). It runs on the thread
     /// that made the change, outside Purview's state lock but, during an
     /// agent call, while calls are still serialized: keep it short, and do
-    /// not wait in it for [`App::call`] or [`App::perform`], which would wait
+    /// not wait in it for a [`Call`](crate::Call), which would wait
     /// for it in turn.
     pub fn on_change(&self, f: impl Fn(Change) + Send + Sync + 'static) {
         self.shared.changes.add_listener(Arc::new(f));

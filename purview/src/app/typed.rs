@@ -1,10 +1,7 @@
-//! The person's side, typed: `#[actions]` generates one method per action
-//! on a `…Calls` struct, reached through [`WindowHandle::act`] (and
-//! [`App::act`] for app-level actions). Each method builds a [`Call`]; awaiting
-//! it runs the action exactly as [`App::perform`] does — the same gates,
-//! working copy, versions, `openedWindowIds` and notifications, no approval
-//! asked of the person for their own click — with arguments and result
-//! checked by the compiler instead of carried as JSON.
+//! Typed calls: `#[actions]` generates one method per action on a `…Calls`
+//! struct, reached through [`WindowHandle::act`] (and [`App::act`] for
+//! app-level actions). Each method builds a [`Call`] (call.rs) with
+//! arguments and result checked by the compiler instead of carried as JSON.
 //!
 //! A window type is told apart from the others by [`WindowKind`], which
 //! `#[derive(WindowKind)]` implements for an enum of window handles.
@@ -12,19 +9,11 @@
 use std::{
     any::{Any, TypeId},
     fmt,
-    future::{Future, IntoFuture},
-    marker::PhantomData,
-    pin::Pin,
     sync::Arc,
 };
 
-use super::{App, WindowHandle, route::ActionCall};
-use crate::{
-    Actions, Window,
-    action::JsonObject,
-    model::{Next, ToolError, ToolResult},
-    naming,
-};
+use super::{App, Call, WindowHandle};
+use crate::{Actions, Window, model::ToolError};
 
 /// The typed calls of a type's actions: `#[actions]` implements it with a
 /// generated `{Type}Calls` struct that has one method per action.
@@ -74,9 +63,9 @@ pub trait TypedCalls: Actions {
 #[doc(hidden)]
 #[derive(Clone)]
 pub struct CallTarget {
-    app: App,
+    pub(super) app: App,
     /// `None` for the app-level actions.
-    window: Option<Arc<str>>,
+    pub(super) window: Option<Arc<str>>,
     actions: TypeId,
     actions_name: &'static str,
 }
@@ -103,174 +92,22 @@ impl CallTarget {
     }
 
     fn build<R>(&self, action: &'static str, arguments: Option<Box<dyn Any + Send>>) -> Call<R> {
-        Call { target: self.clone(), action, arguments, _result: PhantomData }
-    }
-}
-
-/// One typed call of an action, made by a generated `…Calls` method and
-/// run by awaiting it. Nothing happens until it is awaited (or handed to
-/// something that runs it, such as a GUI's executor).
-///
-/// The call takes the person's path ([`App::perform`]): every gate applies
-/// (the window is open and operable, the action available), the handler
-/// runs on a working copy, and effects commit in one step; it is not
-/// recorded as agent activity, and no approval is asked. The arguments'
-/// types were checked by the compiler, so the JSON Schema check an agent's
-/// arguments get is skipped; the handler's own checks (`cx.invalid`) apply
-/// as for any call.
-///
-/// ```
-/// use purview::prelude::*;
-///
-/// #[window(summary = "A note")]
-/// #[derive(Clone, Default)]
-/// struct Note {
-///     #[block(field)]
-///     text: String,
-/// }
-///
-/// #[actions]
-/// impl Note {
-///     /// Replace the note's text.
-///     #[action]
-///     fn set_text(&mut self, text: String, cx: &mut Context) {
-///         if text.is_empty() {
-///             cx.invalid("text", "cannot be empty");
-///         }
-///         self.text = text;
-///     }
-/// }
-///
-/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-/// let app = App::builder().build();
-/// let note = app.open(Note::default()).unwrap();
-/// let call = note.act().set_text("Buy milk".into());
-/// assert_eq!(call.tool_name(), format!("{}__set_text", note.id()));
-/// call.await.unwrap();
-/// assert_eq!(note.read(|n| n.text.clone()).unwrap(), "Buy milk");
-///
-/// let refused = note.act().set_text(String::new()).await.unwrap_err();
-/// assert_eq!(refused.fields.unwrap()[0].field, "text");
-/// # });
-/// ```
-#[must_use = "a call does nothing until it is awaited"]
-pub struct Call<R = ()> {
-    target: CallTarget,
-    action: &'static str,
-    arguments: Option<Box<dyn Any + Send>>,
-    _result: PhantomData<fn() -> R>,
-}
-
-impl<R> fmt::Debug for Call<R> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Arguments may be secrets: only the names are shown.
-        f.debug_struct("Call")
-            .field("window", &self.target.window)
-            .field("action", &self.action)
-            .finish_non_exhaustive()
-    }
-}
-
-impl<R> Call<R> {
-    /// The action's name.
-    pub fn action(&self) -> &'static str {
-        self.action
+        Call::typed(self.clone(), action, arguments)
     }
 
-    /// The window the call acts on; `None` for an app-level action.
-    pub fn window_id(&self) -> Option<&str> {
-        self.target.window.as_deref()
+    /// A typed call of app-level actions must be of the app's own actions
+    /// type: a window type's action of the same name is something else.
+    pub(super) fn check_app_actions(&self) -> Result<(), ToolError> {
+        let registered = self
+            .app
+            .shared
+            .read(|state| state.app.as_ref().map(|actor| Any::type_id(actor.vm.as_any())))
+            .map_err(ToolError::from)?;
+        if registered == Some(self.actions) {
+            return Ok(());
+        }
+        Err(crate::refusals::not_the_apps_actions(self.actions_name))
     }
-
-    /// The tool name an agent would call for the same action
-    /// (`{windowId}__{action}` or `app__{action}`).
-    pub fn tool_name(&self) -> String {
-        naming::tool_name(self.target.window.as_deref().unwrap_or(naming::APP), self.action)
-    }
-
-    async fn run(self) -> Result<Performed<R>, ToolError>
-    where
-        R: 'static,
-    {
-        let Self { target, action, arguments, .. } = self;
-        let app = target.app.clone();
-        let window = match &target.window {
-            Some(id) => id.to_string(),
-            None => {
-                app_actions_are(&app, &target)?;
-                naming::APP.to_owned()
-            }
-        };
-        let call = ActionCall {
-            window,
-            action: action.to_owned(),
-            arguments: JsonObject::new(),
-            expected_version: None,
-            typed: arguments,
-            dispatched: false,
-        };
-        let (result, value) = app.perform_typed(call).await?;
-        // An action that returns nothing has `()` for its value.
-        let value = value.unwrap_or_else(|| Box::new(()));
-        let value = value.downcast::<R>().map_err(|_| {
-            tracing::error!(action, "a typed call's result was of another type");
-            crate::refusals::wrong_result_type(action)
-        })?;
-        let ToolResult { message, opened_window_ids, next, .. } = result;
-        Ok(Performed { value: *value, message, opened_window_ids, next })
-    }
-}
-
-/// A typed call of an app-level action must be of the app's own actions
-/// type: a window type's action of the same name is something else.
-fn app_actions_are(app: &App, target: &CallTarget) -> Result<(), ToolError> {
-    let registered = app
-        .shared
-        .read(|state| state.app.as_ref().map(|actor| Any::type_id(actor.vm.as_any())))
-        .map_err(ToolError::from)?;
-    if registered == Some(target.actions) {
-        return Ok(());
-    }
-    Err(crate::refusals::not_the_apps_actions(target.actions_name))
-}
-
-impl<R: Send + 'static> IntoFuture for Call<R> {
-    type Output = Result<Performed<R>, ToolError>;
-    type IntoFuture = Pin<Box<dyn Future<Output = Self::Output> + Send>>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(self.run())
-    }
-}
-
-/// What a typed [`Call`] returns when the action was applied.
-///
-/// ```
-/// # use purview::prelude::*;
-/// # #[window(summary = "Counter")] #[derive(Clone, Default)] struct Counter { #[block(field)] n: u32 }
-/// # #[actions] impl Counter {
-/// #     /// Add one.
-/// #     #[action] fn bump(&mut self) -> u32 { self.n += 1; self.n }
-/// # }
-/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-/// # let app = App::builder().build();
-/// # let counter = app.open(Counter::default()).unwrap();
-/// let done = counter.act().bump().await.unwrap();
-/// assert_eq!(done.value, 1);
-/// assert!(done.opened_window_ids.is_empty());
-/// # });
-/// ```
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct Performed<R> {
-    /// What the handler returned (`()` for an action without a result).
-    pub value: R,
-    /// The message the agent would have been shown.
-    pub message: Option<String>,
-    /// Windows the call opened (and that are still open), in opening order.
-    pub opened_window_ids: Vec<String>,
-    /// When the call changed what can be operated, what can be operated now.
-    pub next: Option<Next>,
 }
 
 impl<W: Window + TypedCalls> WindowHandle<W> {

@@ -318,7 +318,7 @@ impl From<&str> for ToolError {
 /// ```
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
 /// let app = purview::App::builder().build();
-/// let outcome = app.call_tool("app__read_windows", None).await;
+/// let outcome = app.call("app__read_windows", None).outcome().await;
 /// assert!(!outcome.is_error);
 /// assert_eq!(outcome.structured["operableWindowIds"], serde_json::json!([]));
 /// # });
