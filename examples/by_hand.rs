@@ -168,6 +168,9 @@ impl Actions for ConfirmClear {
 #[derive(Clone)]
 struct Menu;
 
+/// App-level actions: `app__{action}` tools.
+impl purview::AppActions for Menu {}
+
 impl Actions for Menu {
     fn actions() -> Vec<ActionSpec> {
         vec![ActionSpec::new("new_tasks").description("Open another, empty task list")]

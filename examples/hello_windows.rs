@@ -105,7 +105,7 @@ impl ConfirmClear {
 #[derive(Clone)]
 struct Menu;
 
-#[actions]
+#[actions(app)]
 impl Menu {
     /// Open another, empty task list (its id comes back in openedWindowIds).
     #[action]

@@ -244,7 +244,7 @@ impl Report {
 #[derive(Clone)]
 struct Menu;
 
-#[actions]
+#[actions(app)]
 impl Menu {
     /// Open another report.
     #[action]

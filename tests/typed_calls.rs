@@ -103,11 +103,23 @@ async fn typed_calls_return_the_handlers_own_result_value() -> Result<()> {
     Ok(())
 }
 
+/// App-level actions of another app: `app.act::<OtherDesk>()` compiles
+/// (a window type does not: ui-tests/fail/app_act_of_a_window_type.rs), and
+/// is refused, because the order desk was built with `Desk`.
+#[derive(Clone)]
+struct OtherDesk;
+
+#[purview::actions(app)]
+impl OtherDesk {
+    /// Lock another desk.
+    #[action]
+    fn lock(&mut self) {}
+}
+
 #[tokio::test]
-async fn an_app_level_typed_call_through_another_type_is_refused() -> Result<()> {
-    // `OrderEditor` is a window type, not this app's app-level actions.
+async fn an_app_level_typed_call_through_another_apps_actions_is_refused() -> Result<()> {
     let app = order_desk_app(ToolSurface::Both);
-    let refused = app.act::<OrderEditor>().focus().await.expect_err("not the app's actions");
+    let refused = app.act::<OtherDesk>().lock().await.expect_err("not the app's actions");
     assert_eq!(refused.code, ErrorCode::ActionNotAvailable);
     assert!(refused.message.contains("app_actions"), "{}", refused.message);
     Ok(())

@@ -494,7 +494,7 @@ pub struct Opened {
 #[derive(Clone)]
 pub struct Desk;
 
-#[actions]
+#[actions(app)]
 impl Desk {
     /// Open another Report Details window.
     #[action]

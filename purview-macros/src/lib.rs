@@ -93,8 +93,13 @@ pub fn window(args: TokenStream, item: TokenStream) -> TokenStream {
 ///   (default: the doc comment); `timeout = "5s"` (or `"250ms"`); `available = method` names a
 ///   `fn(&self) -> bool` that hides the action while it returns `false`.
 ///
-/// Methods may be `async`. They take `&mut self` (or `&self`): calls run on a
-/// working copy and apply only if they succeed.
+/// Methods may be `async` (the future must be `Send`). They take
+/// `&mut self` (or `&self`): calls run on a working copy and apply only if
+/// they succeed.
+///
+/// `#[actions(app)]` declares the app-level actions (`app__{action}`
+/// tools), the only kind `AppBuilder::app_actions` installs and `App::act`
+/// calls.
 ///
 /// **Typed calls for the person's side.** Beside `impl Actions`, a
 /// non-generic `impl Clicker` gets a `ClickerCalls` struct with one method

@@ -196,8 +196,8 @@ pub use purview_naming as naming;
 
 pub use action::{ActionOutput, ActionSpec};
 pub use app::{
-    App, AppBuilder, Call, Context, Error, Performed, TypedCalls, VariantHandle, WindowHandle,
-    WindowKind,
+    App, AppActions, AppBuilder, Call, Context, Error, Performed, TypedCalls, VariantHandle,
+    WindowHandle, WindowKind,
 };
 pub use args::Args;
 pub use model::ToolError;
@@ -221,6 +221,38 @@ pub use serde_json;
 pub use server::McpServer;
 pub use view::View;
 pub use window::{Actions, Window};
+
+// At the root, so a compile error for a type that is not the app-level
+// actions names `purview::App::act`, not a private module.
+impl App {
+    /// The typed calls of the app-level actions registered with
+    /// [`AppBuilder::app_actions`](crate::AppBuilder::app_actions):
+    /// `app.act::<Desk>().lock().await`. Only a type declared with
+    /// `#[actions(app)]` ([`AppActions`]) compiles here; one that is not the
+    /// type the app was built with fails with `action_not_available`.
+    ///
+    /// ```
+    /// use purview::prelude::*;
+    ///
+    /// #[derive(Clone, Default)]
+    /// struct Desk { opened: u32 }
+    ///
+    /// #[actions(app)]
+    /// impl Desk {
+    ///     /// Count one more report.
+    ///     #[action]
+    ///     fn new_report(&mut self) -> u32 { self.opened += 1; self.opened }
+    /// }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let app = App::builder().app_actions(Desk::default()).build();
+    /// assert_eq!(app.act::<Desk>().new_report().await.unwrap().value, 1);
+    /// # });
+    /// ```
+    pub fn act<A: AppActions + TypedCalls>(&self) -> A::Calls {
+        A::__calls(app::CallTarget::new::<A>(self.clone(), None))
+    }
+}
 
 /// Approvals: what an agent's call that needs a person's yes asks, who may
 /// answer it, and the queue a GUI answers from.
@@ -335,8 +367,8 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::{
-        ActionOutput, ActionSpec, Actions, App, Args, Call, Context, TypedCalls, VariantHandle,
-        View, Window, WindowHandle, WindowKind,
+        ActionOutput, ActionSpec, Actions, App, AppActions, Args, Call, Context, TypedCalls,
+        VariantHandle, View, Window, WindowHandle, WindowKind,
         app::CallTarget,
         by_hand::{BoxFuture, unknown_action},
         constraint::{Check, argument},

@@ -342,6 +342,9 @@ impl Actions for Locked {
 #[derive(Clone, Default)]
 pub struct AppMenu;
 
+/// App-level actions: `app__{action}` tools.
+impl purview::AppActions for AppMenu {}
+
 impl Actions for AppMenu {
     fn actions() -> Vec<ActionSpec> {
         vec![

@@ -3,7 +3,7 @@ use purview::{App, actions};
 #[derive(Clone)]
 struct Menu;
 
-#[actions]
+#[actions(app)]
 impl Menu {
     /// Do the thing.
     #[action]

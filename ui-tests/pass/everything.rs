@@ -83,7 +83,7 @@ impl Order {
 #[derive(Clone)]
 struct Menu;
 
-#[actions]
+#[actions(app)]
 impl Menu {
     #[action]
     fn new_order(&mut self, cx: &mut Context) -> Result<(), purview::ToolError> {

@@ -8,6 +8,8 @@ pub struct Impl {
     /// attributes moved off action arguments.
     pub item: syn::ItemImpl,
     pub krate: syn::Path,
+    /// `#[actions(app)]`: the app-level actions.
+    pub app: bool,
     pub actions: Vec<Action>,
 }
 

@@ -12,6 +12,8 @@ use crate::util::{doc_text, krate, name_rule, unraw};
 struct ActionsArgs {
     #[darling(rename = "crate")]
     krate: Option<syn::Path>,
+    /// `#[actions(app)]`: the app-level actions (`app__{action}` tools).
+    app: darling::util::Flag,
 }
 
 /// `#[action(..)]` on one method, as written.
@@ -72,7 +74,7 @@ pub fn parse(args: TokenStream, mut item: syn::ItemImpl, errors: &mut Accumulato
             actions.push(action);
         }
     }
-    Impl { item, krate: krate(args.krate), actions }
+    Impl { item, krate: krate(args.krate), app: args.app.is_present(), actions }
 }
 
 fn action_args(mark: &syn::Attribute, errors: &mut Accumulator) -> ActionArgs {

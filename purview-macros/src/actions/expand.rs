@@ -304,7 +304,7 @@ fn availability_arm(action: &Action) -> Option<TokenStream> {
 }
 
 pub fn actions(parsed: &Impl) -> TokenStream {
-    let Impl { item, krate, actions } = parsed;
+    let Impl { item, krate, actions, .. } = parsed;
     let self_ty = &item.self_ty;
     let (impl_generics, _, where_clause) = item.generics.split_for_impl();
     let structs = actions.iter().filter_map(|a| args_struct(krate, self_ty, a));
@@ -319,12 +319,14 @@ pub fn actions(parsed: &Impl) -> TokenStream {
         }
         None => (TokenStream::new(), TokenStream::new()),
     };
+    let app_level = app_level(parsed);
     quote! {
         #item
         #calls_struct
         const _: () = {
             #(#structs)*
             #calls_impl
+            #app_level
             #[automatically_derived]
             impl #impl_generics #p::Actions for #self_ty #where_clause {
                 const ACTION_NAMES: &'static [&'static str] = &[#(#names),*];
@@ -373,12 +375,14 @@ pub fn fallback(parsed: &Impl, errors: TokenStream) -> TokenStream {
         ),
         None => (TokenStream::new(), TokenStream::new()),
     };
+    let app_level = app_level(parsed);
     quote! {
         #errors
         #item
         #calls_struct
         const _: () = {
             #calls_impl
+            #app_level
             impl #impl_generics #p::Actions for #self_ty #where_clause {
                 fn actions() -> ::std::vec::Vec<#p::ActionSpec> {
                     ::std::vec::Vec::new()
@@ -393,6 +397,20 @@ pub fn fallback(parsed: &Impl, errors: TokenStream) -> TokenStream {
                 }
             }
         };
+    }
+}
+
+/// `impl AppActions` for `#[actions(app)]`.
+fn app_level(parsed: &Impl) -> TokenStream {
+    if !parsed.app {
+        return TokenStream::new();
+    }
+    let Impl { item, krate, .. } = parsed;
+    let self_ty = &item.self_ty;
+    let (impl_generics, _, where_clause) = item.generics.split_for_impl();
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::__private::AppActions for #self_ty #where_clause {}
     }
 }
 

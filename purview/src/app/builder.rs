@@ -5,7 +5,7 @@ use crate::lock::lock_unpoisoned;
 use std::{any::TypeId, sync::Arc, time::Duration};
 
 use super::{
-    App, Approval, Approver, Error, Shared, Touched, WhoApproves,
+    App, AppActions, Approval, Approver, Error, Shared, Touched, WhoApproves,
     actor::{Actor, AsAppActions, Level},
     registry::State,
 };
@@ -234,10 +234,11 @@ impl AppBuilder {
     }
 
     /// App-level actions, offered as `app__{action}` tools while no app-level
-    /// modal is open. `read_windows` and `act` are taken by Purview's own
+    /// modal is open: a type declared with `#[actions(app)]`
+    /// ([`AppActions`]). `read_windows` and `act` are taken by Purview's own
     /// tools: an `#[actions]` set that uses either fails to compile here
     /// (a hand-written one fails [`AppBuilder::try_build`]).
-    pub fn app_actions<A: Actions>(mut self, actions: A) -> Self {
+    pub fn app_actions<A: AppActions>(mut self, actions: A) -> Self {
         const {
             assert!(
                 !naming::any_reserved_app_action(A::ACTION_NAMES),
@@ -369,6 +370,9 @@ mod tests {
     /// can see its names.
     #[derive(Clone)]
     struct HandWritten;
+
+    /// App-level actions: `app__{action}` tools.
+    impl crate::AppActions for HandWritten {}
 
     impl Actions for HandWritten {
         fn actions() -> Vec<ActionSpec> {

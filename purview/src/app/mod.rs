@@ -50,7 +50,7 @@ pub use handle::WindowHandle;
 pub(crate) use phases::Caller;
 #[doc(hidden)]
 pub use typed::CallTarget;
-pub use typed::{TypedCalls, VariantHandle, WindowKind};
+pub use typed::{AppActions, TypedCalls, VariantHandle, WindowKind};
 
 use self::{
     broadcast::{Subscriber, Subscription},

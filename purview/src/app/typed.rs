@@ -59,6 +59,36 @@ pub trait TypedCalls: Actions {
     fn __calls(target: CallTarget) -> Self::Calls;
 }
 
+/// The app-level actions type: `#[actions(app)]` implements it, and only
+/// such a type can be installed with
+/// [`AppBuilder::app_actions`](crate::AppBuilder::app_actions) or called
+/// with [`App::act`], so `app.act::<SomeWindow>()` does not compile.
+/// An `Actions` implementation written by hand implements it with an empty
+/// `impl AppActions for Menu {}`.
+///
+/// ```compile_fail
+/// use purview::prelude::*;
+///
+/// #[window(summary = "An editor")]
+/// #[derive(Clone, Default)]
+/// struct Editor;
+/// #[actions]
+/// impl Editor {
+///     /// Focus it.
+///     #[action] fn focus(&mut self) {}
+/// }
+///
+/// let app = App::builder().build();
+/// let _ = app.act::<Editor>().focus(); // Editor's actions are a window's
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an app-level actions type",
+    label = "not declared with `#[actions(app)]`",
+    note = "`app.act::<T>()` calls the actions installed with `AppBuilder::app_actions`, declared with `#[purview::actions(app)] impl T {{ .. }}`",
+    note = "a window's actions are called through its handle: `handle.act().some_action(..)`"
+)]
+pub trait AppActions: Actions {}
+
 /// Where a generated `…Calls` struct sends its calls. Not public API.
 #[doc(hidden)]
 #[derive(Clone)]
@@ -77,7 +107,7 @@ impl fmt::Debug for CallTarget {
 }
 
 impl CallTarget {
-    fn new<A: Actions>(app: App, window: Option<Arc<str>>) -> Self {
+    pub(crate) fn new<A: Actions>(app: App, window: Option<Arc<str>>) -> Self {
         Self { app, window, actions: TypeId::of::<A>(), actions_name: std::any::type_name::<A>() }
     }
 
@@ -141,33 +171,6 @@ impl<W: Window + TypedCalls> WindowHandle<W> {
 }
 
 impl App {
-    /// The typed calls of the app-level actions registered with
-    /// [`AppBuilder::app_actions`](crate::AppBuilder::app_actions):
-    /// `app.act::<Desk>().lock().await`. Calling through a type that is not
-    /// the registered one fails with `action_not_available`.
-    ///
-    /// ```
-    /// use purview::prelude::*;
-    ///
-    /// #[derive(Clone, Default)]
-    /// struct Desk { opened: u32 }
-    ///
-    /// #[actions]
-    /// impl Desk {
-    ///     /// Count one more report.
-    ///     #[action]
-    ///     fn new_report(&mut self) -> u32 { self.opened += 1; self.opened }
-    /// }
-    ///
-    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-    /// let app = App::builder().app_actions(Desk::default()).build();
-    /// assert_eq!(app.act::<Desk>().new_report().await.unwrap().value, 1);
-    /// # });
-    /// ```
-    pub fn act<A: TypedCalls>(&self) -> A::Calls {
-        A::__calls(CallTarget::new::<A>(self.clone(), None))
-    }
-
     /// The open window `id` as one of the window types an app lists in a
     /// [`WindowKind`] enum, for a `match` over them; `None` when it is closed
     /// or of none of them.
