@@ -5,7 +5,9 @@ use std::{
     time::{Duration, Instant},
 };
 
-use purview::{App, AppBuilder, Context, Secret, actions, settings::ToolSurface, window};
+use purview::{
+    App, AppBuilder, Context, Secret, actions, projection::Page, settings::ToolSurface, window,
+};
 use serde::{Deserialize, Serialize};
 
 /// The PIN that unlocks the app-level lock screen.
@@ -280,7 +282,7 @@ impl Terms {
 #[derive(Clone)]
 pub struct ReportDetails {
     pub total: usize,
-    #[block(table, limit = 5, columns = ["Row", "Region", "Revenue"])]
+    #[block(table, limit = 5, load = load_rows, columns = ["Row", "Region", "Revenue"])]
     pub rows: Arc<Vec<(u32, String, f64)>>,
 }
 
@@ -300,19 +302,6 @@ impl Default for ReportDetails {
     }
 }
 
-/// A page of report rows.
-#[derive(Serialize, schemars::JsonSchema)]
-pub struct RowsPage {
-    /// Column titles of `rows`.
-    pub columns: [&'static str; 3],
-    /// The rows, each `[Row, Region, Revenue]`.
-    pub rows: Vec<(u32, String, f64)>,
-    /// Index of the first row returned.
-    pub offset: usize,
-    /// Rows in the whole report.
-    pub total: usize,
-}
-
 #[actions]
 impl ReportDetails {
     /// Fetch a range of report rows.
@@ -324,15 +313,14 @@ impl ReportDetails {
         /// How many rows, at most 1000.
         limit: usize,
         cx: &mut Context,
-    ) -> RowsPage {
+    ) -> Page<(u32, String, f64)> {
         if limit > 1000 {
             cx.invalid("limit", "must be at most 1000");
         }
         if offset >= self.rows.len() {
             cx.invalid("offset", format!("must be below {}, the number of rows", self.rows.len()));
         }
-        let rows = self.rows.iter().skip(offset).take(limit.min(1000)).cloned().collect();
-        RowsPage { columns: ["Row", "Region", "Revenue"], rows, offset, total: self.rows.len() }
+        Page::slice(&self.rows, offset, limit.min(1000))
     }
 
     /// Reload the report.

@@ -19,13 +19,9 @@ impl WindowUi<'_> {
     /// which is itself that question.
     pub fn action_bar(&mut self, ui: &mut Ui) {
         let view = self.view;
-        let pages_a_table = view
-            .state
-            .blocks
-            .iter()
-            .any(|b| matches!(b.kind, purview::model::BlockKind::Table { total: Some(_), .. }));
-        let actions: Vec<&ActionDef> =
-            view.actions.iter().filter(|a| !(pages_a_table && a.is_page_loader())).collect();
+        // A table's load action is its Previous/Next buttons, not a form.
+        let pages = |a: &&ActionDef| view.paged_by.iter().any(|(_, loader)| *loader == a.name);
+        let actions: Vec<&ActionDef> = view.actions.iter().filter(|a| !pages(a)).collect();
         let scope = Some(view.state.id.clone());
         action_bar(ui, self.core, &self.ctx, &scope, &actions, !view.state.modal);
     }

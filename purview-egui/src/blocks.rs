@@ -65,8 +65,8 @@ impl WindowUi<'_> {
         }
     }
 
-    /// A table, and when it is a truncated view onto more rows and the
-    /// window has a loader (`offset`/`limit` action), the person pages
+    /// A table, and when it is a truncated view onto more rows and declares
+    /// its load action (`#[block(table, load = ..)]`), the person pages
     /// through it with that action.
     fn table(
         &mut self,
@@ -102,7 +102,13 @@ impl WindowUi<'_> {
             "Rows {}–{shown_to} of {total}",
             if shown.is_empty() { shown_offset } else { shown_offset + 1 }
         ));
-        let Some(loader) = self.view.actions.iter().find(|a| a.is_page_loader()) else { return };
+        // The action the table declares it pages through, while available.
+        let declared = self.view.paged_by.iter().find(|(block, _)| block == key);
+        let Some(loader) =
+            declared.and_then(|(_, name)| self.view.actions.iter().find(|a| &a.name == name))
+        else {
+            return;
+        };
         let limit = rows.len().max(1) as u64;
         let mut wanted = None;
         ui.horizontal(|ui| {

@@ -154,6 +154,8 @@ pub(crate) struct WindowView {
     pub operable: bool,
     /// While it is not operable, the window operable in its place.
     pub blocked_by: Option<String>,
+    /// Which action loads each paged table's pages: `(block id, action)`.
+    pub paged_by: Vec<(String, String)>,
 }
 
 /// What a window's drawing code gets besides the [`egui::Ui`]: the window's

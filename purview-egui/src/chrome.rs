@@ -9,72 +9,20 @@ use egui::{
     ViewportCommand, ViewportId,
 };
 use purview::{
-    activity::AgentActivity, approval::Approval, approval::ApprovalQueue,
-    approval::PendingApproval, model::WindowState, serde_json, serde_json::Value,
+    activity::AgentActivity, approval::Approval, approval::ApprovalQueue, approval::PendingApproval,
 };
 
 use crate::{
-    Desk, Override,
+    Desk,
     bar::action_bar,
     calls::{Core, Scope, WindowUi, WindowView, lock},
+    desk::Override,
+    read::Scene,
     schema::ActionDef,
 };
 
 /// Where the agent is: the colour of its cue.
 pub(crate) const AGENT: Color32 = Color32::from_rgb(0x2f, 0x80, 0xed);
-
-/// Everything one frame draws, read in one consistent snapshot.
-pub(crate) struct Scene {
-    pub windows: Vec<WindowView>,
-    /// The app's own actions; `None` while an app-level modal withholds them.
-    pub app_actions: Option<Vec<ActionDef>>,
-}
-
-impl Scene {
-    /// `app__read_windows` as agents get it with `schemas: true`: the
-    /// snapshot and each operable window's actions with their schemas and
-    /// annotations.
-    pub(crate) fn read(app: &purview::App) -> Result<Self, String> {
-        let mut value = app.read_windows_with_schemas(None).map_err(|e| e.to_string())?;
-        let operable: Vec<String> =
-            serde_json::from_value(value["operableWindowIds"].take()).unwrap_or_default();
-        let states: Vec<WindowState> =
-            serde_json::from_value(value["windows"].take()).map_err(|e| e.to_string())?;
-        let actions_of = |key: &str| -> Option<Vec<ActionDef>> {
-            let signatures = value.get("actions")?.get(key)?.as_array()?;
-            let schemas = value.get("schemas")?;
-            let mut definitions = schemas.get(key)?;
-            // A window of a type already described names the window that is.
-            if let Some(same_as) = definitions.as_str() {
-                definitions = schemas.get(same_as)?;
-            }
-            let name =
-                |signature: &'_ str| signature.split('(').next().unwrap_or_default().to_owned();
-            Some(
-                signatures
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(name)
-                    .filter_map(|n| ActionDef::from_value(&n, definitions.get(&n)?))
-                    .collect(),
-            )
-        };
-        // Purview says which window blocks which; the chains are not
-        // worked out again here.
-        let list = app.window_list().map_err(|e| e.to_string())?;
-        let blocked_by = |id: &str| list.iter().find(|w| w.id == id)?.blocked_by.clone();
-        let windows = states
-            .into_iter()
-            .map(|state| WindowView {
-                operable: operable.contains(&state.id),
-                actions: actions_of(&state.id).unwrap_or_default(),
-                blocked_by: blocked_by(&state.id),
-                state,
-            })
-            .collect();
-        Ok(Self { windows, app_actions: actions_of(purview::naming::APP) })
-    }
-}
 
 /// The egui id of a Purview window's embedded egui window.
 pub(crate) fn window_id(window: &str) -> Id {

@@ -3,6 +3,7 @@
 //! annotations and the form its input schema asks for.
 
 use purview::{
+    activity::ActionInfo,
     model::FieldError,
     model::JsonObject,
     naming::humanize,
@@ -59,40 +60,15 @@ pub(crate) enum ParamKind {
 }
 
 impl ActionDef {
-    /// Reads action `name`'s entry under `schemas` in `app__read_windows`'
-    /// answer to `schemas: true`.
-    pub(crate) fn from_value(name: &str, value: &Value) -> Option<Self> {
-        let name = name.to_owned();
-        // A tool title is "Edit field · Order Editor (w1)": the
-        // button needs only the first part.
-        let title = value
-            .get("title")
-            .and_then(Value::as_str)
-            .and_then(|t| t.split(" · ").next())
-            .filter(|t| !t.is_empty())
-            .map_or_else(|| humanize(&name), str::to_owned);
-        let description =
-            value.get("description").and_then(Value::as_str).unwrap_or_default().to_owned();
-        let hint =
-            |key: &str| value.pointer(&format!("/annotations/{key}")).and_then(Value::as_bool);
-        let schema = value.get("inputSchema").and_then(Value::as_object);
-        Some(Self {
-            name,
-            title,
-            description,
-            destructive: hint("destructiveHint") == Some(true),
-            params: schema.map(params).unwrap_or_default(),
-        })
-    }
-
-    /// Whether it takes `offset` and `limit` integers and nothing else
-    /// required: a window's page loader (§9).
-    pub(crate) fn is_page_loader(&self) -> bool {
-        let integer =
-            |name: &str| self.params.iter().any(|p| p.name == name && p.kind == ParamKind::Integer);
-        integer("offset")
-            && integer("limit")
-            && self.params.iter().all(|p| !p.required || p.name == "offset" || p.name == "limit")
+    /// The form of an action the app lists ([`App::scene`](purview::App::scene)).
+    pub(crate) fn from_info(info: &ActionInfo) -> Self {
+        Self {
+            name: info.name.clone(),
+            title: info.title.clone(),
+            description: info.description.clone(),
+            destructive: info.destructive,
+            params: params(&info.input_schema),
+        }
     }
 }
 
@@ -261,32 +237,22 @@ mod tests {
 
     #[test]
     fn a_schema_becomes_form_fields_of_the_right_kinds() {
-        let action = ActionDef::from_value(
-            "edit_field",
-            &json!({
-                "title": "Edit field · Order Editor (w1)",
-                "annotations": {"destructiveHint": true},
-                "inputSchema": {
-                    "type": "object",
-                    "$defs": {"Field": {"type": "string", "enum": ["recipient", "amount"]}},
-                    "properties": {
-                        "field": {"$ref": "#/$defs/Field"},
-                        "value": {"type": "string", "writeOnly": true},
-                        "count": {"type": "integer"},
-                        "ratio": {"type": "number"},
-                        "note": {"type": ["string", "null"]},
-                        "urgent": {"type": "boolean"},
-                        (purview::naming::EXPECTED_VERSION): {"type": "integer"}
-                    },
-                    "required": ["field", "value"]
-                }
-            }),
-        )
-        .expect("an action");
-        assert_eq!(action.title, "Edit field");
-        assert!(action.destructive);
-        let kinds: Vec<_> =
-            action.params.iter().map(|p| (p.name.as_str(), p.kind.clone())).collect();
+        let schema = json!({
+            "type": "object",
+            "$defs": {"Field": {"type": "string", "enum": ["recipient", "amount"]}},
+            "properties": {
+                "field": {"$ref": "#/$defs/Field"},
+                "value": {"type": "string", "writeOnly": true},
+                "count": {"type": "integer"},
+                "ratio": {"type": "number"},
+                "note": {"type": ["string", "null"]},
+                "urgent": {"type": "boolean"},
+                (purview::naming::EXPECTED_VERSION): {"type": "integer"}
+            },
+            "required": ["field", "value"]
+        });
+        let params = params(schema.as_object().expect("an object"));
+        let kinds: Vec<_> = params.iter().map(|p| (p.name.as_str(), p.kind.clone())).collect();
         assert_eq!(
             kinds,
             [
@@ -302,18 +268,17 @@ mod tests {
 
     #[test]
     fn a_form_refuses_text_where_a_number_is_asked_for() {
-        let action = ActionDef::from_value("load_rows", &json!({
-            "inputSchema": {"properties": {"offset": {"type": "integer"}, "limit": {"type": "integer"}},
-                            "required": ["offset", "limit"]}
-        }))
-        .expect("an action");
-        assert!(action.is_page_loader());
+        let schema = json!({
+            "properties": {"offset": {"type": "integer"}, "limit": {"type": "integer"}},
+            "required": ["offset", "limit"]
+        });
+        let params = params(schema.as_object().expect("an object"));
         let mut form = FormValues::default();
         form.texts.insert("offset".into(), "ten".into());
         form.texts.insert("limit".into(), "5".into());
-        let problems = form.arguments(&action.params).unwrap_err();
+        let problems = form.arguments(&params).unwrap_err();
         assert_eq!(problems, [FieldError::new("offset", "must be a whole number")]);
         form.texts.insert("offset".into(), "10".into());
-        assert_eq!(form.arguments(&action.params).unwrap()["offset"], 10);
+        assert_eq!(form.arguments(&params).unwrap()["offset"], 10);
     }
 }

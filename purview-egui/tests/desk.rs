@@ -12,7 +12,6 @@ use purview::{
     App, Context, Secret, actions, model::ErrorCode, projection::Media, serde_json, window,
 };
 use purview_egui::Desk;
-use serde::Serialize;
 
 /// The password the showcase holds: it must never reach the screen.
 const SECRET: &str = "hunter2-never-shown";
@@ -29,7 +28,7 @@ struct Showcase {
     amount: f64,
     #[block(field, label = "Payment password", sensitive)]
     password: Secret<String>,
-    #[block(table, limit = 3, columns = ["Row", "Region"])]
+    #[block(table, limit = 3, load = load_rows, columns = ["Row", "Region"])]
     rows: Vec<(u32, String)>,
     #[block(list, ordered)]
     steps: Vec<String>,
@@ -58,14 +57,6 @@ impl Default for Showcase {
     }
 }
 
-/// A page of rows.
-#[derive(Serialize, schemars::JsonSchema)]
-struct Page {
-    rows: Vec<(u32, String)>,
-    offset: usize,
-    total: usize,
-}
-
 #[actions]
 impl Showcase {
     /// Fetch a range of rows.
@@ -76,9 +67,8 @@ impl Showcase {
         offset: usize,
         /// How many rows.
         limit: usize,
-    ) -> Page {
-        let rows = self.rows.iter().skip(offset).take(limit).cloned().collect();
-        Page { rows, offset, total: self.rows.len() }
+    ) -> purview::projection::Page<(u32, String)> {
+        purview::projection::Page::slice(&self.rows, offset, limit)
     }
 
     /// Set the recipient and the amount together.
@@ -149,7 +139,9 @@ fn showcase_app(builder: purview::AppBuilder) -> App {
 }
 
 fn person(app: &App) -> Harness<'static, Desk> {
-    let desk = Desk::new(app.clone()).embedded(true).heading("Showcase");
+    let desk = Desk::answering(app.clone(), purview::approval::ApprovalQueue::new())
+        .embedded(true)
+        .heading("Showcase");
     let mut harness = Harness::builder()
         .with_size([1400.0, 1000.0])
         .build_ui_state(|ui, desk: &mut Desk| desk.show(ui), desk);
@@ -247,6 +239,25 @@ async fn a_truncated_table_pages_through_the_windows_own_loader() {
     assert!(harness.query_by_label("Region 1").is_some());
     // The loader is the table's, not a button of its own.
     assert!(harness.query_by_label_contains("Load rows").is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_desks_frames_and_clicks_make_no_json_of_the_windows() {
+    // The desk reads the app's own types (App::scene), never the agents'
+    // snapshot: with no agent attached, drawing and paging cost no
+    // serialization of the windows at all.
+    let app = showcase_app(App::builder());
+    let before = app.windows_serialized();
+    let mut harness = person(&app);
+    for _ in 0..5 {
+        harness.step();
+    }
+    harness.get_by_label("Next rows").click_accesskit();
+    until_label(&mut harness, "Rows 4–6 of 10").await;
+    assert_eq!(app.windows_serialized(), before, "a frame serialized the windows");
+    // The counter counts: an agent's read serializes them once.
+    app.call("app__read_windows", None).outcome().await;
+    assert_eq!(app.windows_serialized(), before + 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

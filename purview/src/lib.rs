@@ -178,6 +178,7 @@ pub mod guide;
 mod instructions;
 mod lock;
 pub mod model;
+mod paging;
 pub mod projection;
 mod redact;
 mod refusals;
@@ -292,7 +293,9 @@ pub mod approval {
 /// assert!(app.agent_activity().is_none());
 /// ```
 pub mod activity {
-    pub use crate::app::{AgentActivity, CalledBy, Change, WindowInfo};
+    pub use crate::app::{
+        ActionInfo, AgentActivity, CalledBy, Change, Scene, SceneWindow, WindowInfo,
+    };
 }
 
 /// Serving streamable HTTP: the options ([`HttpOptions`](http::HttpOptions))
@@ -375,7 +378,8 @@ pub mod __private {
         model::FieldError,
         model::{FieldItem, Severity, ToolError},
         projection::{
-            Cells, ListSource, MediaSource, NoticeSource, Row, Sensitive, TableSource, cell,
+            Cells, ListSource, MediaSource, NoticeSource, PageLoader, Row, Sensitive, TableSource,
+            cell, loads_pages,
         },
     };
 }

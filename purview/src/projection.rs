@@ -2,6 +2,12 @@
 //! call, so an unsuitable field type is a compile error that says which
 //! block it cannot be. Implement them for your own types to project them.
 
+/// A page of a table's rows, as a table's load action returns it.
+pub use crate::paging::{Page, PageIndex};
+// What `#[block(table, load = ..)]` checks a load action with.
+#[doc(hidden)]
+pub use crate::paging::{PageLoader, loads_pages};
+
 use std::collections::VecDeque;
 
 use serde::Serialize;

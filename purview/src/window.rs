@@ -97,4 +97,10 @@ pub trait Window: Actions {
 
     /// Describes the current content: a summary and semantic blocks.
     fn project(&self, view: &mut View);
+
+    /// The load actions of the window's paged tables, as `(block id, action
+    /// name)`: `#[block(table, load = ..)]` fills it in, and the runtime
+    /// checks each names an action taking `offset` and `limit`
+    /// ([`projection::Page`](crate::projection::Page)).
+    const PAGED_BY: &'static [(&'static str, &'static str)] = &[];
 }

@@ -26,10 +26,24 @@ pub struct BlockField {
 /// Which block a field becomes.
 pub enum Kind {
     Text,
-    Field { label: String, group: String, sensitive: bool },
-    Table { limit: Option<usize>, columns: Option<Vec<syn::LitStr>> },
-    List { ordered: bool, limit: Option<usize> },
-    Notice { severity: Severity },
+    Field {
+        label: String,
+        group: String,
+        sensitive: bool,
+    },
+    /// `load`: the method of the action that loads the table's pages.
+    Table {
+        limit: Option<usize>,
+        columns: Option<Vec<syn::LitStr>>,
+        load: Option<syn::Ident>,
+    },
+    List {
+        ordered: bool,
+        limit: Option<usize>,
+    },
+    Notice {
+        severity: Severity,
+    },
     Media,
     Custom,
 }

@@ -35,6 +35,8 @@ struct BlockArgs {
     limit: Option<SpannedValue<usize>>,
     ordered: Option<SpannedValue<()>>,
     columns: Option<SpannedValue<Vec<syn::LitStr>>>,
+    /// `load = method`: the table's load action.
+    load: Option<SpannedValue<syn::Ident>>,
 }
 
 /// A title or summary as written, before its placeholders are checked.
@@ -93,8 +95,8 @@ pub fn parse(args: TokenStream, mut item: syn::ItemStruct, errors: &mut Accumula
 const SAY_WHICH: &str = "say which block this field becomes: #[block(text)], #[block(field)], #[block(table)], #[block(list)], #[block(notice = \"error\")], #[block(media)] or #[block(custom)]";
 
 const BLOCK_KINDS: [&str; 7] = ["text", "field", "table", "list", "notice", "media", "custom"];
-const BLOCK_OPTIONS: [&str; 7] =
-    ["id", "label", "group", "sensitive", "limit", "ordered", "columns"];
+const BLOCK_OPTIONS: [&str; 8] =
+    ["id", "label", "group", "sensitive", "limit", "ordered", "columns", "load"];
 
 /// Reports a word that is neither a block kind nor an option, and is not a
 /// near miss of one (darling suggests the near misses), listing the kinds;
@@ -268,6 +270,11 @@ fn reject_misplaced(chosen: &Chosen, args: &BlockArgs, errors: &mut darling::err
     }
     if !is_table {
         errors.handle(misplaced(&args.columns, "columns", "#[block(table)]"));
+        errors.handle(misplaced(
+            &args.load,
+            "load",
+            "#[block(table)], to name the action that loads its pages",
+        ));
     }
 }
 
@@ -288,9 +295,11 @@ fn kind(ident: &syn::Ident, attr: &syn::Attribute, args: &BlockArgs) -> darling:
             group: args.group.as_ref().map(|g| (**g).clone()).unwrap_or_else(|| "fields".into()),
             sensitive: args.sensitive.is_some(),
         },
-        Chosen::Table => {
-            Kind::Table { limit, columns: args.columns.as_ref().map(|c| (**c).clone()) }
-        }
+        Chosen::Table => Kind::Table {
+            limit,
+            columns: args.columns.as_ref().map(|c| (**c).clone()),
+            load: args.load.as_ref().map(|l| (**l).clone()),
+        },
         Chosen::List => Kind::List { ordered: args.ordered.is_some(), limit },
         Chosen::Notice(severity) => match Severity::parse(&severity) {
             Some(severity) => Kind::Notice { severity },

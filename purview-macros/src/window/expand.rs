@@ -62,7 +62,7 @@ fn block(p: &TokenStream, block: &BlockField, all: &[BlockField]) -> Option<Toke
             let items = all.iter().filter(|b| b.kind.group() == group).map(|b| field_item(p, b));
             quote!(view.fields(#id, [#(#items),*]);)
         }
-        Kind::Table { limit: n, columns } => {
+        Kind::Table { limit: n, columns, .. } => {
             let n = limit(*n);
             match columns {
                 Some(columns) => quote_spanned!(span=>
@@ -118,11 +118,14 @@ pub fn window(w: &Window) -> TokenStream {
         quote!(view.summary(#s);)
     });
     let blocks = w.blocks.iter().filter_map(|b| block(&p, b, &w.blocks));
+    let (paged_by, loader_checks) = loaders(&p, item, &w.blocks);
     quote! {
         #item
         const _: () = {
+            #(#loader_checks)*
             #[automatically_derived]
             impl #impl_generics #p::Window for #ident #ty_generics #where_clause {
+                const PAGED_BY: &'static [(&'static str, &'static str)] = &[#(#paged_by),*];
                 fn title(&self) -> ::std::string::String {
                     #title
                 }
@@ -133,6 +136,41 @@ pub fn window(w: &Window) -> TokenStream {
             }
         };
     }
+}
+
+/// For each table with `load = method`: its `(block id, action)` entry and
+/// the compile-time check of the method's shape (for a non-generic struct;
+/// a generic one gets the run-time check only).
+fn loaders(
+    p: &TokenStream,
+    item: &syn::ItemStruct,
+    blocks: &[BlockField],
+) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let ident = &item.ident;
+    let mut entries = Vec::new();
+    let mut checks = Vec::new();
+    for block in blocks {
+        let Kind::Table { load: Some(load), .. } = &block.kind else { continue };
+        let (id, ty) = (&block.id, &block.ty);
+        let action = crate::util::unraw(load);
+        entries.push(quote!((#id, #action)));
+        if item.generics.params.is_empty() {
+            checks.push(quote_spanned!(load.span()=>
+                #p::loads_pages::<#ident, <#ty as #p::TableSource>::Row, _, _>(&#ident::#load);
+            ));
+        }
+    }
+    let checks = if checks.is_empty() {
+        Vec::new()
+    } else {
+        vec![quote! {
+            #[allow(dead_code)]
+            fn __purview_load_actions() {
+                #(#checks)*
+            }
+        }]
+    };
+    (entries, checks)
 }
 
 /// On error: the struct as written (minus our attributes), the errors, and a

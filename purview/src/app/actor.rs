@@ -33,6 +33,10 @@ pub(crate) trait DynActions: Send + Sync {
     fn as_any_mut(&mut self) -> &mut dyn Any;
     /// The view-model's Rust type, for a developer's log line.
     fn type_name(&self) -> &'static str;
+    /// The load actions of its paged tables ([`Window::PAGED_BY`]).
+    fn paged_by(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
 }
 
 /// A [`Window`] as the registry stores it.
@@ -75,6 +79,9 @@ impl<W: Window> DynActions for AsWindow<W> {
     }
     fn project(&self, view: &mut View) {
         self.0.project(view)
+    }
+    fn paged_by(&self) -> &'static [(&'static str, &'static str)] {
+        W::PAGED_BY
     }
 }
 
@@ -239,6 +246,24 @@ impl TypeSpec {
         } else {
             Err(format!("`{type_name}` has an invalid action list: {}", errors.join("; ")))
         }
+    }
+
+    /// Whether `action` can be `block`'s load action: it exists and takes
+    /// exactly `offset` and `limit`.
+    pub fn check_loader(&self, block: &str, action: &str) -> Result<(), String> {
+        let Some((_, compiled)) = self.action(action) else {
+            return Err(format!(
+                "the table `{block}` pages through `{action}`, which is not one of its actions"
+            ));
+        };
+        let mut params: Vec<&str> = compiled.params.iter().map(String::as_str).collect();
+        params.sort_unstable();
+        if params != ["limit", "offset"] {
+            return Err(format!(
+                "`{action}`, the load action of the table `{block}`, must take exactly `offset` and `limit`, not {params:?}"
+            ));
+        }
+        Ok(())
     }
 
     pub fn action(&self, name: &str) -> Option<(usize, &CompiledAction)> {

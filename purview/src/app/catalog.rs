@@ -142,6 +142,7 @@ pub(super) fn read_windows(state: &State, only: Option<&[String]>, with_schemas:
         "operableWindowIds".into(),
         state.operable.iter().map(|id| Value::from(id.as_ref())).collect(),
     );
+    state.windows_serialized.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     snapshot.insert("windows".into(), WindowsRef::from(windows).into());
     snapshot.insert("actions".into(), Value::Object(actions));
     if with_schemas {

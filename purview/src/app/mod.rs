@@ -29,6 +29,7 @@ pub(crate) mod progress;
 mod registry;
 mod route;
 mod run;
+mod scene;
 mod shared;
 mod topology;
 mod typed;
@@ -48,6 +49,7 @@ pub use context::{CalledBy, Context};
 pub use error::Error;
 pub use handle::WindowHandle;
 pub(crate) use phases::Caller;
+pub use scene::{ActionInfo, Scene, SceneWindow};
 #[doc(hidden)]
 pub use typed::CallTarget;
 pub use typed::{AppActions, TypedCalls, VariantHandle, WindowKind};

@@ -102,7 +102,7 @@ fn no_blocks() -> Box<RawValue> {
     RawValue::from_string("[]".to_owned()).unwrap_or_else(|_| unreachable!("`[]` is JSON"))
 }
 
-fn dedupe_block_ids(window: &str, mut blocks: Vec<Block>) -> Vec<Block> {
+pub(super) fn dedupe_block_ids(window: &str, mut blocks: Vec<Block>) -> Vec<Block> {
     if !has_duplicate_ids(&blocks) {
         return blocks;
     }
@@ -168,6 +168,10 @@ pub(crate) struct State {
     /// Actions the app requires approval for beyond their own specs.
     pub required_approvals: Vec<(TypeId, String)>,
     snapshot_json: Option<Arc<str>>,
+    /// How many times the windows were serialized for agents (a read of
+    /// `app://windows` or `app__read_windows`): what a GUI that redraws
+    /// often must not add to ([`App::windows_serialized`](crate::App)).
+    pub windows_serialized: std::sync::atomic::AtomicU64,
 }
 
 /// What a mutation touched, so `settle` re-derives only that.
@@ -404,6 +408,7 @@ impl State {
 
     /// Serializes `app://windows` from the registry, bypassing the cache.
     pub fn render_snapshot_json(&self) -> String {
+        self.windows_serialized.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let snapshot = SnapshotRef {
             operable_window_ids: &self.operable,
             windows: WindowsRef(self.windows.values().map(|e| &**e).collect()),

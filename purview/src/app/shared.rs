@@ -19,7 +19,7 @@ use super::{
     changes::ChangeHub,
     registry::{Placement, State, Touched},
 };
-use crate::{Actions, Window};
+use crate::Window;
 
 thread_local! {
     /// The apps whose state lock this thread holds, so a callback that calls
@@ -174,9 +174,16 @@ impl Shared {
         self.changes.signal(change);
     }
 
-    pub fn type_spec<W: Actions>(&self) -> Result<Arc<TypeSpec>, Error> {
+    pub fn type_spec<W: Window>(&self) -> Result<Arc<TypeSpec>, Error> {
         let mut state = self.lock()?;
-        state.type_spec::<W>(W::actions, Level::Window).map_err(Error::InvalidDefinition)
+        let spec =
+            state.type_spec::<W>(W::actions, Level::Window).map_err(Error::InvalidDefinition)?;
+        for (block, action) in W::PAGED_BY {
+            spec.check_loader(block, action).map_err(|why| {
+                Error::InvalidDefinition(format!("{}: {why}", std::any::type_name::<W>()))
+            })?;
+        }
+        Ok(spec)
     }
 
     pub fn read_window<W: Window, R>(&self, id: &str, f: impl FnOnce(&W) -> R) -> Result<R, Error> {

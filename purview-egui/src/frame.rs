@@ -1,0 +1,87 @@
+//! The frame loop: each frame reads the app once (read.rs), draws the main
+//! panel and every window (chrome.rs, blocks.rs, bar.rs), and follows the
+//! agent's focus; a click starts a call (calls.rs) whose outcome the next
+//! frame shows.
+
+use egui::Ui;
+use purview::approval::ApprovalQueue;
+
+use crate::{Desk, calls::lock, chrome::asking, read::Scene};
+
+impl Desk {
+    /// Draws the main panel into `ui`, and every open Purview window.
+    ///
+    /// ```
+    /// let mut desk = purview_egui::Desk::new(purview::App::builder().build()).embedded(true);
+    /// egui::__run_test_ui(|ui| desk.show(ui));
+    /// ```
+    pub fn show(&mut self, ui: &mut Ui) {
+        let ctx = ui.ctx().clone();
+        self.wake(&ctx);
+        self.close_finished_forms();
+        let scene = match Scene::read(&self.core.app) {
+            Ok(scene) => {
+                self.read_error = None;
+                scene
+            }
+            Err(e) => {
+                // Purview is busy or gone; keep what the person can still see.
+                self.read_error = Some(e);
+                Scene::empty()
+            }
+        };
+        let mut scene = scene;
+        self.remember_actions(&mut scene);
+        let activity = self.core.app.agent_activity();
+        let pending = self.approvals.as_ref().map(ApprovalQueue::pending).unwrap_or_default();
+        self.main_panel(ui, &scene, activity.as_ref(), &pending);
+        if let Some(error) = &self.read_error {
+            ui.colored_label(ui.visuals().error_fg_color, error);
+        }
+        for view in &scene.windows {
+            let asking = asking(&pending, &view.state.id);
+            self.window(&ctx, &scene, view, activity.as_ref(), &asking);
+        }
+        self.follow_focus(&ctx, activity.as_ref());
+    }
+
+    /// Agent calls, other sessions' edits and approval requests repaint at
+    /// once.
+    fn wake(&mut self, ctx: &egui::Context) {
+        if self.woken {
+            return;
+        }
+        self.woken = true;
+        let repaint = ctx.clone();
+        self.core.app.on_change(move |_| repaint.request_repaint());
+        if let Some(approvals) = &self.approvals {
+            let repaint = ctx.clone();
+            approvals.on_change(move || repaint.request_repaint());
+        }
+    }
+
+    /// Forms whose call succeeded close.
+    fn close_finished_forms(&mut self) {
+        let succeeded = std::mem::take(&mut lock(&self.core.outcomes).succeeded);
+        for key in succeeded {
+            self.core.forms.remove(&key);
+        }
+    }
+
+    /// A blocked window keeps showing the actions it had (disabled); closed
+    /// windows are forgotten.
+    fn remember_actions(&mut self, scene: &mut Scene) {
+        let open: Vec<&str> = scene.windows.iter().map(|w| w.state.id.as_str()).collect();
+        self.last_actions.retain(|scope, _| scope.as_deref().is_none_or(|id| open.contains(&id)));
+        self.positions.retain(|id, _| open.contains(&id.as_str()));
+        lock(&self.core.pages).retain(|(id, _), _| open.contains(&id.as_str()));
+        for view in &mut scene.windows {
+            let scope = Some(view.state.id.clone());
+            if view.operable {
+                self.last_actions.insert(scope, view.actions.clone());
+            } else if let Some(actions) = self.last_actions.get(&scope) {
+                view.actions = actions.clone();
+            }
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//! What a GUI draws in one frame, read under one lock from the app's own
+//! types: each window projected afresh from its view-model, whether it is
+//! operable and what blocks it, its available actions with their input
+//! schemas, and which action loads each paged table. Nothing here is
+//! serialized to JSON: the agents' snapshot is left alone.
+
+use std::{
+    panic::{AssertUnwindSafe, catch_unwind},
+    sync::Arc,
+};
+
+use super::{
+    App, Error,
+    actor::Actor,
+    registry::{Entry, dedupe_block_ids},
+};
+use crate::{
+    View,
+    action::JsonObject,
+    model::{Block, WindowState},
+};
+
+/// Everything one frame of a GUI draws, read in one consistent state
+/// ([`App::scene`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Scene {
+    /// Every open window, in opening order.
+    pub windows: Vec<SceneWindow>,
+    /// The app-level actions; `None` while an app-level modal withholds
+    /// them (and when the app has none, an empty list).
+    pub app_actions: Option<Vec<ActionInfo>>,
+}
+
+/// One open window as a GUI draws it.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct SceneWindow {
+    /// Its id, title, version, summary and blocks, projected now from the
+    /// view-model.
+    pub state: WindowState,
+    /// Whether it may be operated now (no modal blocks it).
+    pub operable: bool,
+    /// While it is not operable, the window operable in its place.
+    pub blocked_by: Option<String>,
+    /// Its available actions, in declaration order (listed even while it
+    /// is blocked, for a GUI to draw them disabled).
+    pub actions: Vec<ActionInfo>,
+    /// The paged tables' load actions, as `(block id, action name)`
+    /// (`#[block(table, load = ..)]`).
+    pub paged_by: Vec<(String, String)>,
+}
+
+/// One action as a button or form draws it.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ActionInfo {
+    /// The action's name.
+    pub name: String,
+    /// Its human title, such as "Edit field".
+    pub title: String,
+    /// What it does, as agents read it.
+    pub description: String,
+    /// Whether it destroys something (the person confirms first).
+    pub destructive: bool,
+    /// Its input schema as agents get it (window actions that write take
+    /// `expectedVersion` too).
+    pub input_schema: Arc<JsonObject>,
+}
+
+impl App {
+    /// What a GUI draws in one frame, read under one lock from the app's own
+    /// types ([`Scene`]): no JSON is made, so a desk that redraws often
+    /// costs the agents nothing.
+    ///
+    /// ```
+    /// use purview::prelude::*;
+    ///
+    /// #[window(summary = "Counts to {count}")]
+    /// #[derive(Clone, Default)]
+    /// struct Counter {
+    ///     #[block(field)]
+    ///     count: u32,
+    /// }
+    ///
+    /// #[actions]
+    /// impl Counter {
+    ///     /// Count one more.
+    ///     #[action]
+    ///     fn increment(&mut self) { self.count += 1; }
+    /// }
+    ///
+    /// let app = App::builder().build();
+    /// app.open(Counter::default()).unwrap();
+    /// let scene = app.scene().unwrap();
+    /// assert_eq!(scene.windows[0].state.summary.as_deref(), Some("Counts to 0"));
+    /// assert_eq!(scene.windows[0].actions[0].title, "Increment");
+    /// assert!(scene.windows[0].operable);
+    /// ```
+    pub fn scene(&self) -> Result<Scene, Error> {
+        self.shared.read(|state| {
+            let topology = state.topology();
+            let windows = state
+                .windows
+                .values()
+                .map(|entry| {
+                    let operable = state.is_operable(&entry.id);
+                    SceneWindow {
+                        state: project(entry),
+                        operable,
+                        blocked_by: (!operable).then(|| topology.blocker_of(&entry.id).to_owned()),
+                        actions: actions_of(&entry.actor),
+                        paged_by: entry
+                            .actor
+                            .vm
+                            .paged_by()
+                            .iter()
+                            .map(|(block, action)| ((*block).to_owned(), (*action).to_owned()))
+                            .collect(),
+                    }
+                })
+                .collect();
+            let app_actions = match &state.app {
+                Some(app) => state.app_actions_operable().then(|| actions_of(app)),
+                None => Some(Vec::new()),
+            };
+            Scene { windows, app_actions }
+        })
+    }
+
+    /// How many times this app has serialized its windows for agents (a
+    /// read of `app://windows` or `app__read_windows`, each cache fill
+    /// once): for tests that a GUI's frames add nothing to it.
+    #[doc(hidden)]
+    pub fn windows_serialized(&self) -> u64 {
+        self.shared
+            .read(|state| state.windows_serialized.load(std::sync::atomic::Ordering::Relaxed))
+            .unwrap_or_default()
+    }
+}
+
+/// The window as its view-model projects now; the stored content when the
+/// projection panics.
+fn project(entry: &Entry) -> WindowState {
+    let vm = &entry.actor.vm;
+    let projected = catch_unwind(AssertUnwindSafe(|| {
+        let mut view = View::default();
+        vm.project(&mut view);
+        (vm.title(), view.into_parts())
+    }));
+    let (title, summary, blocks): (String, Option<String>, Vec<Block>) = match projected {
+        Ok((title, (summary, blocks))) => (title, summary, dedupe_block_ids(&entry.id, blocks)),
+        Err(_) => {
+            (entry.title.to_string(), entry.summary.as_deref().map(str::to_owned), entry.blocks())
+        }
+    };
+    WindowState {
+        id: entry.id.to_string(),
+        title,
+        modal: entry.modal,
+        owner_id: entry.owner.as_deref().map(str::to_owned),
+        version: entry.version,
+        summary,
+        blocks,
+    }
+}
+
+fn actions_of(actor: &Actor) -> Vec<ActionInfo> {
+    actor
+        .spec
+        .actions
+        .iter()
+        .zip(&actor.available)
+        .filter(|(_, available)| **available)
+        .map(|(action, _)| ActionInfo {
+            name: action.spec.name.to_string(),
+            title: action.tool_title.clone(),
+            description: action.spec.description.as_deref().unwrap_or_default().to_owned(),
+            destructive: action.spec.hints.destructive == Some(true),
+            input_schema: action.input_schema.clone(),
+        })
+        .collect()
+}
