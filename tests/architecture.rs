@@ -76,7 +76,7 @@ fn compile_errors_never_name_an_internal_path() {
         if path.extension().is_some_and(|e| e == "stderr") {
             let text = fs::read_to_string(&path).expect("stderr snapshot");
             for internal in
-                ["purview::__private", "purview::project", "purview::app::", "purview::server::"]
+                ["purview::__private", "purview::project::", "purview::app::", "purview::server::"]
             {
                 assert!(!text.contains(internal), "{} names {internal}", path.display());
             }
@@ -326,7 +326,13 @@ fn no_source_file_runs_over_600_lines() {
     // Function length is clippy's `too_many_lines` (clippy.toml), turned on
     // in these crates; file length is checked here.
     let mut checked = 0;
-    for krate in ["purview/src", "purview-macros/src", "conformance/src"] {
+    for krate in [
+        "purview/src",
+        "purview-macros/src",
+        "conformance/src",
+        "purview-egui/src",
+        "purview-naming/src",
+    ] {
         for file in rust_files(&workspace().join(krate)) {
             checked += 1;
             let lines = fs::read_to_string(&file).expect("readable source").lines().count();

@@ -50,6 +50,7 @@
 //! Nothing is global: two desks on two apps draw side by side.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+#![warn(clippy::too_many_lines)]
 
 mod bar;
 mod blocks;
@@ -57,6 +58,7 @@ mod calls;
 mod chrome;
 mod desk;
 mod executor;
+mod form;
 mod frame;
 mod read;
 mod schema;
