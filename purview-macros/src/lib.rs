@@ -9,6 +9,7 @@
 #![warn(clippy::too_many_lines)]
 
 mod actions;
+mod data;
 mod kind;
 mod row;
 mod util;
@@ -159,6 +160,62 @@ pub fn window(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn actions(args: TokenStream, item: TokenStream) -> TokenStream {
     actions::expand(args.into(), item.into()).into()
+}
+
+/// Makes a type of your own an action's argument or result, through
+/// Purview's re-exports of serde and schemars (so neither is a dependency
+/// of the app, and no second copy of either can be picked): it derives
+/// `Serialize`, `Deserialize` and `JsonSchema`.
+///
+/// `#[purview::data(argument)]` derives only what an argument needs
+/// (`Deserialize`, `JsonSchema`), `#[purview::data(result)]` only what a
+/// result needs (`Serialize`, `JsonSchema`). serde's and schemars'
+/// attributes (`#[serde(rename_all = "..")]`, doc comments as
+/// descriptions) work as with the derives written out.
+///
+/// ```
+/// use purview::prelude::*;
+///
+/// /// Where an order goes.
+/// #[purview::data]
+/// #[serde(rename_all = "camelCase")]
+/// struct Address {
+///     /// Street and number.
+///     street: String,
+///     post_code: String,
+/// }
+///
+/// #[window(summary = "An order")]
+/// #[derive(Clone, Default)]
+/// struct Order {
+///     #[block(field)]
+///     street: String,
+/// }
+///
+/// #[actions]
+/// impl Order {
+///     /// Send the order to `address`; returns where it went.
+///     #[action]
+///     fn ship(&mut self, address: Address) -> Address {
+///         self.street = address.street.clone();
+///         address
+///     }
+/// }
+///
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let app = App::builder().build();
+/// let order = app.open(Order::default()).unwrap();
+/// let address = Address { street: "1 Main St".into(), post_code: "12345".into() };
+/// let shipped = order.act().ship(address).await.unwrap().value;
+/// assert_eq!(shipped.post_code, "12345");
+/// let tools = serde_json::to_value(app.tools().unwrap()).unwrap();
+/// let ship = tools.as_array().unwrap().iter().find(|t| t["name"] == "w1__ship").unwrap();
+/// assert!(ship["inputSchema"].to_string().contains("postCode"), "{ship}");
+/// # });
+/// ```
+#[proc_macro_attribute]
+pub fn data(args: TokenStream, item: TokenStream) -> TokenStream {
+    data::expand(args.into(), item.into()).into()
 }
 
 /// Marks an action method. Only meaningful inside an `#[actions]` impl block,

@@ -4,12 +4,10 @@
 use std::{borrow::Cow, time::Duration};
 
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
+pub use crate::model::JsonObject;
 use crate::model::{ToolError, ToolHints};
-
-/// A JSON object, as schemas are stored.
-pub type JsonObject = Map<String, Value>;
 
 /// The static description of one action: name, words, schemas and hints.
 ///

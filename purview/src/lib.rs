@@ -197,14 +197,14 @@ pub use purview_naming as naming;
 
 pub use action::{ActionOutput, ActionSpec};
 pub use app::{
-    App, AppActions, AppBuilder, Call, Context, Error, Performed, TypedCalls, VariantHandle,
-    WindowHandle, WindowKind,
+    App, AppActions, AppBuilder, Call, Context, Error, Performed, TypedCalls, WindowHandle,
+    WindowKind,
 };
 pub use args::Args;
 pub use model::ToolError;
 /// The trait shares its name with the derive: `use purview::Row` brings both.
 pub use projection::Row;
-pub use purview_macros::{Row, WindowKind, action, actions, window};
+pub use purview_macros::{Row, WindowKind, action, actions, data, window};
 pub use redact::Secret;
 /// The MCP library Purview serves with, for serving an [`McpServer`] over a
 /// transport of your own (`rmcp::ServiceExt::serve`).
@@ -281,8 +281,10 @@ pub mod approval {
     };
 }
 
-/// What a GUI shows of the app beside its windows: the list of open windows
-/// ([`App::window_list`]), where an agent last worked
+/// What a GUI shows of the app: everything one frame draws ([`App::scene`]),
+/// the list of open windows ([`App::window_list`]) and their kinds
+/// ([`VariantHandle`](activity::VariantHandle), behind
+/// [`App::window_kind`]), where an agent last worked
 /// ([`App::agent_activity`]), what changed ([`App::on_change`]), and who is
 /// calling an action ([`Context::called_by`]).
 ///
@@ -294,7 +296,7 @@ pub mod approval {
 /// ```
 pub mod activity {
     pub use crate::app::{
-        ActionInfo, AgentActivity, CalledBy, Change, Scene, SceneWindow, WindowInfo,
+        ActionInfo, AgentActivity, CalledBy, Change, Scene, SceneWindow, VariantHandle, WindowInfo,
     };
 }
 
@@ -370,8 +372,9 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::{
-        ActionOutput, ActionSpec, Actions, App, AppActions, Args, Call, Context, TypedCalls,
-        VariantHandle, View, Window, WindowHandle, WindowKind,
+        ActionOutput, ActionSpec, Actions, App, AppActions, Args, Call, Context, TypedCalls, View,
+        Window, WindowHandle, WindowKind,
+        activity::VariantHandle,
         app::CallTarget,
         by_hand::{BoxFuture, unknown_action},
         constraint::{Check, argument},

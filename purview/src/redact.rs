@@ -10,8 +10,7 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// What every sensitive value looks like outside the process.
-pub const MASK: &str = "••••••";
+pub use crate::model::MASK;
 
 /// A value that must never leave the process in plaintext.
 ///

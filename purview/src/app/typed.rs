@@ -222,7 +222,7 @@ pub trait WindowKind: Sized {
 /// [`WindowHandle`], looked up by window id.
 ///
 /// ```
-/// use purview::{VariantHandle, WindowHandle, prelude::*};
+/// use purview::{WindowHandle, activity::VariantHandle, prelude::*};
 ///
 /// #[window(summary = "Notes")]
 /// #[derive(Clone, Default)]

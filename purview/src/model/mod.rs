@@ -20,9 +20,9 @@ pub use tool::{
 };
 
 /// A JSON object: a tool's arguments, a schema.
-pub use crate::action::JsonObject;
-/// What a masked value shows in place of a secret (§9).
-pub use crate::redact::MASK;
+pub type JsonObject = serde_json::Map<String, serde_json::Value>;
+/// What every sensitive value looks like outside the process.
+pub const MASK: &str = "••••••";
 
 /// The URI of the protocol's single resource (§4.1).
 pub const WINDOWS_URI: &str = "app://windows";
