@@ -388,9 +388,10 @@ impl<R: Send + 'static> IntoFuture for Call<R> {
 /// assert_eq!(done.value, 1);
 /// assert!(done.opened_window_ids.is_empty());
 ///
+/// // By tool name: the JSON result, a number carried as `{"value": ..}` (§5.4).
 /// let tool = format!("{}__bump", counter.id());
 /// let done = app.call(&tool, None).await.unwrap();
-/// assert_eq!(done.value, Some(serde_json::json!(2)));
+/// assert_eq!(done.value, Some(serde_json::json!({"value": 2})));
 /// # });
 /// ```
 #[derive(Debug, Clone, PartialEq)]

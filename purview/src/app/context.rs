@@ -21,7 +21,7 @@ use crate::{Window, model::FieldError};
 /// here are reported in the call's `openedWindowIds` automatically.
 ///
 /// ```
-/// # use purview::{Actions, ActionSpec, ActionOutput, Args, by_hand::BoxFuture, Context, View, Window};
+/// # use purview::{Actions, ActionSpec, ActionOutput, Args, by_hand::BoxFuture, Context, ToolError, View, Window};
 /// # #[derive(Clone)] struct Confirm;
 /// # impl Window for Confirm { fn title(&self) -> String { "Confirm".into() } fn project(&self, _: &mut View) {} }
 /// # impl Actions for Confirm {
