@@ -175,7 +175,7 @@ fn blame(gap: &mut Gap, trap: Option<&(String, usize)>, steps: usize) {
 }
 
 fn operation_gap(key: &str, count: &ToolCount) -> Gap {
-    let action = key.rsplit(" · ").next().unwrap_or(key);
+    let action = purview::naming::last_title_part(key);
     let refusals: Vec<String> = count.refused.iter().map(|(c, n)| format!("{c} ×{n}")).collect();
     let cause = if refusals.is_empty() {
         format!(

@@ -273,6 +273,50 @@ pub fn split_tool_name(name: &str) -> Option<(&str, &str)> {
     name.split_once(SEPARATOR)
 }
 
+/// Separates the parts of a title made of several: an action's title and
+/// where it acts (`Edit field · Order Editor (w1)`).
+pub const TITLE_SEPARATOR: &str = " · ";
+
+/// A title of `parts`, joined by [`TITLE_SEPARATOR`].
+///
+/// ```
+/// assert_eq!(purview_naming::joined_title(&["Edit field", "Order Editor (w1)"]), "Edit field · Order Editor (w1)");
+/// ```
+pub fn joined_title(parts: &[&str]) -> String {
+    parts.join(TITLE_SEPARATOR)
+}
+
+/// The last part of a title [`joined_title`] made.
+///
+/// ```
+/// assert_eq!(purview_naming::last_title_part("Order Editor · submit"), "submit");
+/// assert_eq!(purview_naming::last_title_part("submit"), "submit");
+/// ```
+pub fn last_title_part(title: &str) -> &str {
+    title.rsplit(TITLE_SEPARATOR).next().unwrap_or(title)
+}
+
+/// An action's one-line signature, as `app__read_windows` lists it:
+/// `edit_field(field: 'recipient'|'amount', value: string)`, then any marks.
+///
+/// ```
+/// assert_eq!(purview_naming::signature_line("submit", "", ""), "submit()");
+/// assert_eq!(purview_naming::signature_line("wipe", "", " [destructive]"), "wipe() [destructive]");
+/// ```
+pub fn signature_line(action: &str, params: &str, marks: &str) -> String {
+    format!("{action}({params}){marks}")
+}
+
+/// The action a [`signature_line`] names.
+///
+/// ```
+/// assert_eq!(purview_naming::signature_action("edit_field(field: string)"), "edit_field");
+/// assert_eq!(purview_naming::signature_action("submit"), "submit");
+/// ```
+pub fn signature_action(signature: &str) -> &str {
+    signature.split('(').next().unwrap_or(signature).trim()
+}
+
 /// The argument every window action takes beside its own: the window's
 /// version as the agent last read it (GUI Bridge §7.1).
 pub const EXPECTED_VERSION: &str = "expectedVersion";

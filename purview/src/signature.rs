@@ -53,7 +53,6 @@ pub(crate) fn signature(
     let mut rest = Rest::default();
     let params = object_params(input, 0, &mut rest, &[crate::naming::EXPECTED_VERSION]);
     rest.note_extra(input, &["type", "properties", "required", "additionalProperties"]);
-    let mut out = format!("{name}({params})");
     let mut marks = Vec::new();
     if hints.destructive == Some(true) {
         marks.push("destructive");
@@ -67,10 +66,8 @@ pub(crate) fn signature(
     if !rest.complete {
         marks.push("more rules in the schema");
     }
-    if !marks.is_empty() {
-        let _ = write!(out, " [{}]", marks.join(", "));
-    }
-    out
+    let marks = if marks.is_empty() { String::new() } else { format!(" [{}]", marks.join(", ")) };
+    crate::naming::signature_line(name, &params, &marks)
 }
 
 /// Whether everything the schema checks made it into the line.

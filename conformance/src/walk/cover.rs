@@ -44,9 +44,11 @@ impl Walk<'_> {
                     .map(|w| w.title.clone())
                     .or_else(|| self.titles.get(w).cloned())
                     .unwrap_or_else(|| w.clone());
-                format!("{title} · {action}")
+                purview::naming::joined_title(&[&title, action])
             }
-            Some(ToolInfo { window: None, action, .. }) => format!("app · {action}"),
+            Some(ToolInfo { window: None, action, .. }) => {
+                purview::naming::joined_title(&[purview::naming::APP, action])
+            }
             None => NEVER_OFFERED.to_owned(),
         }
     }

@@ -27,7 +27,7 @@ const APP: &str = "app";
 
 /// The action a signature such as `edit_field(field: string)` names.
 pub(super) fn signature_name(signature: &str) -> &str {
-    signature.split('(').next().unwrap_or(signature).trim()
+    purview::naming::signature_action(signature)
 }
 
 impl Walk<'_> {

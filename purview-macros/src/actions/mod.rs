@@ -1,13 +1,17 @@
 //! `#[actions]`: the `#[action]` methods of an impl block become
 //! `impl Actions`.
 //!
-//! parse (attr.rs) → check (check.rs) → expand or fall back (expand.rs),
-//! over the typed model in ast.rs.
+//! parse (attr.rs) → check (check.rs) → expand or fall back (expand.rs:
+//! the specs, the dispatch and `impl Actions`; arguments.rs: each action's
+//! arguments struct; typed.rs: the typed calls), over the typed model in
+//! ast.rs.
 
+mod arguments;
 mod ast;
 mod attr;
 mod check;
 mod expand;
+mod typed;
 
 use proc_macro2::{Span, TokenStream};
 

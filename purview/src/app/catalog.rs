@@ -75,10 +75,10 @@ fn words(config: &Config, window: Option<&Entry>, action: &CompiledAction) -> (S
     let what = what_it_does(action);
     match window {
         Some(w) => (
-            format!("{} · {} ({})", action.tool_title, w.title, w.id),
+            naming::joined_title(&[&action.tool_title, &format!("{} ({})", w.title, w.id)]),
             format!("{}: {what}", w.title),
         ),
-        None => (format!("{} · {}", action.tool_title, config.name), what),
+        None => (naming::joined_title(&[&action.tool_title, &config.name]), what),
     }
 }
 
