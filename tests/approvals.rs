@@ -97,7 +97,7 @@ async fn s5_6_a_client_that_cannot_ask_gets_no_approver() -> Result<()> {
     ensure!(!submitted(&app)?);
     // The person's own button never asks.
     app.call("w2__confirm", None).by_person().await.map_err(anyhow::Error::msg)?;
-    ensure!(submitted(&app)?, "App::perform ran without asking");
+    ensure!(submitted(&app)?, "the person's call ran without asking");
     Ok(())
 }
 

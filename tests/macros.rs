@@ -480,3 +480,65 @@ async fn s5_1_generated_availability_hook_hides_and_shows_submit() -> Result<()>
     assert_eq!(app.operable_window_ids()?, [out.opened_window_ids[0].as_str(), "w2"]);
     Ok(())
 }
+
+/// A load action whose types fit but whose arguments are named otherwise:
+/// the compiler checks positions and types, opening the window the names.
+#[window(summary = "{count} lines")]
+#[derive(Clone, Default)]
+struct MisnamedLoader {
+    count: usize,
+    #[block(table, limit = 2, load = fetch, columns = ["Line"])]
+    lines: Vec<(u32,)>,
+}
+
+#[actions]
+impl MisnamedLoader {
+    /// Fetch some lines.
+    #[action(read_only)]
+    fn fetch(&self, start: usize, count: usize) -> purview::projection::Page<(u32,)> {
+        purview::projection::Page::slice(&self.lines, start, count)
+    }
+}
+
+#[test]
+fn s9_a_load_action_must_take_offset_and_limit_by_name() {
+    let app = purview::App::builder().build();
+    let error = app.open(MisnamedLoader::default()).expect_err("refused at open");
+    let text = error.to_string();
+    assert!(
+        text.contains("`fetch`") && text.contains("offset") && text.contains("limit"),
+        "{text}"
+    );
+    assert!(app.window_list().unwrap().is_empty(), "nothing opened");
+}
+
+#[tokio::test]
+async fn s9_a_declared_page_travels_as_offset_total_and_rows_of_cells() -> Result<()> {
+    let app = purview::App::builder().build();
+    let lines: Vec<(u32,)> = (1..=5).map(|i| (i,)).collect();
+    let log = app.open(PagedLog { count: lines.len(), lines })?;
+    let tool = format!("{}__load_lines", log.id());
+    let page = app.call(&tool, json!({"offset": 3, "limit": 10}).as_object().cloned()).await;
+    let page = page.map_err(anyhow::Error::msg)?.value;
+    assert_eq!(page, Some(json!({"offset": 3, "total": 5, "rows": [[4], [5]]})));
+    let scene = app.scene()?;
+    assert_eq!(scene.windows[0].paged_by, [("lines".to_owned(), "load_lines".to_owned())]);
+    Ok(())
+}
+
+#[window(summary = "{count} lines")]
+#[derive(Clone, Default)]
+struct PagedLog {
+    count: usize,
+    #[block(table, limit = 2, load = load_lines, columns = ["Line"])]
+    lines: Vec<(u32,)>,
+}
+
+#[actions]
+impl PagedLog {
+    /// Fetch a range of lines.
+    #[action(read_only)]
+    fn load_lines(&self, offset: usize, limit: usize) -> purview::projection::Page<(u32,)> {
+        purview::projection::Page::slice(&self.lines, offset, limit)
+    }
+}

@@ -196,3 +196,32 @@ async fn window_kind_matches_each_open_window_to_its_type() -> Result<()> {
     assert!(app.window_kind::<DeskWindow>("w99").is_none());
     Ok(())
 }
+
+#[tokio::test]
+async fn s5_6_an_agents_typed_call_of_an_action_needing_approval_asks_no_one_and_applies_nothing()
+-> Result<()> {
+    // Its arguments are Rust values the person could not be shown, so even
+    // an approver that says yes to everything is never asked.
+    let asked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = asked.clone();
+    let app =
+        windows::order_desk(App::builder().require_approval::<OrderEditor>("edit_field").approver(
+            move |_: purview::approval::ApprovalRequest| {
+                counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                async { purview::approval::Approval::Approve }
+            },
+        ));
+    let editor = editor(&app);
+    let call = editor.act().edit_field(EditableField::Recipient, "Mallory".into()).by_agent();
+    let refused = call.await.expect_err("refused");
+    assert_eq!(refused.code, ErrorCode::ApprovalDenied);
+    assert!(refused.message.contains("by tool name"), "{}", refused.message);
+    assert_eq!(asked.load(std::sync::atomic::Ordering::SeqCst), 0, "no one was asked");
+    assert_eq!(editor.read(|e| e.recipient.clone())?, "", "nothing applied");
+    // By tool name the approver sees the arguments, and says yes.
+    let arguments = json!({"field": "recipient", "value": "Ada"});
+    app.call("w1__edit_field", arguments.as_object().cloned()).await.map_err(anyhow::Error::msg)?;
+    assert_eq!(asked.load(std::sync::atomic::Ordering::SeqCst), 1);
+    assert_eq!(editor.read(|e| e.recipient.clone())?, "Ada");
+    Ok(())
+}

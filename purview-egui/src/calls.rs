@@ -99,7 +99,8 @@ impl Core {
         }
     }
 
-    /// Runs `call` in the background: its failure is kept for its window
+    /// Runs `call` in the background, always as the person at this screen
+    /// (whatever the call was made as): its failure is kept for its window
     /// (the main panel for an app-level action) and its action's form; a
     /// success hands what it performed to `then`.
     pub(crate) fn run<R: Send + 'static>(
@@ -108,6 +109,7 @@ impl Core {
         call: Call<R>,
         then: impl FnOnce(Performed<R>) + Send + 'static,
     ) {
+        let call = call.by_person();
         let scope = call.window_id().map(str::to_owned);
         let action = Some(call.action().to_owned());
         self.start(ctx, scope, action, call.into_future(), then);
@@ -211,8 +213,10 @@ impl WindowUi<'_> {
     }
 
     /// Runs a [`purview::Call`] in the background — a typed call from
-    /// `handle.act()` or `app.act::<A>()`, or `app.call(tool, arguments)`
-    /// made [`by_person`](purview::Call::by_person). A failure is shown in
+    /// `handle.act()` or `app.act::<A>()`, or `app.call(tool, arguments)` —
+    /// always as the person at this screen
+    /// ([`by_person`](purview::Call::by_person)): a click is never taken for
+    /// an agent's call. A failure is shown in
     /// the call's window (the main panel for an app-level action), its
     /// per-field errors on that action's form, until a later call there
     /// succeeds. The only way a window's drawing code starts a call.

@@ -266,7 +266,7 @@ impl Desk {
     }
 
     /// The queue of agents' requests waiting for this person's approval,
-    /// when the desk answers them ([`Desk::new`]).
+    /// when the desk answers them ([`Desk::answering`]).
     ///
     /// ```
     /// let app = purview::App::builder().build();

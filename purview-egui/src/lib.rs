@@ -5,7 +5,8 @@
 //! lists, notices, media, custom), its actions as buttons and forms
 //! generated from their input schemas, modals above their owners, blocked
 //! windows disabled and naming their blocker, where the agent is working,
-//! approval prompts for the agent's requests, and the last error. The
+//! approval prompts for the agent's requests (a desk made with
+//! [`Desk::answering`]), and the last error. The
 //! person's clicks take the person's path ([`purview::Call::by_person`]): the
 //! same gates, versions and notifications as an agent's call, no approval
 //! asked and not recorded as agent activity.

@@ -431,7 +431,7 @@ async fn a_window_type_drawn_by_the_app_keeps_the_chrome_and_the_rest_stays_defa
     let desk = Desk::new(app.clone()).embedded(true).draw::<ConfirmDeletion>(|ui, dialog, cx| {
         ui.label(format!("Custom dialog {}", dialog.id()));
         if ui.button("Fail on purpose").clicked() {
-            let call = cx.app().call(&format!("{}__nothing", cx.id()), None).by_person();
+            let call = cx.app().call(&format!("{}__nothing", cx.id()), None);
             cx.run(call);
         }
         cx.action_bar(ui);

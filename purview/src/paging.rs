@@ -6,7 +6,9 @@
 //! a `&mut Context`) and returns a [`Page`] of the table's own row type
 //! (or a `Result` of one); the runtime checks, when the window type is
 //! first opened, that an action of that name takes exactly those two
-//! arguments.
+//! arguments, as integers. A load action is a plain (not `async`) method:
+//! it pages through what the view-model holds, which an `async` action such
+//! as a refresh fills in.
 //!
 //! ```
 //! use purview::{prelude::*, projection::Page};

@@ -311,6 +311,20 @@ pub(crate) fn too_many_replica_answers(timeout: Duration) -> ToolError {
     )
 }
 
+/// `approval_denied`: an in-process agent's typed call of an action that
+/// needs approval. Its arguments are Rust values, which an approver could
+/// not be shown, so no one is asked.
+pub(crate) fn typed_call_cannot_be_approved(action: &str) -> ToolError {
+    let mut error = ToolError::new(
+        ErrorCode::ApprovalDenied,
+        format!(
+            "`{action}` needs a person's approval, and a typed call made as an agent cannot show its arguments to the person asked; nothing was changed. Call it by tool name (`App::call`) with JSON arguments, or as the person (`by_person`)."
+        ),
+    );
+    error.reason = Some(DenialReason::NoApprover);
+    error
+}
+
 /// `approval_denied`, saying what happened and that calling again asks
 /// again.
 pub(crate) fn denied(action: &str, reason: DenialReason, timeout: Duration) -> ToolError {

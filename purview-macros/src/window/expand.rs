@@ -139,14 +139,14 @@ pub fn window(w: &Window) -> TokenStream {
 }
 
 /// For each table with `load = method`: its `(block id, action)` entry and
-/// the compile-time check of the method's shape (for a non-generic struct;
-/// a generic one gets the run-time check only).
+/// the compile-time check of the method's shape.
 fn loaders(
     p: &TokenStream,
     item: &syn::ItemStruct,
     blocks: &[BlockField],
 ) -> (Vec<TokenStream>, Vec<TokenStream>) {
     let ident = &item.ident;
+    let (impl_generics, ty_generics, where_clause) = item.generics.split_for_impl();
     let mut entries = Vec::new();
     let mut checks = Vec::new();
     for block in blocks {
@@ -154,19 +154,20 @@ fn loaders(
         let (id, ty) = (&block.id, &block.ty);
         let action = crate::util::unraw(load);
         entries.push(quote!((#id, #action)));
-        if item.generics.params.is_empty() {
-            checks.push(quote_spanned!(load.span()=>
-                #p::loads_pages::<#ident, <#ty as #p::TableSource>::Row, _, _>(&#ident::#load);
-            ));
-        }
+        checks.push(quote_spanned!(load.span()=>
+            #p::loads_pages::<Self, <#ty as #p::TableSource>::Row, _, _>(&Self::#load);
+        ));
     }
     let checks = if checks.is_empty() {
         Vec::new()
     } else {
         vec![quote! {
-            #[allow(dead_code)]
-            fn __purview_load_actions() {
-                #(#checks)*
+            impl #impl_generics #ident #ty_generics #where_clause {
+                #[allow(dead_code)]
+                #[doc(hidden)]
+                fn __purview_load_actions() {
+                    #(#checks)*
+                }
             }
         }]
     };

@@ -263,6 +263,16 @@ impl TypeSpec {
                 "`{action}`, the load action of the table `{block}`, must take exactly `offset` and `limit`, not {params:?}"
             ));
         }
+        let properties = compiled.input_schema.get("properties");
+        for name in ["offset", "limit"] {
+            if properties.and_then(|p| p.get(name)).and_then(|p| p.get("type"))
+                != Some(&Value::from("integer"))
+            {
+                return Err(format!(
+                    "`{action}`, the load action of the table `{block}`, must take `{name}` as an integer"
+                ));
+            }
+        }
         Ok(())
     }
 

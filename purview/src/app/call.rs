@@ -50,8 +50,10 @@ use crate::{
 ///   person's own click. It is not recorded as agent activity and no
 ///   approval is asked;
 /// - [`by_agent`](Call::by_agent), the default for [`App::call`]: recorded
-///   as agent activity, and an action that needs approval asks the app's
-///   approver first (refused with `approval_denied` when there is none).
+///   as agent activity, and an action that needs approval is put to whom
+///   the app accepts a yes from ([`WhoApproves`](crate::approval::WhoApproves))
+///   first. A typed call made as an agent is refused such an action, since
+///   its arguments could not be shown to the person asked.
 ///
 /// A typed call's arguments were checked by the compiler, so the JSON Schema
 /// check an agent's arguments get is skipped; the handler's own checks
@@ -193,8 +195,10 @@ impl<R> Call<R> {
     }
 
     /// Runs the call as an in-process agent: recorded as agent activity, and
-    /// an action that needs approval asks the app's approver (the default
-    /// for [`App::call`]).
+    /// an action that needs approval is put to whom the app accepts a yes
+    /// from (the default for [`App::call`]). A typed call of such an action
+    /// is refused as an agent's (`approval_denied`): its arguments are Rust
+    /// values the person asked could not be shown; call it by tool name.
     ///
     /// ```
     /// # use purview::prelude::*;
@@ -206,10 +210,14 @@ impl<R> Call<R> {
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
     /// let app = App::builder().build();
     /// let w = app.open(W).unwrap();
-    /// // No approver is set, so an agent is refused and the person is not.
+    /// // An agent's typed call of it is refused; the person's is not asked.
     /// let refused = w.act().wipe().by_agent().await.unwrap_err();
     /// assert_eq!(refused.code, purview::model::ErrorCode::ApprovalDenied);
     /// w.act().wipe().await.unwrap();
+    /// // By tool name, an agent is asked for approval (here no one can say yes).
+    /// let tool = format!("{}__wipe", w.id());
+    /// let refused = app.call(&tool, None).await.unwrap_err();
+    /// assert_eq!(refused.code, purview::model::ErrorCode::ApprovalDenied);
     /// # });
     /// ```
     pub fn by_agent(mut self) -> Self {

@@ -217,6 +217,10 @@ impl App {
         if checked.needs_approval
             && let Caller::Agent { session, resume, .. } = &mut caller
         {
+            if call.typed.is_some() {
+                // The approver would be shown no arguments: ask no one.
+                return Err(refusals::typed_call_cannot_be_approved(&call.action).into());
+            }
             let resume = resume.take();
             // Rare, and its future is large: it waits behind a pointer, so
             // every other call's future stays small.

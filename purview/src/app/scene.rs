@@ -59,7 +59,8 @@ pub struct ActionInfo {
     pub name: String,
     /// Its human title, such as "Edit field".
     pub title: String,
-    /// What it does, as agents read it.
+    /// What it does, in the action's own words (its doc comment or
+    /// `description = ".."`; empty when it has none).
     pub description: String,
     /// Whether it destroys something (the person confirms first).
     pub destructive: bool,
@@ -70,8 +71,10 @@ pub struct ActionInfo {
 
 impl App {
     /// What a GUI draws in one frame, read under one lock from the app's own
-    /// types ([`Scene`]): no JSON is made, so a desk that redraws often
-    /// costs the agents nothing.
+    /// types ([`Scene`]): no JSON is made and agents' cached snapshot is
+    /// left alone. It projects every window while holding the state lock,
+    /// as a change does, so agents' calls wait that long; a GUI reads it
+    /// once per frame it draws, not in a loop.
     ///
     /// ```
     /// use purview::prelude::*;

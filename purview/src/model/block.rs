@@ -123,13 +123,40 @@ pub enum Severity {
 /// let item = FieldItem::sensitive("Payment password", true);
 /// let json = serde_json::to_string(&item).unwrap();
 /// assert_eq!(json, r#"{"label":"Payment password","value":"••••••","sensitive":true}"#);
+///
+/// // Read from elsewhere with a plaintext value, it holds only the mask.
+/// let read: FieldItem =
+///     serde_json::from_str(r#"{"label":"PIN","value":"1234","sensitive":true}"#).unwrap();
+/// assert_eq!(read.value(), "••••••");
 /// ```
 #[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(from = "FieldItemParts")]
 pub struct FieldItem {
+    label: String,
+    value: Value,
+    sensitive: Option<bool>,
+}
+
+/// A field item as it arrives, before a sensitive value is masked.
+#[derive(Deserialize)]
+struct FieldItemParts {
     label: String,
     value: Value,
     #[serde(default)]
     sensitive: Option<bool>,
+}
+
+/// Deserializing masks too: an item read from elsewhere with a sensitive
+/// plaintext value holds only the mask, wherever it goes next.
+impl From<FieldItemParts> for FieldItem {
+    fn from(FieldItemParts { label, value, sensitive }: FieldItemParts) -> Self {
+        if sensitive == Some(true) {
+            let filled = !(value.is_null() || value.as_str() == Some(""));
+            Self::sensitive(label, filled)
+        } else {
+            Self { label, value, sensitive }
+        }
+    }
 }
 
 impl FieldItem {
