@@ -7,6 +7,8 @@ use std::{
     time::{Duration, Instant},
 };
 
+pub mod task_server;
+
 /// Whether this is the quick run `scripts/test` makes of every benchmark
 /// (`PURVIEW_BENCH_QUICK` set): the same code on a few iterations, so a
 /// bench that no longer runs fails the tests. Its figures mean nothing.

@@ -1,0 +1,304 @@
+//! The story suite (BENCHMARKS.md, "The story suite"): six stories on
+//! order_desk, each done by the same frugal scripted agent — its host
+//! lists tools once, never reads resources and shows the model
+//! `structuredContent` — on Purview's `both` and `dispatcher` surfaces and
+//! on the hand-written task server (`purview_benches::task_server`), whose
+//! tools were written for these stories. For each story and route: the
+//! bytes the model reads (the tools/list part a model sees, then every
+//! answer), the calls made, and whether the story finished.
+//!
+//! Sizes are of compact JSON in UTF-8 and do not vary between runs.
+//! `cargo bench -p purview-benches --bench stories`
+
+#[path = "../../examples/order_desk/windows.rs"]
+#[allow(dead_code)]
+mod order_desk;
+
+use purview::{App, settings::ToolSurface};
+use purview_benches::task_server::TaskServer;
+use serde_json::{Value, json};
+
+fn size(value: &Value) -> usize {
+    serde_json::to_string(value).map_or(0, |s| s.len())
+}
+
+/// What one route read and did in one story.
+#[derive(Default)]
+struct Tally {
+    bytes: usize,
+    calls: usize,
+    finished: bool,
+}
+
+/// The frugal agent on a Purview app: per-window tools where tools/list
+/// has them, `app__act` otherwise.
+struct OnPurview {
+    app: App,
+    listed: Vec<String>,
+    tally: Tally,
+}
+
+impl OnPurview {
+    fn new(surface: ToolSurface) -> Self {
+        let app = order_desk::order_desk_app(surface);
+        let listed = app.tool_names().expect("names");
+        let tools = app.tools().expect("tools");
+        let visible: Vec<Value> = tools
+            .iter()
+            .map(|t| {
+                json!({"name": t.name, "title": t.title, "description": t.description,
+                       "inputSchema": Value::Object((*t.input_schema).clone())})
+            })
+            .collect();
+        let tally = Tally { bytes: size(&Value::Array(visible)), ..Tally::default() };
+        Self { app, listed, tally }
+    }
+
+    fn dispatcher(&self) -> bool {
+        !self.listed.iter().any(|t| t.starts_with("w1__"))
+    }
+
+    async fn read(&mut self) -> Value {
+        self.send("app__read_windows", None).await.unwrap_or_default()
+    }
+
+    /// `action` of `window` (`app` for the app's own): the answer, or the error.
+    async fn act(&mut self, window: &str, action: &str, arguments: Value) -> Result<Value, Value> {
+        let direct = purview::naming::tool_name(window, action);
+        if self.listed.contains(&direct) {
+            let arguments = arguments.as_object().cloned();
+            return self.send(&direct, arguments).await;
+        }
+        let mut act = json!({"window": window, "action": action, "arguments": arguments});
+        if let Some(version) =
+            act["arguments"].as_object_mut().and_then(|a| a.remove("expectedVersion"))
+        {
+            act["expectedVersion"] = version;
+        }
+        self.send("app__act", act.as_object().cloned()).await
+    }
+
+    async fn send(
+        &mut self,
+        tool: &str,
+        arguments: Option<purview::model::JsonObject>,
+    ) -> Result<Value, Value> {
+        let outcome = self.app.call(tool, arguments).outcome().await;
+        self.tally.calls += 1;
+        self.tally.bytes += size(&outcome.structured);
+        if outcome.is_error { Err(outcome.structured) } else { Ok(outcome.structured) }
+    }
+
+    /// The version of `window` in a read.
+    fn version(read: &Value, window: &str) -> Option<u64> {
+        read["windows"].as_array()?.iter().find(|w| w["id"] == window)?["version"].as_u64()
+    }
+}
+
+/// The same frugal agent on the hand-written task server.
+struct OnTaskServer {
+    server: TaskServer,
+    tally: Tally,
+}
+
+impl OnTaskServer {
+    fn new() -> Self {
+        let tools: Vec<Value> = TaskServer::tools()
+            .iter()
+            .map(|t| json!({"name": t.name, "description": t.description, "inputSchema": t.input_schema}))
+            .collect();
+        let tally = Tally { bytes: size(&Value::Array(tools)), ..Tally::default() };
+        Self { server: TaskServer::default(), tally }
+    }
+
+    fn call(&mut self, tool: &str, arguments: Value) -> Result<Value, Value> {
+        let answer = self.server.call(tool, &arguments);
+        self.tally.calls += 1;
+        self.tally.bytes += size(answer.as_ref().unwrap_or_else(|e| e));
+        answer
+    }
+}
+
+const STORIES: [&str; 6] = [
+    "order",
+    "revenue of row 9,999",
+    "lock, a wrong PIN, unlock",
+    "second report, close the first",
+    "stale_state after the person's edit",
+    "Terms, then back out",
+];
+
+/// One story on Purview; `true` when it finished.
+async fn purview_story(story: usize, agent: &mut OnPurview) -> bool {
+    // On the dispatcher surface the agent learns the actions from a read.
+    if agent.dispatcher() && story != 4 {
+        agent.read().await;
+    }
+    let ok = |r: &Result<Value, Value>| r.is_ok();
+    match story {
+        0 => {
+            agent.read().await;
+            let fill = json!({"field": "recipient", "value": "Ada Lovelace"});
+            let filled = agent.act("w1", "edit_field", fill).await;
+            let Ok(submitted) = agent.act("w1", "submit", json!({})).await else { return false };
+            let Some(dialog) = submitted["openedWindowIds"][0].as_str().map(str::to_owned) else {
+                return false;
+            };
+            let confirmed = agent.act(&dialog, "confirm", json!({})).await;
+            let check = agent.read().await;
+            ok(&filled) && ok(&confirmed) && check.to_string().contains("submitted")
+        }
+        1 => {
+            let page = agent.act("w2", "load_rows", json!({"offset": 9_998, "limit": 1})).await;
+            page.is_ok_and(|p| p["result"]["rows"][0][2].is_number())
+        }
+        2 => {
+            let Ok(locked) = agent.act("app", "lock", json!({})).await else { return false };
+            let Some(lock) = locked["openedWindowIds"][0].as_str().map(str::to_owned) else {
+                return false;
+            };
+            let wrong = agent.act(&lock, "unlock", json!({"pin": "0000"})).await;
+            let right = agent.act(&lock, "unlock", json!({"pin": order_desk::UNLOCK_PIN})).await;
+            wrong.is_err() && ok(&right)
+        }
+        3 => {
+            let opened = agent.act("app", "new_report", json!({})).await;
+            let closed = agent.act("w2", "close", json!({})).await;
+            ok(&opened) && ok(&closed)
+        }
+        4 => {
+            let read = agent.read().await;
+            let Some(seen) = OnPurview::version(&read, "w1") else { return false };
+            // The person types a recipient while the agent thinks.
+            let editor = agent.app.window::<order_desk::OrderEditor>("w1").expect("the editor");
+            editor.update(|e| e.recipient = "Grace Hopper".into()).expect("the person's edit");
+            let fill = json!({"field": "amount", "value": "$120.00", "expectedVersion": seen});
+            let Err(stale) = agent.act("w1", "edit_field", fill.clone()).await else {
+                return false;
+            };
+            let Some(current) = stale["currentVersion"].as_u64() else { return false };
+            let retry = json!({"field": "amount", "value": "$120.00", "expectedVersion": current});
+            ok(&agent.act("w1", "edit_field", retry).await)
+        }
+        _ => {
+            agent.read().await;
+            let fill = json!({"field": "recipient", "value": "Ada Lovelace"});
+            let filled = agent.act("w1", "edit_field", fill).await;
+            let Ok(submitted) = agent.act("w1", "submit", json!({})).await else { return false };
+            let Some(dialog) = submitted["openedWindowIds"][0].as_str().map(str::to_owned) else {
+                return false;
+            };
+            let Ok(terms) = agent.act(&dialog, "show_terms", json!({})).await else { return false };
+            let Some(terms) = terms["openedWindowIds"][0].as_str().map(str::to_owned) else {
+                return false;
+            };
+            let closed = agent.act(&terms, "close", json!({})).await;
+            let cancelled = agent.act(&dialog, "cancel", json!({})).await;
+            ok(&filled) && ok(&closed) && ok(&cancelled)
+        }
+    }
+}
+
+/// One story on the task server; `true` when it finished.
+fn task_story(story: usize, agent: &mut OnTaskServer) -> bool {
+    match story {
+        0 => {
+            agent.call("get_order", json!({})).ok();
+            let set = agent.call("set_recipient", json!({"name": "Ada Lovelace"}));
+            let submitted = agent.call("submit_order", json!({}));
+            let confirmed = agent.call("confirm", json!({}));
+            let check = agent.call("get_order", json!({}));
+            set.is_ok()
+                && submitted.is_ok()
+                && confirmed.is_ok()
+                && check.is_ok_and(|o| o["status"] == "submitted")
+        }
+        1 => agent
+            .call("report_rows", json!({"offset": 9_998, "limit": 1}))
+            .is_ok_and(|p| p["rows"][0][2].is_number()),
+        2 => {
+            let locked = agent.call("lock", json!({}));
+            let wrong = agent.call("unlock", json!({"pin": "0000"}));
+            let right = agent.call("unlock", json!({"pin": order_desk::UNLOCK_PIN}));
+            locked.is_ok() && wrong.is_err() && right.is_ok()
+        }
+        3 => {
+            let opened = agent.call("open_report", json!({}));
+            let closed = agent.call("close_report", json!({"id": 1}));
+            opened.is_ok() && closed.is_ok()
+        }
+        4 => {
+            let Ok(order) = agent.call("get_order", json!({})) else { return false };
+            let seen = order["version"].as_u64();
+            agent.server.person_sets_recipient("Grace Hopper");
+            let Err(stale) =
+                agent.call("set_recipient", json!({"name": "Ada Lovelace", "version": seen}))
+            else {
+                return false;
+            };
+            let retry = json!({"name": "Ada Lovelace", "version": stale["version"]});
+            agent.call("set_recipient", retry).is_ok()
+        }
+        _ => {
+            agent.call("get_order", json!({})).ok();
+            let set = agent.call("set_recipient", json!({"name": "Ada Lovelace"}));
+            let submitted = agent.call("submit_order", json!({}));
+            let terms = agent.call("terms", json!({}));
+            let cancelled = agent.call("cancel", json!({}));
+            set.is_ok() && submitted.is_ok() && terms.is_ok() && cancelled.is_ok()
+        }
+    }
+}
+
+fn cell(tally: &Tally, floor: usize) -> String {
+    let done = if tally.finished { "yes" } else { "**no**" };
+    format!(
+        "{} B, {} calls, {done} ({:.2})",
+        tally.bytes,
+        tally.calls,
+        tally.bytes as f64 / floor as f64
+    )
+}
+
+#[tokio::main]
+async fn main() {
+    println!(
+        "| story | hand-written task server | Purview `both` (ratio) | Purview `dispatcher` (ratio) |"
+    );
+    println!("|---|---|---|---|");
+    let mut worst: f64 = 0.0;
+    for (story, name) in STORIES.iter().enumerate() {
+        let mut task = OnTaskServer::new();
+        task.tally.finished = task_story(story, &mut task);
+        let mut both = OnPurview::new(ToolSurface::Both);
+        both.tally.finished = purview_story(story, &mut both).await;
+        let mut dispatcher = OnPurview::new(ToolSurface::Dispatcher);
+        dispatcher.tally.finished = purview_story(story, &mut dispatcher).await;
+        let floor = task.tally.bytes.max(1);
+        worst = worst.max(both.tally.bytes as f64 / floor as f64);
+        let floor_cell = format!(
+            "{} B, {} calls, {}",
+            task.tally.bytes,
+            task.tally.calls,
+            if task.tally.finished { "yes" } else { "**no**" }
+        );
+        println!(
+            "| {name} | {floor_cell} | {} | {} |",
+            cell(&both.tally, floor),
+            cell(&dispatcher.tally, floor)
+        );
+        for (route, tally) in
+            [("task server", &task.tally), ("both", &both.tally), ("dispatcher", &dispatcher.tally)]
+        {
+            assert!(tally.finished, "story `{name}` did not finish on {route}");
+        }
+    }
+    let listed = |tally: &Tally| tally.bytes;
+    println!(
+        "\nThe tools/list part a model reads, before any call: task server {} B, Purview `both` {} B, `dispatcher` {} B.",
+        listed(&OnTaskServer::new().tally),
+        listed(&OnPurview::new(ToolSurface::Both).tally),
+        listed(&OnPurview::new(ToolSurface::Dispatcher).tally),
+    );
+    println!("Purview's default surface, worst story: {worst:.2}x the hand-written task server");
+}
