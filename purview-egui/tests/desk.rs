@@ -453,6 +453,29 @@ async fn a_window_type_drawn_by_the_app_keeps_the_chrome_and_the_rest_stays_defa
         .await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_click_is_the_persons_even_through_a_call_made_as_an_agent() {
+    // `app.call(..)` defaults to an agent's call; run from the desk it is
+    // the person's: applied, and not recorded as agent activity.
+    let app = showcase_app(App::builder());
+    let desk = Desk::new(app.clone()).embedded(true).draw::<Showcase>(|ui, showcase, cx| {
+        let recipient = showcase.read(|s| s.recipient.clone()).unwrap_or_default();
+        ui.label(format!("Sending to {recipient}"));
+        if ui.button("Send to Bob").clicked() {
+            let arguments = purview::serde_json::json!({"recipient": "Bob", "amount": 5.0});
+            let tool = format!("{}__set_details", cx.id());
+            cx.run(cx.app().call(&tool, arguments.as_object().cloned()));
+        }
+    });
+    let mut harness = Harness::builder()
+        .with_size([1400.0, 1000.0])
+        .build_ui_state(|ui, desk: &mut Desk| desk.show(ui), desk);
+    draw(&mut harness);
+    harness.get_by_label("Send to Bob").click_accesskit();
+    until_label(&mut harness, "Sending to Bob").await;
+    assert!(app.agent_activity().is_none(), "the person's click was taken for an agent's call");
+}
+
 #[derive(purview::WindowKind)]
 enum Kind {
     Showcase(purview::WindowHandle<Showcase>),
