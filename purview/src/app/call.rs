@@ -287,77 +287,82 @@ impl<R> Call<R> {
     pub async fn outcome(self) -> ToolOutcome {
         let timeout = self.app.shared.config.approval_timeout;
         let tool = self.tool_name();
-        let answer = match self.aim {
-            Aim::Tool { name, arguments } => {
-                self.app.call_tool_as(&name, Some(arguments), self.caller, self.cancel).await
-            }
-            Aim::Typed { .. } => {
-                return match self.run_typed().await {
-                    Ok((result, _)) => wire(Ok(serde_json::to_value(result).unwrap_or_default())),
-                    Err(error) => wire(Err(error)),
-                };
-            }
-        };
-        wire(answer.map_err(|stop| stop.refusal(&tool, timeout)))
-    }
-
-    async fn run_typed(self) -> Result<(ToolResult, Option<Box<dyn Any + Send>>), ToolError> {
-        let Aim::Typed { target, action, arguments } = self.aim else {
-            unreachable!("run_typed is only called for typed calls")
-        };
-        let window = match &target.window {
-            Some(id) => id.to_string(),
-            None => {
-                target.check_app_actions()?;
-                naming::APP.to_owned()
+        let Self { app, aim, caller, cancel, .. } = self;
+        let answer = match aim {
+            Aim::Tool { name, arguments } => app
+                .call_tool_as(&name, Some(arguments), caller, cancel)
+                .await
+                .map_err(|stop| stop.refusal(&tool, timeout)),
+            Aim::Typed { target, action, arguments } => {
+                run_typed(&app, target, action, arguments, caller, cancel)
+                    .await
+                    .map(|(result, _)| serde_json::to_value(result).unwrap_or_default())
             }
         };
-        let call = ActionCall {
-            window,
-            action: action.to_owned(),
-            arguments: JsonObject::new(),
-            expected_version: None,
-            typed: arguments,
-            dispatched: false,
-        };
-        self.app.run_call(call, self.caller, self.cancel).await
+        wire(answer)
     }
 
     async fn run(self) -> Result<Performed<R>, ToolError>
     where
         R: 'static,
     {
-        let (result, value) = match &self.aim {
-            Aim::Typed { .. } => {
-                let action = self.action().to_owned();
-                let (result, value) = self.run_typed().await?;
+        let action = self.action().to_owned();
+        let Self { app, aim, caller, cancel, .. } = self;
+        let (result, value): (ToolResult, Box<dyn Any + Send>) = match aim {
+            Aim::Typed { target, action, arguments } => {
+                let (result, value) =
+                    run_typed(&app, target, action, arguments, caller, cancel).await?;
                 // An action that returns nothing has `()` for its value.
-                let value = value.unwrap_or_else(|| Box::new(()));
-                let value = value.downcast::<R>().map_err(|_| {
-                    tracing::error!(action, "a typed call's result was of another type");
-                    refusals::wrong_result_type(&action)
-                })?;
-                (result, value)
+                (result, value.unwrap_or_else(|| Box::new(())))
             }
-            Aim::Tool { .. } => {
-                let Aim::Tool { name, arguments } = self.aim else { unreachable!() };
-                let call = match self.app.route_tool(&name, arguments)? {
+            Aim::Tool { name, arguments } => {
+                let call = match app.route_tool(&name, arguments)? {
                     Request::ReadWindows { .. } => {
                         return Err(refusals::read_windows_is_no_action());
                     }
                     Request::Action(call) => call,
                 };
-                let (result, _) = self.app.run_call(call, self.caller, self.cancel).await?;
-                let json: Box<dyn Any> = Box::new(result.result.clone());
-                // `App::call` makes only `Call<Option<Value>>`.
+                let (result, _) = app.run_call(call, caller, cancel).await?;
+                // `App::call` makes only `Call<Option<Value>>`: the JSON result.
                 debug_assert_eq!(TypeId::of::<R>(), TypeId::of::<Option<Value>>());
-                let value = json.downcast::<R>().map_err(|_| refusals::wrong_result_type(&name))?;
-                (result, value)
+                let json = Box::new(result.result.clone());
+                (result, json)
             }
         };
+        let value = value.downcast::<R>().map_err(|_| {
+            tracing::error!(action, "a call's result was of another type");
+            refusals::wrong_result_type(&action)
+        })?;
         let ToolResult { message, opened_window_ids, next, approved_by, .. } = result;
         Ok(Performed { value: *value, message, opened_window_ids, next, approved_by })
     }
+}
+
+/// A typed call through the phases: app-level actions must be the app's own.
+async fn run_typed(
+    app: &App,
+    target: CallTarget,
+    action: &'static str,
+    arguments: Option<Box<dyn Any + Send>>,
+    caller: Caller,
+    cancel: CancellationToken,
+) -> Result<(ToolResult, Option<Box<dyn Any + Send>>), ToolError> {
+    let window = match &target.window {
+        Some(id) => id.to_string(),
+        None => {
+            target.check_app_actions()?;
+            naming::APP.to_owned()
+        }
+    };
+    let call = ActionCall {
+        window,
+        action: action.to_owned(),
+        arguments: JsonObject::new(),
+        expected_version: None,
+        typed: arguments,
+        dispatched: false,
+    };
+    app.run_call(call, caller, cancel).await
 }
 
 fn wire(answer: Result<Value, ToolError>) -> ToolOutcome {
