@@ -14,7 +14,7 @@
 mod order_desk;
 
 use purview::{App, settings::ToolSurface};
-use purview_benches::boards;
+use purview_benches::{boards, tools_list_bytes};
 use serde_json::{Value, json};
 
 fn size(value: &Value) -> usize {
@@ -29,24 +29,11 @@ async fn one_read(app: &App) -> (usize, usize) {
     (size(&read.structured), resource)
 }
 
-/// The part of tools/list a model reads.
-fn tools_list(app: &App) -> usize {
-    let tools = app.tools().expect("tools");
-    let visible: Vec<Value> = tools
-        .iter()
-        .map(|t| {
-            json!({"name": t.name, "title": t.title, "description": t.description,
-                   "inputSchema": Value::Object((*t.input_schema).clone())})
-        })
-        .collect();
-    size(&Value::Array(visible))
-}
-
 /// The frugal order story on `surface`: every byte the model reads.
 async fn order_story(surface: ToolSurface) -> (usize, Vec<(String, usize)>) {
     let app = order_desk::order_desk_app(surface);
     let listed: Vec<String> = app.tool_names().expect("names");
-    let mut parts = vec![("tools/list".to_owned(), tools_list(&app))];
+    let mut parts = vec![("tools/list".to_owned(), tools_list_bytes(&app))];
     let call = async |tool: &str, window: &str, action: &str, arguments: Value| {
         let direct = format!("{window}__{action}");
         let outcome = if tool == "app__read_windows" {

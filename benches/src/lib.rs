@@ -9,6 +9,20 @@ use std::{
 
 pub mod task_server;
 
+/// The part of tools/list a model reads (names, titles, descriptions and
+/// input schemas), in bytes of compact JSON.
+pub fn tools_list_bytes(app: &App) -> usize {
+    let tools = app.tools().expect("tools");
+    let visible: Vec<Value> = tools
+        .iter()
+        .map(|t| {
+            json!({"name": t.name, "title": t.title, "description": t.description,
+                   "inputSchema": Value::Object((*t.input_schema).clone())})
+        })
+        .collect();
+    serde_json::to_string(&visible).map_or(0, |s| s.len())
+}
+
 /// Whether this is the quick run `scripts/test` makes of every benchmark
 /// (`PURVIEW_BENCH_QUICK` set): the same code on a few iterations, so a
 /// bench that no longer runs fails the tests. Its figures mean nothing.
