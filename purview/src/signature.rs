@@ -14,7 +14,8 @@
 //!   `/regex/` and a format (`email`, `date`) for strings; `items<=10`,
 //!   `unique` for arrays; `secret` for a value that is never shown back;
 //! - what the action is follows in brackets: `[destructive]`,
-//!   `[read-only]`, `[needs approval]`;
+//!   `[read-only]`, `[needs approval]`, and `[pages table rows]` for the
+//!   load action a paged table declares (`#[block(table, load = ..)]`);
 //! - a schema with rules no line can carry ends in `[more rules in the
 //!   schema]`, which `app__read_windows` gives with `schemas: true`.
 //!
@@ -43,28 +44,31 @@ const WORDS_ONLY: [&str; 9] = [
 const MAX_DEPTH: usize = 6;
 
 /// The signature of action `name` taking `input` (its advertised input
-/// schema), with what its hints and approval say about it.
+/// schema), with what its hints and approval say about it, and the tables
+/// it is the declared load action of.
 pub(crate) fn signature(
     name: &str,
     input: &JsonObject,
     hints: &ToolHints,
     needs_approval: bool,
+    pages: &[&str],
 ) -> String {
     let mut rest = Rest::default();
     let params = object_params(input, 0, &mut rest, &[crate::naming::EXPECTED_VERSION]);
     rest.note_extra(input, &["type", "properties", "required", "additionalProperties"]);
-    let mut marks = Vec::new();
+    let mut marks: Vec<String> = Vec::new();
     if hints.destructive == Some(true) {
-        marks.push("destructive");
+        marks.push("destructive".into());
     }
     if hints.read_only == Some(true) {
-        marks.push("read-only");
+        marks.push("read-only".into());
     }
     if needs_approval {
-        marks.push("needs approval");
+        marks.push("needs approval".into());
     }
+    marks.extend(pages.iter().map(|table| format!("pages table {table}")));
     if !rest.complete {
-        marks.push("more rules in the schema");
+        marks.push("more rules in the schema".into());
     }
     let marks = if marks.is_empty() { String::new() } else { format!(" [{}]", marks.join(", ")) };
     crate::naming::signature_line(name, &params, &marks)
@@ -326,7 +330,7 @@ mod tests {
 
     fn sig(schema: Value) -> String {
         let Value::Object(schema) = schema else { panic!("an object") };
-        signature("act", &schema, &ToolHints::default(), false)
+        signature("act", &schema, &ToolHints::default(), false, &[])
     }
 
     #[test]
@@ -391,14 +395,18 @@ mod tests {
         let hints =
             ToolHints { destructive: Some(true), read_only: Some(false), ..ToolHints::default() };
         assert_eq!(
-            signature("wipe", &schema, &hints, true),
+            signature("wipe", &schema, &hints, true, &[]),
             "wipe(a?: string) [destructive, needs approval, more rules in the schema]"
         );
         let Value::Object(empty) = json!({"type": "object", "properties": {}}) else {
             unreachable!()
         };
         let read = ToolHints { read_only: Some(true), ..ToolHints::default() };
-        assert_eq!(signature("look", &empty, &read, false), "look() [read-only]");
+        assert_eq!(signature("look", &empty, &read, false, &[]), "look() [read-only]");
+        assert_eq!(
+            signature("load", &empty, &read, false, &["rows"]),
+            "load() [read-only, pages table rows]"
+        );
     }
 
     #[test]

@@ -152,7 +152,8 @@ pub(crate) struct CompiledAction {
 }
 
 impl CompiledAction {
-    pub(crate) fn compile(spec: ActionSpec, level: Level) -> Result<Self, String> {
+    /// `pages`: the tables this action is the declared load action of.
+    pub(crate) fn compile(spec: ActionSpec, level: Level, pages: &[&str]) -> Result<Self, String> {
         match level {
             Level::Window => naming::check_action_name(&spec.name)?,
             Level::App => naming::check_app_action_name(&spec.name)?,
@@ -198,8 +199,13 @@ impl CompiledAction {
             .as_deref()
             .map(str::to_owned)
             .unwrap_or_else(|| naming::humanize(&spec.name));
-        let signature =
-            crate::signature::signature(&spec.name, &input, &spec.hints, spec.needs_approval());
+        let signature = crate::signature::signature(
+            &spec.name,
+            &input,
+            &spec.hints,
+            spec.needs_approval(),
+            pages,
+        );
         Ok(Self {
             signature: signature.into(),
             spec,
@@ -221,17 +227,22 @@ pub(crate) struct TypeSpec {
 }
 
 impl TypeSpec {
+    /// `paged_by`: each paged table with its load action
+    /// ([`crate::Window::PAGED_BY`]), checked here.
     pub fn compile(
         type_name: &'static str,
         specs: Vec<ActionSpec>,
         level: Level,
+        paged_by: &[(&str, &str)],
     ) -> Result<Self, String> {
         let mut actions = Vec::with_capacity(specs.len());
         let mut index = HashMap::new();
         let mut errors = Vec::new();
         for spec in specs {
             let name = spec.name.to_string();
-            match CompiledAction::compile(spec, level) {
+            let pages: Vec<&str> =
+                paged_by.iter().filter(|(_, a)| *a == name).map(|(block, _)| *block).collect();
+            match CompiledAction::compile(spec, level, &pages) {
                 Ok(action) => {
                     if index.insert(name.clone(), actions.len()).is_some() {
                         errors.push(format!("action `{name}` is defined twice"));
@@ -241,8 +252,12 @@ impl TypeSpec {
                 Err(e) => errors.push(e),
             }
         }
+        let spec = Self { actions, index };
+        errors.extend(
+            paged_by.iter().filter_map(|(block, action)| spec.check_loader(block, action).err()),
+        );
         if errors.is_empty() {
-            Ok(Self { actions, index })
+            Ok(spec)
         } else {
             Err(format!("`{type_name}` has an invalid action list: {}", errors.join("; ")))
         }
@@ -250,7 +265,7 @@ impl TypeSpec {
 
     /// Whether `action` can be `block`'s load action: it exists and takes
     /// exactly `offset` and `limit`.
-    pub fn check_loader(&self, block: &str, action: &str) -> Result<(), String> {
+    fn check_loader(&self, block: &str, action: &str) -> Result<(), String> {
         let Some((_, compiled)) = self.action(action) else {
             return Err(format!(
                 "the table `{block}` pages through `{action}`, which is not one of its actions"

@@ -246,7 +246,7 @@ impl AppBuilder {
             )
         };
         self.app_actions = Some(Box::new(move |state: &mut State| {
-            let spec = state.type_spec::<A>(A::actions, Level::App)?;
+            let spec = state.type_spec::<A>(A::actions, Level::App, &[])?;
             state.app = Some(Actor::new(Box::new(AsAppActions(actions)), spec));
             Ok(())
         }));

@@ -216,10 +216,14 @@ impl State {
     }
 
     /// The type spec for `T`, compiled on first use.
+    ///
+    /// `paged_by` names the load action of each paged table
+    /// ([`crate::Window::PAGED_BY`]; empty for the app's own actions).
     pub fn type_spec<T: 'static>(
         &mut self,
         specs: impl FnOnce() -> Vec<crate::ActionSpec>,
         level: Level,
+        paged_by: &[(&str, &str)],
     ) -> Result<Arc<TypeSpec>, String> {
         self.types
             .entry((TypeId::of::<T>(), level))
@@ -239,7 +243,7 @@ impl State {
                             .map(|s| if required.contains(&s.name()) { s.approval() } else { s })
                             .collect()
                     })
-                    .and_then(|specs| TypeSpec::compile(type_name, specs, level))
+                    .and_then(|specs| TypeSpec::compile(type_name, specs, level, paged_by))
                     .map(Arc::new)
             })
             .clone()

@@ -176,14 +176,9 @@ impl Shared {
 
     pub fn type_spec<W: Window>(&self) -> Result<Arc<TypeSpec>, Error> {
         let mut state = self.lock()?;
-        let spec =
-            state.type_spec::<W>(W::actions, Level::Window).map_err(Error::InvalidDefinition)?;
-        for (block, action) in W::PAGED_BY {
-            spec.check_loader(block, action).map_err(|why| {
-                Error::InvalidDefinition(format!("{}: {why}", std::any::type_name::<W>()))
-            })?;
-        }
-        Ok(spec)
+        state
+            .type_spec::<W>(W::actions, Level::Window, W::PAGED_BY)
+            .map_err(Error::InvalidDefinition)
     }
 
     pub fn read_window<W: Window, R>(&self, id: &str, f: impl FnOnce(&W) -> R) -> Result<R, Error> {
