@@ -127,3 +127,66 @@ async fn s7_3_app_act_names_a_bad_expected_version_beside_other_bad_fields() {
         }
     }
 }
+
+/// A backlog whose table shows 2 of its rows; `paged` declares the load
+/// action that fetches the rest, otherwise only a write is offered.
+fn backlog(paged: bool) -> impl Fn() -> App + Send + Sync + 'static {
+    move || {
+        let app = App::builder().name("backlog").build();
+        let items: Vec<(String,)> = (1..=5).map(|i| (format!("item {i}"),)).collect();
+        if paged {
+            app.open(PagedBacklog { items }).expect("open the paged backlog");
+        } else {
+            app.open(Backlog { items }).expect("open the backlog");
+        }
+        app
+    }
+}
+
+#[purview::window(summary = "A backlog")]
+#[derive(Clone, Default)]
+struct Backlog {
+    #[block(table, limit = 2, columns = ["Item"])]
+    items: Vec<(String,)>,
+}
+
+#[purview::actions]
+impl Backlog {
+    /// Drop the last item.
+    #[action]
+    fn drop_last(&mut self) {
+        self.items.pop();
+    }
+}
+
+#[purview::window(summary = "A backlog")]
+#[derive(Clone, Default)]
+struct PagedBacklog {
+    #[block(table, limit = 2, load = load_items, columns = ["Item"])]
+    items: Vec<(String,)>,
+}
+
+#[purview::actions]
+impl PagedBacklog {
+    /// Fetch a range of items.
+    #[action(read_only)]
+    fn load_items(&self, offset: usize, limit: usize) -> purview::projection::Page<(String,)> {
+        purview::projection::Page::slice(&self.items, offset, limit)
+    }
+}
+
+#[tokio::test]
+async fn s9_the_kit_reports_a_table_cut_short_with_no_way_to_fetch_the_rest() {
+    for (paged, expected) in [(false, Status::Fail), (true, Status::Pass)] {
+        let report = Explorer::new().seed(3).steps(40).explore(backlog(paged)).await;
+        let check = report.check(Check::LargeData);
+        assert_eq!(check.status, expected, "paged: {paged}\n{report}");
+        assert_eq!(check.level, Level::Should);
+        if !paged {
+            assert!(
+                check.evidence.iter().any(|e| e.detail.contains("2 of the 5 rows")),
+                "{report}"
+            );
+        }
+    }
+}

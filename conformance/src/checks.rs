@@ -90,6 +90,10 @@ pub enum Check {
     RejectsInvalid,
     /// §4.4 (SHOULD): media blocks carry `alt` text.
     MediaAlt,
+    /// §9 (SHOULD): a table or list cut short (its `total` above the rows
+    /// it shows) has a read-only operation in its window that fetches the
+    /// rest.
+    LargeData,
     /// The application: a handler failed (`action_failed`) on arguments its
     /// schema accepts — usually a panic or an unhandled case.
     HandlerFailed,
@@ -97,7 +101,7 @@ pub enum Check {
 
 impl Check {
     /// Every check, in report order.
-    pub const ALL: [Check; 27] = [
+    pub const ALL: [Check; 28] = [
         Self::Capabilities,
         Self::Resource,
         Self::Operability,
@@ -124,6 +128,7 @@ impl Check {
         Self::ErrorCodes,
         Self::RejectsInvalid,
         Self::MediaAlt,
+        Self::LargeData,
         Self::HandlerFailed,
     ];
 
@@ -156,6 +161,7 @@ impl Check {
             Self::ErrorCodes => "error-codes",
             Self::RejectsInvalid => "rejects-invalid",
             Self::MediaAlt => "media-alt",
+            Self::LargeData => "large-data",
             Self::HandlerFailed => "handler-failed",
         }
     }
@@ -172,7 +178,8 @@ impl Check {
             | Self::ContentMirror
             | Self::ErrorCodes
             | Self::RejectsInvalid
-            | Self::MediaAlt => Level::Should,
+            | Self::MediaAlt
+            | Self::LargeData => Level::Should,
             Self::HandlerFailed => Level::App,
             _ => Level::Must,
         }
@@ -206,6 +213,7 @@ impl Check {
             Self::ErrorCodes => "§7.4",
             Self::RejectsInvalid => "§7.3",
             Self::MediaAlt => "§4.4",
+            Self::LargeData => "§9",
             Self::HandlerFailed => "application",
         }
     }
@@ -269,6 +277,9 @@ impl Check {
                 "arguments outside a tool's inputSchema are refused with validation_failed naming them"
             }
             Self::MediaAlt => "media blocks carry alt text",
+            Self::LargeData => {
+                "a table or list cut short (total above its rows) has a read-only operation in its window to fetch the rest"
+            }
             Self::HandlerFailed => {
                 "no handler fails (action_failed) on arguments its schema accepts"
             }

@@ -70,6 +70,10 @@ impl Walk<'_> {
         );
         self.tally.note(Check::MediaAlt, "no media block was seen");
         self.tally.note(
+            Check::LargeData,
+            "no table or list was cut short in a window that lists its own tools",
+        );
+        self.tally.note(
             Check::StaleState,
             "no write tool takes expectedVersion, or none was called with an old one",
         );

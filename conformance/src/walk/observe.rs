@@ -224,7 +224,51 @@ impl Walk<'_> {
             }
             out.insert(name, info);
         }
+        self.judge_large_data(n, windows, &out);
         out
+    }
+
+    /// §9: each table or list an operable window cuts short (`total` above
+    /// the rows it shows) can be fetched in full through a read-only tool
+    /// of that window. Judged only for windows with tools of their own
+    /// listed (on a dispatcher surface there are none to look at).
+    fn judge_large_data(
+        &mut self,
+        n: usize,
+        windows: &Windows,
+        tools: &BTreeMap<String, Arc<ToolInfo>>,
+    ) {
+        for id in &windows.operable {
+            let Some(window) = windows.by_id.get(id) else { continue };
+            let mut own = tools.values().filter(|t| t.window.as_deref() == Some(id.as_str()));
+            let Some(first) = own.next() else { continue };
+            let has_reader = first.read_only || own.any(|t| t.read_only);
+            for block in &window.blocks {
+                let shown = match block.get("type").and_then(Value::as_str) {
+                    Some("table") => block.get("rows"),
+                    Some("list") => block.get("items"),
+                    _ => continue,
+                };
+                let shown = shown.and_then(Value::as_array).map_or(0, Vec::len) as u64;
+                let offset = block.get("offset").and_then(Value::as_u64).unwrap_or(0);
+                let Some(total) = block.get("total").and_then(Value::as_u64) else { continue };
+                if offset + shown >= total && offset == 0 {
+                    continue;
+                }
+                let block_id = block.get("id").and_then(Value::as_str).unwrap_or("?");
+                self.tally.judge(
+                    Check::LargeData,
+                    n,
+                    if has_reader {
+                        Ok(())
+                    } else {
+                        Err(format!(
+                            "window {id} shows {shown} of the {total} rows of {block_id}, but none of its tools is read-only (readOnlyHint) to fetch the rest"
+                        ))
+                    },
+                );
+            }
+        }
     }
 
     /// The per-definition checks of one tool.
