@@ -466,9 +466,10 @@ fn dependencies_of(package: &str, flags: &[&str]) -> Vec<String> {
     crates
 }
 
-/// Headless apps never compile a GUI crate, and the kit installed with
-/// `--no-default-features` (stdio and in-process walks) no HTTP stack:
-/// both are build time a developer would wait for and not use.
+/// Headless apps never compile a GUI crate; the kit installed with
+/// `--no-default-features` (stdio and in-process walks) and a stdio app
+/// on `cli` without `http` (README's first app) no HTTP stack: both are
+/// build time a developer would wait for and not use.
 #[test]
 fn headless_examples_pull_no_gui_crate_and_the_stdio_only_kit_no_http_client() {
     let gui = ["egui", "eframe", "winit", "wgpu", "glow", "accesskit", "purview-egui"];
@@ -487,6 +488,11 @@ fn headless_examples_pull_no_gui_crate_and_the_stdio_only_kit_no_http_client() {
     assert!(full.iter().any(|c| c == "reqwest"), "{full:?}");
     let headless = dependencies_of("purview", &["--no-default-features"]);
     assert!(!headless.iter().any(|c| c == "hyper"), "purview without `http` pulls hyper");
+    // The README's first app: the command line and logging, stdio only.
+    let start = dependencies_of("purview", &["--no-default-features", "--features", "cli"]);
+    assert!(start.iter().any(|c| c == "clap"), "{start:?}");
+    let pulled: Vec<&String> = start.iter().filter(|c| http.contains(&c.as_str())).collect();
+    assert!(pulled.is_empty(), "purview with `cli` and without `http` pulls {pulled:?}");
 }
 
 /// Every public method of `App`, with its signature up to the body: the

@@ -9,6 +9,11 @@
 //! app flattens them into its own parser and layers them into its own
 //! subscriber; depend on the same major versions.
 //!
+//! Without the `http` feature (`default-features = false, features =
+//! ["cli"]`) the command line serves stdio only: `--http` and the options
+//! that go with it are not there, and neither are hyper, axum and
+//! tower-http in the build.
+//!
 //! ```no_run
 //! use clap::Parser;
 //! use purview::cli::ServeArgs;
@@ -30,7 +35,9 @@
 //! }
 //! ```
 
-use std::{io::IsTerminal, net::SocketAddr, process::ExitCode};
+#[cfg(feature = "http")]
+use std::net::SocketAddr;
+use std::{io::IsTerminal, process::ExitCode};
 
 use clap::{ValueEnum, builder::PossibleValue};
 use tracing::Metadata;
@@ -41,30 +48,36 @@ use tracing_subscriber::{
     util::SubscriberInitExt,
 };
 
-use crate::{App, http::HttpOptions, settings::ToolSurface};
+#[cfg(feature = "http")]
+use crate::http::HttpOptions;
+use crate::{App, settings::ToolSurface};
 
 /// The options of a Purview app's command line; `#[command(flatten)]` them
 /// into your own `clap::Parser`.
 #[derive(Debug, Clone, clap::Args)]
 #[non_exhaustive]
 pub struct ServeArgs {
+    #[cfg(feature = "http")]
     /// Serve MCP over streamable HTTP at http://ADDR:PORT/mcp instead of
     /// stdin/stdout (port 0 picks a free port; the URL is printed on stderr).
     #[arg(long, value_name = "ADDR:PORT")]
     pub http: Option<SocketAddr>,
 
+    #[cfg(feature = "http")]
     /// With --http: require `Authorization: Bearer TOKEN` on every request.
     /// Needed to serve any address beyond loopback. At least 16 characters;
     /// make one with `openssl rand -hex 32`.
     #[arg(long, value_name = "TOKEN", requires = "http")]
     pub token: Option<String>,
 
+    #[cfg(feature = "http")]
     /// With --http beyond loopback: serve without a token, because an
     /// authenticating proxy stands in front. Without one, anyone who can
     /// reach the port controls the application.
     #[arg(long, requires = "http")]
     pub allow_remote_without_token: bool,
 
+    #[cfg(feature = "http")]
     /// With --http: also accept this `Host` (the name or address clients
     /// use to reach a server beyond loopback). Repeatable.
     #[arg(long, value_name = "HOST", requires = "http")]
@@ -103,30 +116,22 @@ impl ValueEnum for ToolSurface {
 /// to connect to it; nothing but protocol frames ever goes to stdout.
 pub async fn serve(app: &App, args: &ServeArgs) -> ExitCode {
     let name = app.name().to_owned();
+    #[cfg(feature = "http")]
     if let Some(token) = &args.token
         && let Err(problem) = crate::server::check_token(token)
     {
         eprintln!("{name}: {problem}");
         return ExitCode::FAILURE;
     }
+    #[cfg(feature = "http")]
     let outcome = match args.http {
         Some(addr) => serve_http(app, addr, args).await,
-        None => {
-            if std::io::stdin().is_terminal() {
-                eprintln!("{}", terminal_hint(&name));
-            }
-            let outcome = app.serve_stdio().await.map(|()| "the client closed the connection");
-            if outcome.is_err() {
-                // A client that stopped reading may leave a write to stdout
-                // blocked in the runtime's blocking pool, which would keep
-                // the process alive after it said it was exiting: end it here.
-                if let Err(e) = &outcome {
-                    eprintln!("{name}: {e}");
-                }
-                std::process::exit(1);
-            }
-            outcome
-        }
+        None => serve_stdio(app).await,
+    };
+    #[cfg(not(feature = "http"))]
+    let outcome = {
+        let _ = args;
+        serve_stdio(app).await
     };
     match outcome {
         Ok(how) => {
@@ -140,15 +145,36 @@ pub async fn serve(app: &App, args: &ServeArgs) -> ExitCode {
     }
 }
 
+async fn serve_stdio(app: &App) -> Result<&'static str, crate::Error> {
+    let name = app.name();
+    if std::io::stdin().is_terminal() {
+        eprintln!("{}", terminal_hint(name));
+    }
+    let outcome = app.serve_stdio().await.map(|()| "the client closed the connection");
+    if let Err(e) = &outcome {
+        // A client that stopped reading may leave a write to stdout
+        // blocked in the runtime's blocking pool, which would keep the
+        // process alive after it said it was exiting: end it here.
+        eprintln!("{name}: {e}");
+        std::process::exit(1);
+    }
+    outcome
+}
+
 /// What a person who started the server at a terminal needs to know.
 pub fn terminal_hint(name: &str) -> String {
+    let other_way = if cfg!(feature = "http") {
+        ", or run it with --http 127.0.0.1:8765 and open http://127.0.0.1:8765/mcp in a host or in MCP Inspector"
+    } else {
+        ""
+    };
     format!(
         "{name} is an MCP server: it speaks JSON-RPC on stdin and stdout and is now waiting for an MCP client, not for typing.\n\
-         Connect it from an agent host (see \"Connect an agent\" in Purview's README), or run it with --http 127.0.0.1:8765 \
-         and open http://127.0.0.1:8765/mcp in a host or in MCP Inspector. --help lists every option; Ctrl-D quits."
+         Connect it from an agent host (see \"Connect an agent\" in Purview's README){other_way}. --help lists every option; Ctrl-D quits."
     )
 }
 
+#[cfg(feature = "http")]
 async fn serve_http(
     app: &App,
     addr: SocketAddr,

@@ -40,7 +40,7 @@ use rmcp::{
     service::{NotificationContext, RequestContext, SubscriptionContext},
 };
 
-#[cfg(feature = "cli")]
+#[cfg(all(feature = "cli", feature = "http"))]
 pub(crate) use guard::check_token;
 #[cfg(feature = "http")]
 pub use http::HttpServer;
