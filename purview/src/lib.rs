@@ -191,6 +191,25 @@ mod validate;
 mod view;
 mod window;
 
+/// The macros' documentation (purview-macros/doc), whose examples run here
+/// as purview's doctests: the macro crate runs none itself, since testing
+/// them there would build purview a second time.
+#[cfg(doctest)]
+mod macro_docs {
+    #[doc = include_str!("../../purview-macros/doc/window.md")]
+    struct Window;
+    #[doc = include_str!("../../purview-macros/doc/actions.md")]
+    struct Actions;
+    #[doc = include_str!("../../purview-macros/doc/action.md")]
+    struct Action;
+    #[doc = include_str!("../../purview-macros/doc/data.md")]
+    struct Data;
+    #[doc = include_str!("../../purview-macros/doc/derive_row.md")]
+    struct Row;
+    #[doc = include_str!("../../purview-macros/doc/derive_window_kind.md")]
+    struct WindowKind;
+}
+
 /// The naming rules: action names, window ids, tool-name budgets and titles,
 /// shared with the macros so both check the same way.
 pub use purview_naming as naming;

@@ -74,7 +74,18 @@ pub fn parse(args: TokenStream, mut item: syn::ItemImpl, errors: &mut Accumulato
             actions.push(action);
         }
     }
-    Impl { item, krate: krate(args.krate), app: args.app.is_present(), actions }
+    let app = args.app.is_present();
+    if app {
+        // The runtime refuses these names too (`AppBuilder::app_actions`),
+        // but only once the call is compiled to code: said here, the error
+        // points at the action and shows in `cargo check`.
+        for action in &actions {
+            if let Err(why) = purview_naming::check_app_action_name(&action.name) {
+                errors.push(darling::Error::custom(why).with_span(&action.name_span));
+            }
+        }
+    }
+    Impl { item, krate: krate(args.krate), app, actions }
 }
 
 fn action_args(mark: &syn::Attribute, errors: &mut Accumulator) -> ActionArgs {
