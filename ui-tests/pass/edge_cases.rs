@@ -38,5 +38,8 @@ impl Thing {
 fn main() {
     let app = App::builder().build();
     app.open(Thing::default()).unwrap();
-    assert_eq!(purview::Window::title(&Thing { r#type: "box".into(), ..Thing::default() }), "Kind: box");
+    assert_eq!(
+        purview::Window::title(&Thing { r#type: "box".into(), ..Thing::default() }),
+        "Kind: box"
+    );
 }

@@ -1,6 +1,8 @@
 //! Every block kind and action form in one window, plus app-level actions.
 
-use purview::{ActionOutput, App, Context, projection::Media, Row, Secret, ToolError, actions, window};
+use purview::{
+    ActionOutput, App, Context, Row, Secret, ToolError, actions, projection::Media, window,
+};
 
 #[derive(Clone, Row)]
 struct Line {
@@ -54,8 +56,13 @@ impl Order {
     }
 
     #[action(destructive, open_world, timeout = "250ms", available = can_send)]
-    async fn send(&mut self, cx: &mut Context, /// Where to.
-        to: String, copies: Option<u8>) -> Result<ActionOutput, ToolError> {
+    async fn send(
+        &mut self,
+        cx: &mut Context,
+        /// Where to.
+        to: String,
+        copies: Option<u8>,
+    ) -> Result<ActionOutput, ToolError> {
         cx.message(format!("sent {} to {to}", copies.unwrap_or(1)));
         Ok(ActionOutput::default())
     }
