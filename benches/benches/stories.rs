@@ -1,7 +1,8 @@
 //! The story suite (BENCHMARKS.md, "The story suite"): six stories on
 //! order_desk, each done by the same frugal scripted agent — its host
 //! lists tools once, never reads resources and shows the model
-//! `structuredContent` — on Purview's `both` and `dispatcher` surfaces and
+//! `structuredContent`, and reads only the windows a story is about once it
+//! knows their ids — on Purview's `both` and `dispatcher` surfaces and
 //! on the hand-written task server (`purview_benches::task_server`), whose
 //! tools were written for these stories. For each story and route: the
 //! bytes the model reads (the tools/list part a model sees, then every
@@ -35,6 +36,9 @@ struct Tally {
 struct OnPurview {
     app: App,
     listed: Vec<String>,
+    /// Whether the agent knows the window ids yet: from tools/list on the
+    /// `both` surface, from its first read on `dispatcher`.
+    knows_ids: bool,
     tally: Tally,
 }
 
@@ -43,15 +47,27 @@ impl OnPurview {
         let app = order_desk::order_desk_app(surface);
         let listed = app.tool_names().expect("names");
         let tally = Tally { bytes: tools_list_bytes(&app), ..Tally::default() };
-        Self { app, listed, tally }
+        let knows_ids = listed.iter().any(|t| t.starts_with("w1__"));
+        Self { app, listed, knows_ids, tally }
     }
 
     fn dispatcher(&self) -> bool {
         !self.listed.iter().any(|t| t.starts_with("w1__"))
     }
 
+    /// Reads every window.
     async fn read(&mut self) -> Value {
+        self.knows_ids = true;
         self.send("app__read_windows", None).await.unwrap_or_default()
+    }
+
+    /// Reads only `windows` once it knows the ids, every window before.
+    async fn read_only(&mut self, windows: &[&str]) -> Value {
+        if !self.knows_ids {
+            return self.read().await;
+        }
+        let only = json!({"windows": windows});
+        self.send("app__read_windows", only.as_object().cloned()).await.unwrap_or_default()
     }
 
     /// `action` of `window` (`app` for the app's own): the answer, or the error.
@@ -84,7 +100,7 @@ impl OnPurview {
     /// Reads, fills in the recipient and submits: the confirmation dialog
     /// the submit opened, when both calls succeeded.
     async fn fill_and_submit(&mut self) -> Option<String> {
-        self.read().await;
+        self.read_only(&["w1"]).await;
         let fill = json!({"field": "recipient", "value": "Ada Lovelace"});
         let filled = self.act("w1", "edit_field", fill).await;
         let submitted = self.act("w1", "submit", json!({})).await;
@@ -148,7 +164,7 @@ async fn purview_story(story: usize, agent: &mut OnPurview) -> bool {
         0 => {
             let Some(dialog) = agent.fill_and_submit().await else { return false };
             let confirmed = agent.act(&dialog, "confirm", json!({})).await;
-            let check = agent.read().await;
+            let check = agent.read_only(&["w1"]).await;
             ok(&confirmed) && check.to_string().contains("submitted")
         }
         1 => {
@@ -168,7 +184,7 @@ async fn purview_story(story: usize, agent: &mut OnPurview) -> bool {
             ok(&opened) && ok(&closed)
         }
         4 => {
-            let read = agent.read().await;
+            let read = agent.read_only(&["w1"]).await;
             let Some(seen) = OnPurview::version(&read, "w1") else { return false };
             // The person types a recipient while the agent thinks.
             let editor = agent.app.window::<order_desk::OrderEditor>("w1").expect("the editor");
