@@ -12,10 +12,11 @@ impl Ticket {
         #[arg(range(min = 5, max = 1))] priority: u8,
         #[arg(length())] subject: String,
         #[arg(pattern = "([a-z]+")] code: String,
+        #[arg(pattern = r"^\p{Klingon}+$")] name: String,
         #[arg(range(min = "one"))] count: u32,
         #[arg(lenght(max = 3))] note: String,
     ) {
-        let _ = (priority, subject, code, count, note);
+        let _ = (priority, subject, code, name, count, note);
     }
 }
 

@@ -366,7 +366,7 @@ fn arg_constraints(attr: &syn::Attribute, errors: &mut Accumulator) -> Constrain
         constraints.length = Some((length.min, length.max, span("length")));
     }
     if let Some(pattern) = &args.pattern {
-        if let Err(e) = fancy_regex::Regex::new(pattern.as_str()) {
+        if let Err(e) = check_pattern(&pattern.as_str()) {
             errors.push(
                 darling::Error::custom(format!(
                     "this pattern is not a valid regular expression: {e}"
@@ -377,6 +377,31 @@ fn arg_constraints(attr: &syn::Attribute, errors: &mut Accumulator) -> Constrain
         constraints.pattern = Some((pattern.as_str().to_owned(), pattern.span()));
     }
     constraints
+}
+
+/// Whether the runtime's pattern check can compile `pattern`. Both of its
+/// engines parse with regex-syntax; look-around and back-references, which
+/// only fancy-regex takes, are left to the check made when the app is built.
+fn check_pattern(pattern: &str) -> Result<(), String> {
+    use regex_syntax::ast::{ErrorKind, parse::Parser};
+    match Parser::new().parse(pattern) {
+        Ok(_) => {}
+        Err(e)
+            if matches!(
+                e.kind(),
+                ErrorKind::UnsupportedLookAround | ErrorKind::UnsupportedBackreference
+            ) =>
+        {
+            return Ok(());
+        }
+        Err(e) => return Err(format!("{} (at character {})", e.kind(), e.span().start.offset + 1)),
+    }
+    regex_syntax::Parser::new().parse(pattern).map(drop).map_err(|e| match e {
+        regex_syntax::Error::Translate(e) => {
+            format!("{} (at character {})", e.kind(), e.span().start.offset + 1)
+        }
+        other => other.to_string(),
+    })
 }
 
 fn attr_span(attr: &syn::Attribute) -> Span {
