@@ -488,11 +488,24 @@ fn headless_examples_pull_no_gui_crate_and_the_stdio_only_kit_no_http_client() {
     assert!(full.iter().any(|c| c == "reqwest"), "{full:?}");
     let headless = dependencies_of("purview", &["--no-default-features"]);
     assert!(!headless.iter().any(|c| c == "hyper"), "purview without `http` pulls hyper");
-    // The README's first app: the command line and logging, stdio only.
-    let start = dependencies_of("purview", &["--no-default-features", "--features", "cli"]);
-    assert!(start.iter().any(|c| c == "clap"), "{start:?}");
-    let pulled: Vec<&String> = start.iter().filter(|c| http.contains(&c.as_str())).collect();
+    // The command line without `http`: clap, and no HTTP crate.
+    let command = dependencies_of("purview", &["--no-default-features", "--features", "cli"]);
+    assert!(command.iter().any(|c| c == "clap"), "{command:?}");
+    let pulled: Vec<&String> = command.iter().filter(|c| http.contains(&c.as_str())).collect();
     assert!(pulled.is_empty(), "purview with `cli` and without `http` pulls {pulled:?}");
+    // The README's first app: logging only, so no clap either, and no
+    // regex engine built a second time for the macros.
+    let start = dependencies_of("purview", &["--no-default-features", "--features", "logging"]);
+    assert!(start.iter().any(|c| c == "tracing-subscriber"), "{start:?}");
+    let pulled: Vec<&String> =
+        start.iter().filter(|c| http.contains(&c.as_str()) || *c == "clap").collect();
+    assert!(pulled.is_empty(), "purview with `logging` pulls {pulled:?}");
+    let macros = dependencies_of("purview-macros", &[]);
+    let engines: Vec<&String> = macros
+        .iter()
+        .filter(|c| ["regex-automata", "fancy-regex", "regex"].contains(&c.as_str()))
+        .collect();
+    assert!(engines.is_empty(), "the macros build a regex engine: {engines:?}");
 }
 
 /// Every public method of `App`, with its signature up to the body: the

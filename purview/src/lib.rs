@@ -126,7 +126,8 @@
 //!
 //! With feature `cli`, `purview::cli` gives an app the usual command line
 //! (`--http ADDR:PORT`, `--token`, `--tools`) and logging that keeps what agents
-//! send out of the logs. [`App::mcp_server`] serves one connection on any
+//! send out of the logs; feature `logging` gives the logging alone, without
+//! clap. [`App::mcp_server`] serves one connection on any
 //! [`rmcp`] transport of your own. Streamable HTTP is the `http` feature, on
 //! by default; `default-features = false` builds an app that serves stdio
 //! only, without hyper, axum or tower-http.
@@ -171,7 +172,7 @@ pub mod __fuzz;
 mod action;
 mod app;
 mod args;
-#[cfg(feature = "cli")]
+#[cfg(feature = "logging")]
 pub mod cli;
 pub mod constraint;
 pub mod guide;

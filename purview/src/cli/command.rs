@@ -1,52 +1,10 @@
-//! A ready-made command line for Purview apps (feature `cli`): the options
-//! every app serving MCP needs, a first run that explains itself at a
-//! terminal, clean exits, and logging that keeps what agents send out of
-//! the logs.
-//!
-//! Its types are those of `clap` 4 ([`ServeArgs`] is a `clap::Args`,
-//! [`ToolSurface`] a `clap::ValueEnum`) and
-//! `tracing-subscriber` 0.3 ([`wire_guard`] is one of its filters), so an
-//! app flattens them into its own parser and layers them into its own
-//! subscriber; depend on the same major versions.
-//!
-//! Without the `http` feature (`default-features = false, features =
-//! ["cli"]`) the command line serves stdio only: `--http` and the options
-//! that go with it are not there, and neither are hyper, axum and
-//! tower-http in the build.
-//!
-//! ```no_run
-//! use clap::Parser;
-//! use purview::cli::ServeArgs;
-//!
-//! /// My app, served to AI agents over MCP.
-//! #[derive(Parser)]
-//! #[command(version)]
-//! struct Cli {
-//!     #[command(flatten)]
-//!     serve: ServeArgs,
-//! }
-//!
-//! #[tokio::main]
-//! async fn main() -> std::process::ExitCode {
-//!     purview::cli::init_logging();
-//!     let cli = Cli::parse();
-//!     let app = purview::App::builder().name("my_app").tool_surface(cli.serve.tools).build();
-//!     purview::cli::serve(&app, &cli.serve).await
-//! }
-//! ```
+//! The command line itself (feature `cli`): its options and `serve`.
 
 #[cfg(feature = "http")]
 use std::net::SocketAddr;
 use std::{io::IsTerminal, process::ExitCode};
 
 use clap::{ValueEnum, builder::PossibleValue};
-use tracing::Metadata;
-use tracing_subscriber::{
-    EnvFilter, Layer,
-    filter::{FilterFn, filter_fn},
-    layer::SubscriberExt,
-    util::SubscriberInitExt,
-};
 
 #[cfg(feature = "http")]
 use crate::http::HttpOptions;
@@ -202,42 +160,4 @@ async fn serve_http(
         }
         () = server.stopped() => Ok("the server stopped"),
     }
-}
-
-/// Installs a `tracing` subscriber that writes to stderr (stdout belongs to
-/// the protocol), filtered by `RUST_LOG` (default `warn`) and by
-/// [`wire_guard`]. Does nothing if a subscriber is already installed.
-pub fn init_logging() {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn"));
-    let layer = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_filter(filter)
-        .with_filter(wire_guard());
-    let _ = tracing_subscriber::registry().with(layer).try_init();
-}
-
-/// A filter that keeps the MCP library's own log events at `warn` or above
-/// whatever `RUST_LOG` says: below that it logs whole messages, including
-/// the arguments agents send (a PIN, a password). Set `PURVIEW_LOG_WIRE=1`
-/// to see them anyway, on a machine where that is safe.
-///
-/// ```
-/// use tracing_subscriber::{Layer, layer::SubscriberExt};
-/// let layer = tracing_subscriber::fmt::layer()
-///     .with_writer(std::io::stderr)
-///     .with_filter(purview::cli::wire_guard());
-/// let _subscriber = tracing_subscriber::registry().with(layer);
-/// ```
-pub fn wire_guard() -> FilterFn<fn(&Metadata<'_>) -> bool> {
-    fn keep(meta: &Metadata<'_>) -> bool {
-        let wire = meta.target() == "rmcp" || meta.target().starts_with("rmcp::");
-        !wire || *meta.level() <= tracing::Level::WARN || wire_logging_allowed()
-    }
-    filter_fn(keep as fn(&Metadata<'_>) -> bool)
-}
-
-fn wire_logging_allowed() -> bool {
-    static ALLOWED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ALLOWED.get_or_init(|| std::env::var_os("PURVIEW_LOG_WIRE").is_some_and(|v| v == "1"))
 }
