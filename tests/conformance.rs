@@ -130,9 +130,9 @@ async fn s7_3_app_act_names_a_bad_expected_version_beside_other_bad_fields() {
 
 /// A backlog whose table shows 2 of its rows; `paged` declares the load
 /// action that fetches the rest, otherwise only a write is offered.
-fn backlog(paged: bool) -> impl Fn() -> App + Send + Sync + 'static {
+fn backlog(paged: bool, surface: ToolSurface) -> impl Fn() -> App + Send + Sync + 'static {
     move || {
-        let app = App::builder().name("backlog").build();
+        let app = App::builder().name("backlog").tool_surface(surface).build();
         let items: Vec<(String,)> = (1..=5).map(|i| (format!("item {i}"),)).collect();
         if paged {
             app.open(PagedBacklog { items }).expect("open the paged backlog");
@@ -175,18 +175,23 @@ impl PagedBacklog {
     }
 }
 
+/// On every surface: with the per-window tools the kit reads the
+/// readOnly annotations of tools/list, with the dispatcher alone the
+/// signatures and annotations `app__read_windows` gives.
 #[tokio::test]
 async fn s9_the_kit_reports_a_table_cut_short_with_no_way_to_fetch_the_rest() {
-    for (paged, expected) in [(false, Status::Fail), (true, Status::Pass)] {
-        let report = Explorer::new().seed(3).steps(40).explore(backlog(paged)).await;
-        let check = report.check(Check::LargeData);
-        assert_eq!(check.status, expected, "paged: {paged}\n{report}");
-        assert_eq!(check.level, Level::Should);
-        if !paged {
-            assert!(
-                check.evidence.iter().any(|e| e.detail.contains("2 of the 5 rows")),
-                "{report}"
-            );
+    for surface in [ToolSurface::Windows, ToolSurface::Dispatcher] {
+        for (paged, expected) in [(false, Status::Fail), (true, Status::Pass)] {
+            let report = Explorer::new().seed(3).steps(40).explore(backlog(paged, surface)).await;
+            let check = report.check(Check::LargeData);
+            assert_eq!(check.status, expected, "{surface:?}, paged: {paged}\n{report}");
+            assert_eq!(check.level, Level::Should);
+            if !paged {
+                assert!(
+                    check.evidence.iter().any(|e| e.detail.contains("2 of the 5 rows")),
+                    "{report}"
+                );
+            }
         }
     }
 }

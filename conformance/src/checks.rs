@@ -92,7 +92,7 @@ pub enum Check {
     MediaAlt,
     /// §9 (SHOULD): a table or list cut short (its `total` above the rows
     /// it shows) has a read-only operation in its window that fetches the
-    /// rest.
+    /// rest, listed or offered through `app__read_windows`.
     LargeData,
     /// The application: a handler failed (`action_failed`) on arguments its
     /// schema accepts — usually a panic or an unhandled case.

@@ -297,15 +297,27 @@ pub fn last_title_part(title: &str) -> &str {
 }
 
 /// An action's one-line signature, as `app__read_windows` lists it:
-/// `edit_field(field: 'recipient'|'amount', value: string)`, then any marks.
+/// `edit_field(field: 'recipient'|'amount', value: string)`, then its marks
+/// in one pair of brackets.
 ///
 /// ```
-/// assert_eq!(purview_naming::signature_line("submit", "", ""), "submit()");
-/// assert_eq!(purview_naming::signature_line("wipe", "", " [destructive]"), "wipe() [destructive]");
+/// use purview_naming::signature_line;
+/// assert_eq!(signature_line("submit", "", &[]), "submit()");
+/// assert_eq!(signature_line("wipe", "", &["destructive".into()]), "wipe() [destructive]");
+/// assert_eq!(
+///     signature_line("load", "offset: int", &["read-only".into(), "pages table rows".into()]),
+///     "load(offset: int) [read-only, pages table rows]"
+/// );
 /// ```
-pub fn signature_line(action: &str, params: &str, marks: &str) -> String {
-    format!("{action}({params}){marks}")
+pub fn signature_line(action: &str, params: &str, marks: &[String]) -> String {
+    if marks.is_empty() {
+        format!("{action}({params})")
+    } else {
+        format!("{action}({params}) [{}]", marks.join(MARK_SEPARATOR))
+    }
 }
+
+const MARK_SEPARATOR: &str = ", ";
 
 /// The action a [`signature_line`] names.
 ///
@@ -315,6 +327,15 @@ pub fn signature_line(action: &str, params: &str, marks: &str) -> String {
 /// ```
 pub fn signature_action(signature: &str) -> &str {
     signature.split('(').next().unwrap_or(signature).trim()
+}
+
+/// The mark of the load action a paged table declares: `pages table rows`.
+///
+/// ```
+/// assert_eq!(purview_naming::pages_mark("rows"), "pages table rows");
+/// ```
+pub fn pages_mark(table: &str) -> String {
+    format!("pages table {table}")
 }
 
 /// The argument every window action takes beside its own: the window's

@@ -66,11 +66,10 @@ pub(crate) fn signature(
     if needs_approval {
         marks.push("needs approval".into());
     }
-    marks.extend(pages.iter().map(|table| format!("pages table {table}")));
+    marks.extend(pages.iter().map(|table| crate::naming::pages_mark(table)));
     if !rest.complete {
         marks.push("more rules in the schema".into());
     }
-    let marks = if marks.is_empty() { String::new() } else { format!(" [{}]", marks.join(", ")) };
     crate::naming::signature_line(name, &params, &marks)
 }
 

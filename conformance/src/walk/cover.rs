@@ -71,7 +71,7 @@ impl Walk<'_> {
         self.tally.note(Check::MediaAlt, "no media block was seen");
         self.tally.note(
             Check::LargeData,
-            "no table or list was cut short in a window that lists its own tools",
+            "no table or list was cut short in a window with operations of its own to look at",
         );
         self.tally.note(
             Check::StaleState,

@@ -96,6 +96,7 @@ impl Walk<'_> {
         self.search_secrets(n, "tools/list", &listed);
         let tools = self.judge_tools(n, &windows, &tools);
         let dispatch = self.read_dispatch(&tools).await;
+        self.judge_large_data(n, &windows, &tools, &dispatch);
         Some(Obs { windows, tools, dispatch })
     }
 
@@ -224,25 +225,33 @@ impl Walk<'_> {
             }
             out.insert(name, info);
         }
-        self.judge_large_data(n, windows, &out);
         out
     }
 
     /// §9: each table or list an operable window cuts short (`total` above
-    /// the rows it shows) can be fetched in full through a read-only tool
-    /// of that window. Judged only for windows with tools of their own
-    /// listed (on a dispatcher surface there are none to look at).
+    /// the rows it shows) can be fetched in full through a read-only
+    /// operation of that window: one of its listed tools, or an action
+    /// Purview's `app__read_windows` offers for it (whose annotations that
+    /// tool gives with `schemas: true`). Judged only for windows with
+    /// operations to look at.
     fn judge_large_data(
         &mut self,
         n: usize,
         windows: &Windows,
         tools: &BTreeMap<String, Arc<ToolInfo>>,
+        dispatch: &BTreeMap<String, Arc<ToolInfo>>,
     ) {
         for id in &windows.operable {
             let Some(window) = windows.by_id.get(id) else { continue };
-            let mut own = tools.values().filter(|t| t.window.as_deref() == Some(id.as_str()));
-            let Some(first) = own.next() else { continue };
-            let has_reader = first.read_only || own.any(|t| t.read_only);
+            let mut own = tools
+                .values()
+                .chain(dispatch.values())
+                .filter(|t| t.window.as_deref() == Some(id.as_str()))
+                .peekable();
+            if own.peek().is_none() {
+                continue;
+            }
+            let has_reader = own.any(|t| t.read_only);
             for block in &window.blocks {
                 let shown = match block.get("type").and_then(Value::as_str) {
                     Some("table") => block.get("rows"),
@@ -263,7 +272,7 @@ impl Walk<'_> {
                         Ok(())
                     } else {
                         Err(format!(
-                            "window {id} shows {shown} of the {total} rows of {block_id}, but none of its tools is read-only (readOnlyHint) to fetch the rest"
+                            "window {id} shows {shown} of the {total} rows of {block_id}, but none of its operations is read-only (readOnlyHint) to fetch the rest"
                         ))
                     },
                 );
