@@ -67,6 +67,23 @@ pub trait Actions: Clone + Send + Sync + 'static {
     /// (opening, closing) go through `cx` and are applied only if the call
     /// succeeds.
     fn call<'a>(&'a mut self, action: &'a str, args: Args, cx: &'a mut Context) -> BoxFuture<'a>;
+
+    /// Runs the action at `key`, its place in [`Actions::actions`], which
+    /// is named `action`: how the runtime calls an action it has already
+    /// found, so neither a typed call nor an agent's is matched by name a
+    /// second time. `#[actions]` implements it with a `match` on the key;
+    /// by default it is [`Actions::call`]. Not public API.
+    #[doc(hidden)]
+    fn __call_at<'a>(
+        &'a mut self,
+        key: usize,
+        action: &'a str,
+        args: Args,
+        cx: &'a mut Context,
+    ) -> BoxFuture<'a> {
+        let _ = key;
+        self.call(action, args, cx)
+    }
 }
 
 /// A view-model shown as one window.

@@ -366,7 +366,7 @@ fn arg_constraints(attr: &syn::Attribute, errors: &mut Accumulator) -> Constrain
         constraints.length = Some((length.min, length.max, span("length")));
     }
     if let Some(pattern) = &args.pattern {
-        if let Err(e) = check_pattern(&pattern.as_str()) {
+        if let Err(e) = check_pattern(pattern.as_str()) {
             errors.push(
                 darling::Error::custom(format!(
                     "this pattern is not a valid regular expression: {e}"

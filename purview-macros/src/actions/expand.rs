@@ -83,8 +83,13 @@ fn convert(krate: &syn::Path, returns: &Returns, value: TokenStream) -> TokenStr
     }
 }
 
-fn dispatch_arm(krate: &syn::Path, self_ty: &syn::Type, action: &Action) -> TokenStream {
-    let name = &action.name;
+/// The arm of `__call_at` for the action at `key`.
+fn dispatch_arm(
+    krate: &syn::Path,
+    self_ty: &syn::Type,
+    key: usize,
+    action: &Action,
+) -> TokenStream {
     let method = &action.method;
     let params: Vec<&syn::Ident> = action.params().map(|p| &p.ident).collect();
     let decode = if params.is_empty() {
@@ -108,7 +113,7 @@ fn dispatch_arm(krate: &syn::Path, self_ty: &syn::Type, action: &Action) -> Toke
     }
     let output = convert(krate, &action.returns, quote!(__purview_ret));
     quote! {
-        #name => {
+        #key => {
             #decode
             let __purview_ret = #call;
             #output
@@ -133,7 +138,11 @@ pub fn actions(parsed: &Impl) -> TokenStream {
     let structs = actions.iter().filter_map(|a| args_struct(krate, self_ty, a));
     let specs = actions.iter().map(|a| spec(krate, a));
     let names = actions.iter().map(|a| &a.name);
-    let arms = actions.iter().map(|a| dispatch_arm(krate, self_ty, a));
+    let arms = actions.iter().enumerate().map(|(key, a)| dispatch_arm(krate, self_ty, key, a));
+    let keys = actions.iter().enumerate().map(|(key, a)| {
+        let name = &a.name;
+        quote!(#name => #key,)
+    });
     let available = actions.iter().filter_map(availability_arm);
     let p = quote!(#krate::__private);
     let (calls_struct, calls_impl) = match typed_calls_ident(item) {
@@ -168,9 +177,22 @@ pub fn actions(parsed: &Impl) -> TokenStream {
                     args: #p::Args,
                     cx: &'a mut #p::Context,
                 ) -> #p::BoxFuture<'a> {
-                    let _ = &cx;
+                    let key = match action {
+                        #(#keys)*
+                        _ => usize::MAX,
+                    };
+                    #p::Actions::__call_at(self, key, action, args, cx)
+                }
+                fn __call_at<'a>(
+                    &'a mut self,
+                    key: usize,
+                    action: &'a str,
+                    args: #p::Args,
+                    cx: &'a mut #p::Context,
+                ) -> #p::BoxFuture<'a> {
+                    let _ = (&cx, &args);
                     ::std::boxed::Box::pin(async move {
-                        match action {
+                        match key {
                             #(#arms)*
                             _ => ::core::result::Result::Err(#p::unknown_action(action)),
                         }

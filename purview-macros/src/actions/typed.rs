@@ -55,7 +55,7 @@ pub(super) fn typed_calls(
     actions: &[Action],
 ) -> TokenStream {
     let p = quote!(#krate::__private);
-    let methods = actions.iter().map(|a| typed_call(krate, self_ty, a));
+    let methods = actions.iter().enumerate().map(|(key, a)| typed_call(krate, self_ty, key, a));
     quote! {
         #[automatically_derived]
         impl #p::TypedCalls for #self_ty {
@@ -72,8 +72,9 @@ pub(super) fn typed_calls(
 }
 
 /// One typed call: the action's arguments as Rust parameters, its result
-/// as the call's value.
-fn typed_call(krate: &syn::Path, self_ty: &syn::Type, action: &Action) -> TokenStream {
+/// as the call's value, the action named by its key (its place in the
+/// `#[actions]` impl, as `Actions::__call_at` numbers it).
+fn typed_call(krate: &syn::Path, self_ty: &syn::Type, key: usize, action: &Action) -> TokenStream {
     let (method, name) = (&action.method, &action.name);
     let params: Vec<_> = action.params().collect();
     let idents: Vec<&syn::Ident> = params.iter().map(|p| &p.ident).collect();
@@ -93,10 +94,10 @@ fn typed_call(krate: &syn::Path, self_ty: &syn::Type, action: &Action) -> TokenS
     let mut doc = action.description.clone().unwrap_or_else(|| format!("Calls `{name}`."));
     doc.push_str(&format!("\n\nThe typed call of the `{name}` action (tool `{{windowId}}__{name}`); await it to run it."));
     let body = if params.is_empty() {
-        quote!(self.__target.call::<#result>(#name))
+        quote!(self.__target.call::<#result>(#key, #name))
     } else {
         let args = args_struct_ident(action);
-        quote!(self.__target.call_with::<#result, #args>(#name, #args { #(#idents),* }))
+        quote!(self.__target.call_with::<#result, #args>(#key, #name, #args { #(#idents),* }))
     };
     quote! {
         #[doc = #doc]

@@ -28,7 +28,14 @@ pub(crate) trait DynActions: Send + Sync {
     fn title(&self) -> String;
     fn project(&self, view: &mut View);
     fn is_available(&self, action: &str) -> bool;
-    fn call<'a>(&'a mut self, action: &'a str, args: Args, cx: &'a mut Context) -> BoxFuture<'a>;
+    /// Runs the action at `key` of its type's compiled actions.
+    fn call_at<'a>(
+        &'a mut self,
+        key: usize,
+        action: &'a str,
+        args: Args,
+        cx: &'a mut Context,
+    ) -> BoxFuture<'a>;
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
     /// The view-model's Rust type, for a developer's log line.
@@ -52,13 +59,14 @@ macro_rules! forward_actions {
         fn is_available(&self, action: &str) -> bool {
             self.0.is_available(action)
         }
-        fn call<'a>(
+        fn call_at<'a>(
             &'a mut self,
+            key: usize,
             action: &'a str,
             args: Args,
             cx: &'a mut Context,
         ) -> BoxFuture<'a> {
-            self.0.call(action, args, cx)
+            self.0.__call_at(key, action, args, cx)
         }
         fn as_any(&self) -> &dyn Any {
             &self.0

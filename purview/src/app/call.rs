@@ -114,8 +114,14 @@ pub struct Call<R = Option<Value>> {
 enum Aim {
     /// A tool name and its JSON arguments, as an agent sends them.
     Tool { name: String, arguments: JsonObject },
-    /// A typed call: the arguments are the handler's own value.
-    Typed { target: CallTarget, action: &'static str, arguments: Option<Box<dyn Any + Send>> },
+    /// A typed call: the action by its key (its place in the type's
+    /// actions) and name, the arguments as the handler's own value.
+    Typed {
+        target: CallTarget,
+        key: usize,
+        action: &'static str,
+        arguments: Option<Box<dyn Any + Send>>,
+    },
 }
 
 impl<R> fmt::Debug for Call<R> {
@@ -167,12 +173,13 @@ impl<R> Call<R> {
     /// A typed call, made by a generated `…Calls` method.
     pub(super) fn typed(
         target: CallTarget,
+        key: usize,
         action: &'static str,
         arguments: Option<Box<dyn Any + Send>>,
     ) -> Self {
         Self {
             app: target.app.clone(),
-            aim: Aim::Typed { target, action, arguments },
+            aim: Aim::Typed { target, key, action, arguments },
             caller: Caller::Person,
             cancel: CancellationToken::new(),
             _result: PhantomData,
@@ -293,8 +300,8 @@ impl<R> Call<R> {
                 .call_tool_as(&name, Some(arguments), caller, cancel)
                 .await
                 .map_err(|stop| stop.refusal(&tool, timeout)),
-            Aim::Typed { target, action, arguments } => {
-                run_typed(&app, target, action, arguments, caller, cancel)
+            Aim::Typed { target, key, action, arguments } => {
+                run_typed(&app, target, (key, action), arguments, caller, cancel)
                     .await
                     .map(|(result, _)| serde_json::to_value(result).unwrap_or_default())
             }
@@ -309,9 +316,9 @@ impl<R> Call<R> {
         let action = self.action().to_owned();
         let Self { app, aim, caller, cancel, .. } = self;
         let (result, value): (ToolResult, Box<dyn Any + Send>) = match aim {
-            Aim::Typed { target, action, arguments } => {
+            Aim::Typed { target, key, action, arguments } => {
                 let (result, value) =
-                    run_typed(&app, target, action, arguments, caller, cancel).await?;
+                    run_typed(&app, target, (key, action), arguments, caller, cancel).await?;
                 // An action that returns nothing has `()` for its value.
                 (result, value.unwrap_or_else(|| Box::new(())))
             }
@@ -342,7 +349,7 @@ impl<R> Call<R> {
 async fn run_typed(
     app: &App,
     target: CallTarget,
-    action: &'static str,
+    (key, action): (usize, &'static str),
     arguments: Option<Box<dyn Any + Send>>,
     caller: Caller,
     cancel: CancellationToken,
@@ -357,6 +364,7 @@ async fn run_typed(
     let call = ActionCall {
         window,
         action: action.to_owned(),
+        key: Some(key),
         arguments: JsonObject::new(),
         expected_version: None,
         typed: arguments,

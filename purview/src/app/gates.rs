@@ -18,6 +18,7 @@ use serde_json::Value;
 use super::{
     actor::Actor,
     registry::{Entry, State},
+    route::ActionCall,
 };
 use crate::{
     model::{FieldError, ToolError},
@@ -55,15 +56,11 @@ pub(super) struct Admitted<'a> {
 /// `expectedVersion` (when given) is the window's version. The only way a
 /// call is admitted, for the check outside the operation lock and again
 /// under it.
-pub(super) fn admit<'a>(
-    state: &'a State,
-    window: &str,
-    action: &str,
-    expected_version: Option<&Value>,
-) -> Result<Admitted<'a>, ToolError> {
-    let (target, index) = resolve(state, window, action)?;
+pub(super) fn admit<'a>(state: &'a State, call: &ActionCall) -> Result<Admitted<'a>, ToolError> {
+    let (window, action) = (call.window.as_str(), call.action.as_str());
+    let (target, index) = resolve(state, window, action, call.key)?;
     check_operable(state, &target, index, action, When::Before)?;
-    check_expected_version(state, &target, expected_version)?;
+    check_expected_version(state, &target, call.expected_version.as_ref())?;
     let actor = actor(state, &target).ok_or_else(|| refusals::window_not_found(window))?;
     let entry = match &target {
         Target::Window { seq, .. } => entry(state, *seq),
@@ -109,7 +106,12 @@ fn entry(state: &State, seq: u64) -> Option<&Entry> {
 }
 
 /// Rule 1: which window (or the app) and which of its actions a call means.
-fn resolve(state: &State, window: &str, action: &str) -> Result<(Target, usize), ToolError> {
+fn resolve(
+    state: &State,
+    window: &str,
+    action: &str,
+    key: Option<usize>,
+) -> Result<(Target, usize), ToolError> {
     let target = if window == naming::APP {
         if state.app.is_none() {
             return Err(refusals::no_app_actions());
@@ -122,6 +124,13 @@ fn resolve(state: &State, window: &str, action: &str) -> Result<(Target, usize),
     let Some(actor) = actor(state, &target) else {
         return Err(refusals::window_not_found(window));
     };
+    // A typed call's key, or one an earlier phase found: the action at
+    // that place, unless it is another (a key written by hand, say).
+    if let Some(key) =
+        key.filter(|&k| actor.spec.actions.get(k).is_some_and(|a| a.spec.name == action))
+    {
+        return Ok((target, key));
+    }
     let Some((index, _)) = actor.spec.action(action) else {
         let names: Vec<&str> = actor.spec.actions.iter().map(|a| a.spec.name.as_ref()).collect();
         let owner = match &target {

@@ -245,7 +245,8 @@ impl App {
         };
         let mut cx = Context::new(self.shared.clone(), window.clone(), called_by, progress);
         let args = Args::new(arguments, params).with_typed(typed);
-        let outcome = run_handler(&mut working, &action, args, &mut cx, timeout, &cancel).await;
+        let outcome =
+            run_handler(&mut working, index, &action, args, &mut cx, timeout, &cancel).await;
         let output = handler_output(outcome, &action, timeout, &cancel)?;
         if !cx.invalid.is_empty() {
             return Err(ToolError::validation(std::mem::take(&mut cx.invalid)).into());
@@ -287,15 +288,14 @@ impl App {
     /// The check phase, outside the operation lock: the gates as they stand now, and
     /// the arguments against the action's schema.
     fn check(&self, call: &mut ActionCall) -> Result<Checked, ToolError> {
-        let checked = self.shared.try_read(|state| {
-            let gates::Admitted { target, index, actor, entry } =
-                gates::admit(state, &call.window, &call.action, call.expected_version.as_ref())?;
+        let (checked, key) = self.shared.try_read(|state| {
+            let gates::Admitted { target, index, actor, entry } = gates::admit(state, call)?;
             let pin = matches!(target, Target::App).then(|| consent::pin(state));
             let action = &actor.spec.actions[index];
             let needs_approval = action.spec.needs_approval();
             // What the person is shown, copied only when someone is asked.
             let shown = entry.filter(|_| needs_approval);
-            Ok::<_, ToolError>(Checked {
+            let checked = Checked {
                 needs_approval,
                 version: entry.map(|e| e.version),
                 pin,
@@ -308,8 +308,12 @@ impl App {
                 },
                 params: action.params.clone(),
                 check: action.check.clone(),
-            })
+            };
+            Ok::<_, ToolError>((checked, index))
         })?;
+        // Found once: from here on the call names its action by key (a
+        // window's type, and so its actions, never change).
+        call.key = Some(key);
         if call.typed.is_some() {
             // The compiler checked a typed call's arguments; there is no
             // JSON to check.
@@ -326,8 +330,7 @@ impl App {
         let default_timeout = self.shared.config.default_timeout;
         let approval_timeout = self.shared.config.approval_timeout;
         self.shared.read(|state| {
-            let gates::Admitted { target, index, actor, .. } =
-                gates::admit(state, &call.window, &call.action, call.expected_version.as_ref())?;
+            let gates::Admitted { target, index, actor, .. } = gates::admit(state, call)?;
             if matches!(target, Target::App) && pin.is_some_and(|pin| pin != consent::pin(state)) {
                 return Err(refusals::denied(
                     &call.action,

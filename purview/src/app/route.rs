@@ -26,6 +26,9 @@ pub(super) enum Request {
 pub(super) struct ActionCall {
     pub window: String,
     pub action: String,
+    /// The action's place in its type's actions, when known: set by a typed
+    /// call, and by the check phase once it has found the action by name.
+    pub key: Option<usize>,
     pub arguments: JsonObject,
     pub expected_version: Option<Value>,
     /// A typed call's decoded arguments (then `arguments` is empty).
@@ -57,6 +60,7 @@ pub(super) fn route(
     Ok(Request::Action(ActionCall {
         window: window.to_owned(),
         action: action.to_owned(),
+        key: None,
         arguments,
         expected_version,
         typed: None,
@@ -141,6 +145,7 @@ fn act_request(mut arguments: JsonObject) -> Result<Request, ToolError> {
         (Some(window), Some(action)) if problems.is_empty() => Ok(Request::Action(ActionCall {
             window,
             action,
+            key: None,
             arguments: inner,
             expected_version,
             typed: None,

@@ -34,16 +34,18 @@ pub(super) enum HandlerOutcome {
 /// its synchronous part too), timeouts and the client cancelling.
 pub(super) async fn run_handler(
     working: &mut Box<dyn DynActions>,
+    key: usize,
     action: &str,
     args: Args,
     cx: &mut Context,
     timeout: Duration,
     cancel: &CancellationToken,
 ) -> HandlerOutcome {
-    let future = match catch_unwind(AssertUnwindSafe(move || working.call(action, args, cx))) {
-        Err(_) => return HandlerOutcome::Panicked,
-        Ok(future) => future,
-    };
+    let future =
+        match catch_unwind(AssertUnwindSafe(move || working.call_at(key, action, args, cx))) {
+            Err(_) => return HandlerOutcome::Panicked,
+            Ok(future) => future,
+        };
     let guarded = IN_HANDLER.scope((), catch_unwind_future(future));
     tokio::select! {
         biased;

@@ -111,18 +111,21 @@ impl CallTarget {
         Self { app, window, actions: TypeId::of::<A>(), actions_name: std::any::type_name::<A>() }
     }
 
-    /// A call of `action` without arguments.
-    pub fn call<R>(&self, action: &'static str) -> Call<R> {
-        self.build(action, None)
+    /// A call of the action at `key` (its place in the type's actions),
+    /// named `action`, without arguments.
+    pub fn call<R>(&self, key: usize, action: &'static str) -> Call<R> {
+        Call::typed(self.clone(), key, action, None)
     }
 
-    /// A call of `action` with its decoded arguments.
-    pub fn call_with<R, T: Send + 'static>(&self, action: &'static str, arguments: T) -> Call<R> {
-        self.build(action, Some(Box::new(arguments)))
-    }
-
-    fn build<R>(&self, action: &'static str, arguments: Option<Box<dyn Any + Send>>) -> Call<R> {
-        Call::typed(self.clone(), action, arguments)
+    /// A call of the action at `key`, named `action`, with its decoded
+    /// arguments.
+    pub fn call_with<R, T: Send + 'static>(
+        &self,
+        key: usize,
+        action: &'static str,
+        arguments: T,
+    ) -> Call<R> {
+        Call::typed(self.clone(), key, action, Some(Box::new(arguments)))
     }
 
     /// A typed call of app-level actions must be of the app's own actions
