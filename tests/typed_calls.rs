@@ -225,3 +225,41 @@ async fn s5_6_an_agents_typed_call_of_an_action_needing_approval_asks_no_one_and
     assert_eq!(editor.read(|e| e.recipient.clone())?, "Ada");
     Ok(())
 }
+
+/// What a GUI's default buttons call: an action as a scene listed it, by its
+/// window and key. The gates are those of the moment it runs, not of the
+/// frame that listed it.
+#[tokio::test]
+async fn s7_2_an_action_a_scene_listed_meets_the_gates_of_the_moment_it_runs() -> Result<()> {
+    let app = order_desk_app(ToolSurface::Both);
+    let editor = editor(&app);
+    let scene = app.scene()?;
+    let listed = |name: &str| {
+        let window = scene.windows.iter().find(|w| w.state.id == editor.id()).expect("listed");
+        window.actions.iter().find(|a| a.name == name).cloned().expect("available")
+    };
+    let set_details = listed("set_details");
+    let arguments = |recipient: &str| {
+        json!({"recipient": recipient, "amount": 12.5}).as_object().cloned().unwrap_or_default()
+    };
+    assert_eq!(set_details.call(&app, arguments("Ada")).tool_name(), "w1__set_details");
+    // Blocked since the scene was read: refused, nothing applied.
+    app.act::<Desk>().lock().await?;
+    let refused = set_details.call(&app, arguments("Ada")).await.expect_err("locked");
+    assert_eq!(refused.code, ErrorCode::BlockedByModal);
+    assert_eq!(editor.read(|e| e.recipient.clone())?, "");
+    let locked = app.window_list()?.into_iter().find(|w| w.title == "Locked").unwrap();
+    app.window::<Locked>(&locked.id)?.act().unlock(Secret::new(windows::UNLOCK_PIN.into())).await?;
+    // The JSON arguments get the schema check an agent's get.
+    let refused = set_details
+        .call(&app, json!({"recipient": 7}).as_object().cloned().unwrap_or_default())
+        .await
+        .expect_err("a number is no recipient");
+    assert_eq!(refused.code, ErrorCode::ValidationFailed);
+    let done = set_details.call(&app, arguments("Ada")).await?;
+    assert!(done.value.is_none(), "set_details returns nothing");
+    assert_eq!(editor.read(|e| e.recipient.clone())?, "Ada");
+    // The person's call, not an agent's.
+    assert!(app.agent_activity().is_none(), "the person's call is not the agent's");
+    Ok(())
+}

@@ -65,7 +65,7 @@ pub(crate) fn action_bar(
             } else if action.destructive && confirm_destructive {
                 core.confirming = Some((scope.clone(), action.name.clone(), JsonObject::new()));
             } else {
-                core.perform(ctx, scope, &action.name, JsonObject::new());
+                core.perform(ctx, action, JsonObject::new());
             }
         }
     });
@@ -113,8 +113,8 @@ fn confirmation(
     });
     match answer {
         Some(true) => {
-            if let Some((scope, name, arguments)) = core.confirming.take() {
-                core.perform(ctx, &scope, &name, arguments);
+            if let Some((_, _, arguments)) = core.confirming.take() {
+                core.perform(ctx, action, arguments);
             }
         }
         Some(false) => core.confirming = None,

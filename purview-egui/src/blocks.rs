@@ -137,7 +137,7 @@ impl WindowUi<'_> {
         arguments.insert("offset".into(), at.into());
         arguments.insert("limit".into(), limit.into());
         let (pages, columns) = (self.core.pages.clone(), columns.to_vec());
-        let call = self.core.person_call(&Some(id), &loader.name, arguments);
+        let call = self.core.person_call(loader, arguments);
         self.core.run(&self.ctx, call, move |performed| {
             let rows =
                 performed.value.as_ref().and_then(|r| r.get("rows")).and_then(Value::as_array);

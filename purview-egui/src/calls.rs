@@ -115,21 +115,17 @@ impl Core {
         self.start(ctx, scope, action, call.into_future(), then);
     }
 
-    /// The person's call of `action` in `scope` with JSON arguments (the
-    /// default buttons and forms, which know actions by their definitions).
-    pub(crate) fn person_call(&self, scope: &Scope, action: &str, arguments: JsonObject) -> Call {
-        self.app.call(&tool_name(scope.as_deref(), action), Some(arguments)).by_person()
+    /// The person's call of `action` with JSON arguments (the default
+    /// buttons and forms, which know actions as the scene listed them), by
+    /// the action's window and key: no tool name is written for the core
+    /// to parse again.
+    pub(crate) fn person_call(&self, action: &ActionDef, arguments: JsonObject) -> Call {
+        action.info.call(&self.app, arguments).by_person()
     }
 
     /// [`Core::person_call`], run with nothing to do after.
-    pub(crate) fn perform(
-        &self,
-        ctx: &egui::Context,
-        scope: &Scope,
-        action: &str,
-        arguments: JsonObject,
-    ) {
-        self.run(ctx, self.person_call(scope, action, arguments), drop);
+    pub(crate) fn perform(&self, ctx: &egui::Context, action: &ActionDef, arguments: JsonObject) {
+        self.run(ctx, self.person_call(action, arguments), drop);
     }
 
     /// Keeps a failure found before any call was made (a form's own checks).
@@ -140,11 +136,6 @@ impl Core {
     pub(crate) fn failure(&self, scope: &Scope) -> Option<Failure> {
         lock(&self.outcomes).failures.get(scope).cloned()
     }
-}
-
-/// `{window}__{action}`, or `app__{action}` for the app's own.
-pub(crate) fn tool_name(window: Option<&str>, action: &str) -> String {
-    purview::naming::tool_name(window.unwrap_or(purview::naming::APP), action)
 }
 
 /// One window as this frame draws it.

@@ -188,9 +188,7 @@ impl Desk {
             .filter(|a| a.params.iter().all(|p| !p.required));
         match closer {
             Some(action) => {
-                let scope = Some(view.state.id.clone());
-                let arguments = purview::model::JsonObject::new();
-                self.core.perform(ctx, &scope, &action.name, arguments);
+                self.core.perform(ctx, action, purview::model::JsonObject::new());
             }
             None => {
                 ctx.send_viewport_cmd_to(viewport_id(&view.state.id), ViewportCommand::CancelClose)

@@ -72,7 +72,7 @@ pub(crate) fn form(
         Ok(arguments) if action.destructive && confirm_destructive => {
             core.confirming = Some((scope.clone(), action.name.clone(), arguments));
         }
-        Ok(arguments) => core.perform(ctx, scope, &action.name, arguments),
+        Ok(arguments) => core.perform(ctx, action, arguments),
     }
 }
 

@@ -23,6 +23,9 @@ pub(crate) struct ActionDef {
     pub destructive: bool,
     /// The arguments, in schema order, without `expectedVersion`.
     pub params: Vec<Param>,
+    /// The action as the scene listed it, which the person's calls go
+    /// through ([`ActionInfo::call`]).
+    pub info: ActionInfo,
 }
 
 /// One argument of an action, as a form field.
@@ -68,6 +71,7 @@ impl ActionDef {
             description: info.description.clone(),
             destructive: info.destructive,
             params: params(&info.input_schema),
+            info: info.clone(),
         }
     }
 }

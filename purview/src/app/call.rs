@@ -4,7 +4,9 @@
 //!   `app.act::<Desk>().lock()`), arguments and result checked by the
 //!   compiler;
 //! - **by tool name**: [`App::call`] with a tool name and JSON arguments,
-//!   as an agent sends them (for tests, dispatchers and in-process agents).
+//!   as an agent sends them (for tests, dispatchers and in-process agents);
+//! - **as a scene listed it**: [`ActionInfo::call`](crate::activity::ActionInfo::call)
+//!   with JSON arguments, for a GUI's default buttons and forms.
 //!
 //! Who calls, and whether a client may cancel, are options on the call:
 //! [`Call::by_person`] / [`Call::by_agent`] and [`Call::cancel_on`].
@@ -17,6 +19,7 @@ use std::{
     future::{Future, IntoFuture},
     marker::PhantomData,
     pin::Pin,
+    sync::Arc,
 };
 
 use serde_json::Value;
@@ -37,10 +40,12 @@ use crate::{
 /// One call of an action, run by awaiting it. Nothing happens until it is
 /// awaited (or handed to something that runs it, such as a GUI's executor).
 ///
-/// Made in one of two ways: a typed call (`handle.act().submit()`,
+/// Made in one of three ways: a typed call (`handle.act().submit()`,
 /// `app.act::<Desk>().lock()`), whose result is the handler's own type `R`;
-/// or [`App::call`] with a tool name and JSON arguments, whose result is
-/// the JSON result (`Call<Option<Value>>`).
+/// [`App::call`] with a tool name and JSON arguments, or
+/// [`ActionInfo::call`](crate::activity::ActionInfo::call) with an action
+/// as [`App::scene`] listed it, whose result is the JSON result
+/// (`Call<Option<Value>>`).
 ///
 /// Every gate applies (the window is open and operable, the action
 /// available), the handler runs on a working copy, and its effects commit
@@ -114,6 +119,10 @@ pub struct Call<R = Option<Value>> {
 enum Aim {
     /// A tool name and its JSON arguments, as an agent sends them.
     Tool { name: String, arguments: JsonObject },
+    /// An action a scene listed ([`ActionInfo::call`](crate::activity::ActionInfo::call)):
+    /// its window (`None` for the app's), key and name, with JSON
+    /// arguments.
+    Listed { window: Option<Arc<str>>, key: usize, action: String, arguments: JsonObject },
     /// A typed call: the action by its key (its place in the type's
     /// actions) and name, the arguments as the handler's own value.
     Typed {
@@ -163,6 +172,25 @@ impl App {
             app: self.clone(),
             aim: Aim::Tool { name: tool.to_owned(), arguments: arguments.unwrap_or_default() },
             caller: Caller::ANONYMOUS,
+            cancel: CancellationToken::new(),
+            _result: PhantomData,
+        }
+    }
+}
+
+impl Call {
+    /// A call of an action a scene listed, as the person.
+    pub(super) fn listed(
+        app: &App,
+        window: Option<Arc<str>>,
+        key: usize,
+        action: &str,
+        arguments: JsonObject,
+    ) -> Self {
+        Self {
+            app: app.clone(),
+            aim: Aim::Listed { window, key, action: action.to_owned(), arguments },
+            caller: Caller::Person,
             cancel: CancellationToken::new(),
             _result: PhantomData,
         }
@@ -252,6 +280,7 @@ impl<R> Call<R> {
     pub fn action(&self) -> &str {
         match &self.aim {
             Aim::Typed { action, .. } => action,
+            Aim::Listed { action, .. } => action,
             Aim::Tool { name, .. } => naming::split_tool_name(name).map_or(name, |(_, a)| a),
         }
     }
@@ -261,6 +290,7 @@ impl<R> Call<R> {
     pub fn window_id(&self) -> Option<&str> {
         match &self.aim {
             Aim::Typed { target, .. } => target.window.as_deref(),
+            Aim::Listed { window, .. } => window.as_deref(),
             Aim::Tool { name, .. } => {
                 naming::split_tool_name(name).map(|(w, _)| w).filter(|w| *w != naming::APP)
             }
@@ -273,6 +303,9 @@ impl<R> Call<R> {
         match &self.aim {
             Aim::Typed { target, action, .. } => {
                 naming::tool_name(target.window.as_deref().unwrap_or(naming::APP), action)
+            }
+            Aim::Listed { window, action, .. } => {
+                naming::tool_name(window.as_deref().unwrap_or(naming::APP), action)
             }
             Aim::Tool { name, .. } => name.clone(),
         }
@@ -305,6 +338,10 @@ impl<R> Call<R> {
                     .await
                     .map(|(result, _)| serde_json::to_value(result).unwrap_or_default())
             }
+            Aim::Listed { window, key, action, arguments } => app
+                .run_call(listed_call(window, key, action, arguments), caller, cancel)
+                .await
+                .map(|(result, _)| serde_json::to_value(result).unwrap_or_default()),
         };
         wire(answer)
     }
@@ -322,6 +359,10 @@ impl<R> Call<R> {
                 // An action that returns nothing has `()` for its value.
                 (result, value.unwrap_or_else(|| Box::new(())))
             }
+            Aim::Listed { window, key, action, arguments } => {
+                let call = listed_call(window, key, action, arguments);
+                json_result::<R>(app.run_call(call, caller, cancel).await?)
+            }
             Aim::Tool { name, arguments } => {
                 let call = match app.route_tool(&name, arguments)? {
                     Request::ReadWindows { .. } => {
@@ -329,11 +370,7 @@ impl<R> Call<R> {
                     }
                     Request::Action(call) => call,
                 };
-                let (result, _) = app.run_call(call, caller, cancel).await?;
-                // `App::call` makes only `Call<Option<Value>>`: the JSON result.
-                debug_assert_eq!(TypeId::of::<R>(), TypeId::of::<Option<Value>>());
-                let json = Box::new(result.result.clone());
-                (result, json)
+                json_result::<R>(app.run_call(call, caller, cancel).await?)
             }
         };
         let value = value.downcast::<R>().map_err(|_| {
@@ -371,6 +408,36 @@ async fn run_typed(
         dispatched: false,
     };
     app.run_call(call, caller, cancel).await
+}
+
+/// A call made with JSON arguments ([`App::call`], `ActionInfo::call`, both
+/// `Call<Option<Value>>`) has the JSON result for its value.
+fn json_result<R: 'static>(
+    (result, _): (ToolResult, Option<Box<dyn Any + Send>>),
+) -> (ToolResult, Box<dyn Any + Send>) {
+    debug_assert_eq!(TypeId::of::<R>(), TypeId::of::<Option<Value>>());
+    let json = Box::new(result.result.clone());
+    (result, json)
+}
+
+/// The call an [`Aim::Listed`] names: its key known, `expectedVersion`
+/// taken out of the arguments as a tool call's is.
+fn listed_call(
+    window: Option<Arc<str>>,
+    key: usize,
+    action: String,
+    mut arguments: JsonObject,
+) -> ActionCall {
+    let expected_version = arguments.remove(naming::EXPECTED_VERSION);
+    ActionCall {
+        window: window.as_deref().unwrap_or(naming::APP).to_owned(),
+        action,
+        key: Some(key),
+        arguments,
+        expected_version,
+        typed: None,
+        dispatched: false,
+    }
 }
 
 fn wire(answer: Result<Value, ToolError>) -> ToolOutcome {

@@ -10,7 +10,7 @@ use std::{
 };
 
 use super::{
-    App, Error,
+    App, Call, Error,
     actor::Actor,
     registry::{Entry, dedupe_block_ids},
 };
@@ -67,6 +67,53 @@ pub struct ActionInfo {
     /// Its input schema as agents get it (window actions that write take
     /// `expectedVersion` too).
     pub input_schema: Arc<JsonObject>,
+    /// Its window; `None` for an app-level action.
+    window: Option<Arc<str>>,
+    /// Its place in its type's actions, for [`ActionInfo::call`].
+    key: usize,
+}
+
+impl ActionInfo {
+    /// A call of this action with JSON arguments, as a GUI's default button
+    /// or form makes it, run as the person at the keyboard (make it
+    /// [`by_agent`](Call::by_agent) for an in-process agent). It names the
+    /// action as the scene listed it, by its window and its place in the
+    /// type's actions, so no tool name is written and parsed again. Every
+    /// gate still applies when it runs: a window closed or blocked since
+    /// the scene was read is refused as for any call.
+    ///
+    /// ```
+    /// use purview::prelude::*;
+    ///
+    /// #[window(summary = "Counts to {count}")]
+    /// #[derive(Clone, Default)]
+    /// struct Counter {
+    ///     #[block(field)]
+    ///     count: u32,
+    /// }
+    ///
+    /// #[actions]
+    /// impl Counter {
+    ///     /// Add `by`.
+    ///     #[action]
+    ///     fn add(&mut self, by: u32) { self.count += by; }
+    /// }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let app = App::builder().build();
+    /// let counter = app.open(Counter::default()).unwrap();
+    /// let scene = app.scene().unwrap();
+    /// let add = &scene.windows[0].actions[0];
+    /// let arguments = serde_json::json!({"by": 3}).as_object().cloned().unwrap();
+    /// let call = add.call(&app, arguments);
+    /// assert_eq!(call.tool_name(), format!("{}__add", counter.id()));
+    /// call.await.unwrap();
+    /// assert_eq!(counter.read(|c| c.count).unwrap(), 3);
+    /// # });
+    /// ```
+    pub fn call(&self, app: &App, arguments: JsonObject) -> Call {
+        Call::listed(app, self.window.clone(), self.key, &self.name, arguments)
+    }
 }
 
 impl App {
@@ -112,7 +159,7 @@ impl App {
                         state: project(entry),
                         operable,
                         blocked_by: (!operable).then(|| topology.blocker_of(&entry.id).to_owned()),
-                        actions: actions_of(&entry.actor),
+                        actions: actions_of(&entry.actor, Some(&entry.id)),
                         paged_by: entry
                             .actor
                             .vm
@@ -124,7 +171,7 @@ impl App {
                 })
                 .collect();
             let app_actions = match &state.app {
-                Some(app) => state.app_actions_operable().then(|| actions_of(app)),
+                Some(app) => state.app_actions_operable().then(|| actions_of(app, None)),
                 None => Some(Vec::new()),
             };
             Scene { windows, app_actions }
@@ -168,19 +215,22 @@ fn project(entry: &Entry) -> WindowState {
     }
 }
 
-fn actions_of(actor: &Actor) -> Vec<ActionInfo> {
+fn actions_of(actor: &Actor, window: Option<&Arc<str>>) -> Vec<ActionInfo> {
     actor
         .spec
         .actions
         .iter()
         .zip(&actor.available)
-        .filter(|(_, available)| **available)
-        .map(|(action, _)| ActionInfo {
+        .enumerate()
+        .filter(|(_, (_, available))| **available)
+        .map(|(key, (action, _))| ActionInfo {
             name: action.spec.name.to_string(),
             title: action.tool_title.clone(),
             description: action.spec.description.as_deref().unwrap_or_default().to_owned(),
             destructive: action.spec.hints.destructive == Some(true),
             input_schema: action.input_schema.clone(),
+            window: window.cloned(),
+            key,
         })
         .collect()
 }

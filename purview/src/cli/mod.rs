@@ -9,7 +9,7 @@
 //! sooner.
 //!
 //! Its types are those of `clap` 4 (`ServeArgs` is a `clap::Args`,
-//! [`ToolSurface`](crate::ToolSurface) a `clap::ValueEnum`) and
+//! [`ToolSurface`](crate::settings::ToolSurface) a `clap::ValueEnum`) and
 //! `tracing-subscriber` 0.3 ([`wire_guard`] is one of its filters), so an
 //! app flattens them into its own parser and layers them into its own
 //! subscriber; depend on the same major versions.
