@@ -178,6 +178,50 @@ impl PagedBacklog {
 /// On every surface: with the per-window tools the kit reads the
 /// readOnly annotations of tools/list, with the dispatcher alone the
 /// signatures and annotations `app__read_windows` gives.
+/// A paged backlog whose load action pages only its first `first` rows, so
+/// its pages count fewer rows than the table shows it has.
+#[purview::window(summary = "A backlog")]
+#[derive(Clone, Default)]
+struct MiscountedBacklog {
+    #[block(table, limit = 2, load = load_items, columns = ["Item"])]
+    items: Vec<(String,)>,
+    first: usize,
+}
+
+#[purview::actions]
+impl MiscountedBacklog {
+    /// Fetch a range of items.
+    #[action(read_only)]
+    fn load_items(&self, offset: usize, limit: usize) -> purview::projection::Page<(String,)> {
+        purview::projection::Page::slice(&self.items[..self.first], offset, limit)
+    }
+}
+
+#[tokio::test]
+async fn s9_the_kit_reports_a_declared_load_action_whose_pages_miscount_its_table() {
+    for surface in [ToolSurface::Both, ToolSurface::Dispatcher] {
+        let miscounted = move || {
+            let app = App::builder().name("backlog").tool_surface(surface).build();
+            let items: Vec<(String,)> = (1..=5).map(|i| (format!("item {i}"),)).collect();
+            app.open(MiscountedBacklog { items, first: 3 }).expect("open the backlog");
+            app
+        };
+        let report = Explorer::new().seed(3).steps(60).explore(miscounted).await;
+        let check = report.check(Check::LargeData);
+        assert_eq!(check.status, Status::Fail, "{surface:?}\n{report}");
+        assert!(
+            check
+                .evidence
+                .iter()
+                .any(|e| e.detail.contains("which has 5 rows, but its page counts 3")),
+            "{surface:?}\n{report}"
+        );
+        // The same table paged honestly passes (the check can pass).
+        let report = Explorer::new().seed(3).steps(60).explore(backlog(true, surface)).await;
+        assert_eq!(report.check(Check::LargeData).status, Status::Pass, "{surface:?}\n{report}");
+    }
+}
+
 #[tokio::test]
 async fn s9_the_kit_reports_a_table_cut_short_with_no_way_to_fetch_the_rest() {
     for surface in [ToolSurface::Windows, ToolSurface::Dispatcher] {

@@ -92,7 +92,9 @@ pub enum Check {
     MediaAlt,
     /// §9 (SHOULD): a table or list cut short (its `total` above the rows
     /// it shows) has a read-only operation in its window that fetches the
-    /// rest, listed or offered through `app__read_windows`.
+    /// rest, listed or offered through `app__read_windows`; and an action
+    /// whose signature there says it pages a table (`[pages table rows]`)
+    /// answers pages that count that table's rows.
     LargeData,
     /// The application: a handler failed (`action_failed`) on arguments its
     /// schema accepts — usually a panic or an unhandled case.
@@ -278,7 +280,7 @@ impl Check {
             }
             Self::MediaAlt => "media blocks carry alt text",
             Self::LargeData => {
-                "a table or list cut short (total above its rows) has a read-only operation in its window to fetch the rest"
+                "a table or list cut short (total above its rows) has a read-only operation in its window to fetch the rest, and a declared load action's pages agree with its table"
             }
             Self::HandlerFailed => {
                 "no handler fails (action_failed) on arguments its schema accepts"

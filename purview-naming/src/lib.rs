@@ -329,13 +329,39 @@ pub fn signature_action(signature: &str) -> &str {
     signature.split('(').next().unwrap_or(signature).trim()
 }
 
+/// The marks of a [`signature_line`], in the order written. Brackets inside
+/// the parameters (an enum's values, a pattern) are not marks: only a
+/// bracket pair that ends the line is.
+///
+/// ```
+/// use purview_naming::signature_marks;
+/// assert_eq!(signature_marks("wipe() [destructive, needs approval]"), ["destructive", "needs approval"]);
+/// assert_eq!(signature_marks("find(code: /[A-Z]{3}/)"), Vec::<&str>::new());
+/// assert_eq!(signature_marks("submit()"), Vec::<&str>::new());
+/// ```
+pub fn signature_marks(signature: &str) -> Vec<&str> {
+    let Some(open) = signature.rfind(") [") else { return Vec::new() };
+    let Some(marks) = signature[open + 3..].strip_suffix(']') else { return Vec::new() };
+    marks.split(MARK_SEPARATOR).collect()
+}
+
+const PAGES_MARK: &str = "pages table ";
+
 /// The mark of the load action a paged table declares: `pages table rows`.
 ///
 /// ```
-/// assert_eq!(purview_naming::pages_mark("rows"), "pages table rows");
+/// use purview_naming::{pages_mark, paged_table};
+/// assert_eq!(pages_mark("rows"), "pages table rows");
+/// assert_eq!(paged_table(&pages_mark("rows")), Some("rows"));
+/// assert_eq!(paged_table("read-only"), None);
 /// ```
 pub fn pages_mark(table: &str) -> String {
-    format!("pages table {table}")
+    format!("{PAGES_MARK}{table}")
+}
+
+/// The table a [`pages_mark`] names, if `mark` is one.
+pub fn paged_table(mark: &str) -> Option<&str> {
+    mark.strip_prefix(PAGES_MARK)
 }
 
 /// The argument every window action takes beside its own: the window's

@@ -75,9 +75,16 @@ impl Walk<'_> {
                 });
                 let Ok(tool) = serde_json::from_value::<Tool>(definition) else { continue };
                 let target_window = (window != APP).then(|| window.clone());
+                let pages: Vec<String> = naming::signature_marks(signature)
+                    .into_iter()
+                    .filter_map(naming::paged_table)
+                    .map(str::to_owned)
+                    .collect();
                 let info = match self.ever_dispatched.get(&tool_name) {
-                    Some(known) if known.tool == tool => known.clone(),
-                    _ => Arc::new(ToolInfo::new(&tool, target_window, name.to_owned())),
+                    Some(known) if known.tool == tool && known.pages == pages => known.clone(),
+                    _ => {
+                        Arc::new(ToolInfo::new(&tool, target_window, name.to_owned()).paging(pages))
+                    }
                 };
                 self.ever_dispatched.insert(tool_name.clone(), info.clone());
                 out.insert(tool_name, info);

@@ -451,6 +451,7 @@ impl Walk<'_> {
             return;
         };
         self.tally.judge(Check::StructuredResults, n, output_schema_finding(p, result));
+        self.judge_page(n, p, result, before);
         // (Unless the call narrowed the read to some windows.)
         if tool == PURVIEW_READ && !p.call.arguments.contains_key("windows") {
             self.judge_read_windows_actions(n, result, after);

@@ -8,6 +8,7 @@ mod describe;
 mod dispatch;
 mod judge;
 mod observe;
+mod paging;
 mod plan;
 mod probe;
 mod step;
@@ -69,6 +70,10 @@ struct ToolInfo {
     output: Option<Validator>,
     destructive: bool,
     read_only: bool,
+    /// The tables it says it pages, from the `[pages table …]` mark of its
+    /// signature in Purview's `app__read_windows` (none for a listed tool:
+    /// tools/list has no such mark).
+    pages: Vec<String>,
     /// The definition as listed, to notice when a listing changes it.
     tool: Tool,
 }
@@ -92,8 +97,15 @@ impl ToolInfo {
             output,
             destructive,
             read_only,
+            pages: Vec::new(),
             tool: tool.clone(),
         }
+    }
+
+    /// The same, with the tables a dispatcher signature says it pages.
+    fn paging(mut self, pages: Vec<String>) -> Self {
+        self.pages = pages;
+        self
     }
 
     fn has_version(&self) -> bool {
