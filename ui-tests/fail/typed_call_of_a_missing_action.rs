@@ -1,5 +1,5 @@
-// A typed call of an action the window does not have: the error names the
-// calls struct, and its actions are the methods rustc suggests.
+// A typed call of an action the window does not have: rustc names the
+// calls struct and points at `#[actions]`, whose methods are the actions.
 use purview::{App, actions, window};
 
 #[window]
