@@ -144,6 +144,9 @@
 //!   `#[actions]` generates ([`TypedCalls`], [`Call`]) run the action's own
 //!   logic for the person, with its arguments and result checked by the
 //!   compiler (`app.call(tool, arguments).by_person()` is the same by tool name);
+//! - [`App::scene`] for what one frame draws of every window, and
+//!   [`ActionInfo::call`](activity::ActionInfo::call) for a default button
+//!   or form of an action it lists;
 //! - [`App::on_change`] to wake the GUI when an agent changed something,
 //!   [`App::window_list`], [`App::windows_of`] and
 //!   [`WindowKind`](derive@WindowKind) to know what is open,
