@@ -2,7 +2,7 @@
 //! `…Calls` struct with one method per action, and `impl TypedCalls`.
 
 use proc_macro2::TokenStream;
-use quote::{ToTokens, format_ident, quote};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::visit_mut::VisitMut;
 
 use super::{
@@ -22,7 +22,9 @@ pub(super) fn typed_calls_ident(item: &syn::ItemImpl) -> Option<syn::Ident> {
         return None;
     }
     let name = crate::util::unraw(&last.ident);
-    Some(format_ident!("{}Calls", name))
+    // Spanned at the impl's type, so "go to definition" and rustc's "not
+    // found for this struct" point at the impl whose methods are the calls.
+    Some(format_ident!("{}Calls", name, span = last.ident.span()))
 }
 
 /// The generated calls struct, at the impl's own level so GUI code and
@@ -38,7 +40,7 @@ pub(super) fn calls_struct(
          Get one with `WindowHandle::act` (or `App::act` for app-level actions); each method \
          returns a `Call` that runs the action on the person's path when awaited."
     );
-    quote! {
+    quote_spanned! {calls.span()=>
         #[doc = #doc]
         #[derive(::core::clone::Clone, ::core::fmt::Debug)]
         pub struct #calls {
