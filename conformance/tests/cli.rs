@@ -45,7 +45,7 @@ fn main() -> ExitCode {
         }
         _ => {}
     }
-    let tests: [Test; 7] = [
+    let tests: [Test; 8] = [
         ("s11_order_desk_passes_over_stdio", s11_order_desk_passes_over_stdio),
         ("the_same_seed_gives_the_same_report_twice", the_same_seed_gives_the_same_report_twice),
         (
@@ -58,6 +58,10 @@ fn main() -> ExitCode {
         (
             "s11_each_planted_defect_fails_its_own_check",
             s11_each_planted_defect_fails_its_own_check,
+        ),
+        (
+            "s9_a_paging_mark_naming_no_table_fails_large_data",
+            s9_a_paging_mark_naming_no_table_fails_large_data,
         ),
     ];
     let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
@@ -370,4 +374,35 @@ fn s11_each_planted_defect_fails_its_own_check() -> Outcome {
         }
     }
     if problems.is_empty() { Ok(()) } else { Err(problems.join("\n")) }
+}
+
+/// A server whose `app__read_windows` says an action pages a table the
+/// window does not have: `large-data` (a SHOULD) fails with the action's
+/// name, and no MUST does.
+fn s9_a_paging_mark_naming_no_table_fails_large_data() -> Outcome {
+    let me = me()?;
+    let (_, report) = conformance(
+        "mutant:pages-nothing",
+        &stdio_args(&me, &["--steps", "200", "--seed", "5", "--notification-timeout", "1"]),
+    )?;
+    let failed = failed_musts(&report);
+    if !failed.is_empty() {
+        return Err(format!("failed MUSTs {failed:?}:\n{report:#}"));
+    }
+    let check = report["checks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["check"] == "large-data")
+        .ok_or("no large-data check in the report")?;
+    let named = check["evidence"].as_array().into_iter().flatten().any(|e| {
+        e["detail"].as_str().is_some_and(|d| {
+            d.contains("set_title says it pages table history, but its window has no table history")
+        })
+    });
+    if check["status"] == "fail" && named {
+        Ok(())
+    } else {
+        Err(format!("large-data is not failed with the mark's evidence:\n{check:#}"))
+    }
 }

@@ -138,19 +138,35 @@ impl State {
             .collect();
         names.push("app__reset".into());
         names.push("app__read_windows".into());
+        if defect == "pages-nothing" {
+            names.push("app__act".into());
+        }
         names
     }
 
     /// Purview's app__read_windows extension: the snapshot plus, for each
     /// operable window (and "app"), its available actions as signatures.
+    ///
+    /// The pages-nothing defect (a §9 SHOULD, not a MUST): `set_title` says
+    /// it pages a table `history` the note does not have.
     fn read_windows(&self, defect: &str) -> Value {
         let mut result = self.snapshot(defect);
+        let marks = |action: &str| {
+            if defect == "pages-nothing" && action == "set_title" {
+                " [pages table history]"
+            } else {
+                ""
+            }
+        };
         let mut actions: Map<String, Value> = self
             .windows
             .iter()
             .filter(|w| self.operable().contains(&w.id))
             .map(|w| {
-                let list = Self::actions(w.kind).iter().map(|a| json!(format!("{a}()"))).collect();
+                let list = Self::actions(w.kind)
+                    .iter()
+                    .map(|a| json!(format!("{a}(){}", marks(a))))
+                    .collect();
                 (w.id.clone(), Value::Array(list))
             })
             .collect();
@@ -378,11 +394,18 @@ impl ServerHandler for Mutant {
             let result = self.state.lock().unwrap().read_windows(defect);
             return Ok(CallToolResult::structured(result).into());
         }
+        // Purview's app__act: the action a read offered, by window and name.
+        let (name, args) = if request.name == "app__act" {
+            let target = |key: &str| args.get(key).and_then(Value::as_str).unwrap_or_default();
+            let inner = args.get("arguments").and_then(Value::as_object).cloned();
+            (format!("{}__{}", target("window"), target("action")), inner.unwrap_or_default())
+        } else {
+            (request.name.to_string(), args)
+        };
         let subscribed = self.subscribed.load(std::sync::atomic::Ordering::Acquire);
         if defect == "notify-early" && subscribed {
             let mut trial = self.state.lock().unwrap().clone();
-            if trial.apply(&request.name, args.clone(), defect).is_ok()
-                && trial.snapshot(defect) != before
+            if trial.apply(&name, args.clone(), defect).is_ok() && trial.snapshot(defect) != before
             {
                 let _ = context
                     .peer
@@ -391,7 +414,7 @@ impl ServerHandler for Mutant {
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
         }
-        let outcome = self.state.lock().unwrap().apply(&request.name, args, defect);
+        let outcome = self.state.lock().unwrap().apply(&name, args, defect);
         let result = match outcome {
             Ok(body) => CallToolResult::structured(body),
             Err(Refusal(body)) => {
