@@ -263,3 +263,38 @@ async fn s7_2_an_action_a_scene_listed_meets_the_gates_of_the_moment_it_runs() -
     assert!(app.agent_activity().is_none(), "the person's call is not the agent's");
     Ok(())
 }
+
+/// A counter whose action builds its own output, carrying a typed value.
+#[purview::window(summary = "Counts to {count}")]
+#[derive(Clone, Default)]
+struct Tally {
+    #[block(field)]
+    count: u32,
+}
+
+#[purview::actions]
+impl Tally {
+    /// Count one more; the output says so and carries the new count.
+    #[action]
+    fn bump(&mut self) -> purview::ActionOutput {
+        self.count += 1;
+        purview::ActionOutput::typed(self.count).with_message("counted")
+    }
+}
+
+/// An action declared `-> ActionOutput` has `()` for its typed call's
+/// value, whatever its output carries: the applied call is reported as
+/// applied (it was refused as `wrong_result_type` after committing), and an
+/// agent still gets the result.
+#[tokio::test]
+async fn s5_4_a_typed_call_of_an_action_building_its_own_output_reports_it_applied() -> Result<()> {
+    let app = App::builder().build();
+    let tally = app.open(Tally::default())?;
+    let done = tally.act().bump().await?;
+    assert_eq!(done.message.as_deref(), Some("counted"));
+    assert_eq!(tally.read(|t| t.count)?, 1);
+    let tool = format!("{}__bump", tally.id());
+    let by_agent = app.call(&tool, None).await?;
+    assert_eq!(by_agent.value, Some(json!({"value": 2})));
+    Ok(())
+}

@@ -356,8 +356,14 @@ impl<R> Call<R> {
             Aim::Typed { target, key, action, arguments } => {
                 let (result, value) =
                     run_typed(&app, target, (key, action), arguments, caller, cancel).await?;
-                // An action that returns nothing has `()` for its value.
-                (result, value.unwrap_or_else(|| Box::new(())))
+                // An action that returns nothing has `()` for its value, and
+                // so has one declared `-> ActionOutput`, whatever typed
+                // value its output carries (its typed call is `Call<()>`).
+                let value = match value {
+                    Some(value) if TypeId::of::<R>() != TypeId::of::<()>() => value,
+                    _ => Box::new(()),
+                };
+                (result, value)
             }
             Aim::Listed { window, key, action, arguments } => {
                 let call = listed_call(window, key, action, arguments);
