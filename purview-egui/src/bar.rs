@@ -20,7 +20,7 @@ impl WindowUi<'_> {
     pub fn action_bar(&mut self, ui: &mut Ui) {
         let view = self.view;
         // A table's load action is its Previous/Next buttons, not a form.
-        let pages = |a: &&ActionDef| view.paged_by.iter().any(|(_, loader)| *loader == a.name);
+        let pages = |a: &&ActionDef| view.paged_by.iter().any(|(_, loader)| *loader == a.info.name);
         let actions: Vec<&ActionDef> = view.actions.iter().filter(|a| !pages(a)).collect();
         let scope = Some(view.state.id.clone());
         action_bar(ui, self.core, &self.ctx, &scope, &actions, !view.state.modal);
@@ -42,18 +42,18 @@ pub(crate) fn action_bar(
     let salt = scope.as_deref().unwrap_or(purview::naming::APP);
     ui.horizontal_wrapped(|ui| {
         for action in actions {
-            let key = (scope.clone(), action.name.clone());
-            let mut text = RichText::new(&action.title);
+            let key = (scope.clone(), action.info.name.clone());
+            let mut text = RichText::new(&action.info.title);
             if !action.params.is_empty() {
                 // "…": this opens a form first.
-                text = RichText::new(format!("{}…", action.title));
+                text = RichText::new(format!("{}…", action.info.title));
             }
-            if action.destructive {
+            if action.info.destructive {
                 text = text.color(ui.visuals().error_fg_color);
             }
             let mut button = ui.add(egui::Button::new(text));
-            if !action.description.is_empty() {
-                button = button.on_hover_text(&action.description);
+            if !action.info.description.is_empty() {
+                button = button.on_hover_text(&action.info.description);
             }
             if !button.clicked() {
                 continue;
@@ -62,15 +62,16 @@ pub(crate) fn action_bar(
                 if core.forms.remove(&key).is_none() {
                     core.forms.insert(key, FormValues::default());
                 }
-            } else if action.destructive && confirm_destructive {
-                core.confirming = Some((scope.clone(), action.name.clone(), JsonObject::new()));
+            } else if action.info.destructive && confirm_destructive {
+                core.confirming =
+                    Some((scope.clone(), action.info.name.clone(), JsonObject::new()));
             } else {
                 core.perform(ctx, action, JsonObject::new());
             }
         }
     });
     for action in actions {
-        if core.forms.contains_key(&(scope.clone(), action.name.clone())) {
+        if core.forms.contains_key(&(scope.clone(), action.info.name.clone())) {
             form(ui, core, ctx, scope, salt, action, confirm_destructive);
         }
     }
@@ -89,7 +90,7 @@ fn confirmation(
     if asked_scope != scope {
         return;
     }
-    let Some(action) = actions.iter().find(|a| &a.name == name) else {
+    let Some(action) = actions.iter().find(|a| &a.info.name == name) else {
         // The action went away (its window changed): nothing to confirm.
         core.confirming = None;
         return;
@@ -97,12 +98,14 @@ fn confirmation(
     let warn = ui.visuals().error_fg_color;
     let mut answer = None;
     egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.5, warn)).show(ui, |ui| {
-        ui.label(RichText::new(format!("{}? This cannot be undone.", action.title)).color(warn));
-        if !action.description.is_empty() {
-            ui.weak(&action.description);
+        ui.label(
+            RichText::new(format!("{}? This cannot be undone.", action.info.title)).color(warn),
+        );
+        if !action.info.description.is_empty() {
+            ui.weak(&action.info.description);
         }
         ui.horizontal(|ui| {
-            let verb = action.title.to_lowercase();
+            let verb = action.info.title.to_lowercase();
             if ui.button(RichText::new(format!("Yes, {verb}")).color(warn)).clicked() {
                 answer = Some(true);
             }

@@ -105,7 +105,7 @@ impl WindowUi<'_> {
         // The action the table declares it pages through, while available.
         let declared = self.view.paged_by.iter().find(|(block, _)| block == key);
         let Some(loader) =
-            declared.and_then(|(_, name)| self.view.actions.iter().find(|a| &a.name == name))
+            declared.and_then(|(_, name)| self.view.actions.iter().find(|a| &a.info.name == name))
         else {
             return;
         };

@@ -183,7 +183,9 @@ impl Desk {
     fn close_requested(&mut self, ctx: &egui::Context, view: &WindowView) {
         let closer = view
             .operable
-            .then(|| view.actions.iter().find(|a| a.name == "close" || a.name == "cancel"))
+            .then(|| {
+                view.actions.iter().find(|a| a.info.name == "close" || a.info.name == "cancel")
+            })
             .flatten()
             .filter(|a| a.params.iter().all(|p| !p.required));
         match closer {

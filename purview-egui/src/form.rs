@@ -19,24 +19,25 @@ pub(crate) fn form(
     action: &ActionDef,
     confirm_destructive: bool,
 ) {
-    let key = (scope.clone(), action.name.clone());
-    let failure = core.failure(scope).filter(|f| f.action.as_deref() == Some(&action.name));
+    let key = (scope.clone(), action.info.name.clone());
+    let failure = core.failure(scope).filter(|f| f.action.as_deref() == Some(&action.info.name));
     let error = failure.as_ref().map(|f| &f.error);
     let (mut submit, mut close) = (false, false);
     let Some(values) = core.forms.get_mut(&key) else { return };
     egui::Frame::group(ui.style()).show(ui, |ui| {
         // The run button carries the title; the form says what it does.
-        if !action.description.is_empty() {
-            ui.weak(&action.description);
+        if !action.info.description.is_empty() {
+            ui.weak(&action.info.description);
         }
-        let grid = egui::Grid::new(("purview-form", salt, action.name.as_str())).num_columns(2);
+        let grid =
+            egui::Grid::new(("purview-form", salt, action.info.name.as_str())).num_columns(2);
         grid.show(ui, |ui| {
             for param in &action.params {
                 let label = param_label(ui, param);
                 let id = egui::IdSalt::new((
                     "purview-arg",
                     salt,
-                    action.name.as_str(),
+                    action.info.name.as_str(),
                     param.name.as_str(),
                 ));
                 let text = values.texts.entry(param.name.clone()).or_default();
@@ -67,10 +68,10 @@ pub(crate) fn form(
     values.forget_secrets(&action.params);
     match arguments {
         Err(problems) => {
-            core.fail(scope.clone(), Some(action.name.clone()), form_problems(problems))
+            core.fail(scope.clone(), Some(action.info.name.clone()), form_problems(problems))
         }
-        Ok(arguments) if action.destructive && confirm_destructive => {
-            core.confirming = Some((scope.clone(), action.name.clone(), arguments));
+        Ok(arguments) if action.info.destructive && confirm_destructive => {
+            core.confirming = Some((scope.clone(), action.info.name.clone(), arguments));
         }
         Ok(arguments) => core.perform(ctx, action, arguments),
     }
@@ -126,15 +127,15 @@ fn param_field(
 /// The run and cancel buttons: whether each was clicked.
 fn buttons(ui: &mut Ui, action: &ActionDef) -> (bool, bool) {
     ui.horizontal(|ui| {
-        let mut run = RichText::new(&action.title);
-        if action.destructive {
+        let mut run = RichText::new(&action.info.title);
+        if action.info.destructive {
             run = run.color(ui.visuals().error_fg_color);
         }
         let run = ui.button(run).clicked();
         let cancel = ui
             .button("Cancel")
             .on_hover_text("Close this form without running it")
-            .accessible_name(format!("Close the {} form", action.title));
+            .accessible_name(format!("Close the {} form", action.info.title));
         (run, cancel.clicked())
     })
     .inner

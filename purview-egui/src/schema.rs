@@ -1,6 +1,6 @@
-//! What the person can do in a window, read from `app__read_windows`'
-//! `actions` (the same definitions agents get): each action's title,
-//! annotations and the form its input schema asks for.
+//! What the person can do in a window, as `App::scene` lists it (the same
+//! definitions agents get): each action's title, annotations and the form
+//! its input schema asks for.
 
 use purview::{
     activity::ActionInfo,
@@ -10,22 +10,14 @@ use purview::{
     serde_json::{Map, Value},
 };
 
-/// One action a window offers now.
+/// One action a window offers now: as the scene listed it (its name,
+/// title, description, whether it is destructive, and what the person's
+/// calls go through, [`ActionInfo::call`]), with its form's fields.
 #[derive(Debug, Clone)]
 pub(crate) struct ActionDef {
-    /// The bare action name (the tool is `{window}__{name}`).
-    pub name: String,
-    /// Its human title, such as "Edit field".
-    pub title: String,
-    /// What it does, as agents read it.
-    pub description: String,
-    /// `destructiveHint`: the person confirms before it runs.
-    pub destructive: bool,
+    pub info: ActionInfo,
     /// The arguments, in schema order, without `expectedVersion`.
     pub params: Vec<Param>,
-    /// The action as the scene listed it, which the person's calls go
-    /// through ([`ActionInfo::call`]).
-    pub info: ActionInfo,
 }
 
 /// One argument of an action, as a form field.
@@ -65,14 +57,7 @@ pub(crate) enum ParamKind {
 impl ActionDef {
     /// The form of an action the app lists ([`App::scene`](purview::App::scene)).
     pub(crate) fn from_info(info: &ActionInfo) -> Self {
-        Self {
-            name: info.name.clone(),
-            title: info.title.clone(),
-            description: info.description.clone(),
-            destructive: info.destructive,
-            params: params(&info.input_schema),
-            info: info.clone(),
-        }
+        Self { params: params(&info.input_schema), info: info.clone() }
     }
 }
 
