@@ -18,20 +18,18 @@ impl Walk<'_> {
         if p.together {
             return;
         }
-        let pages = match (&p.target, &p.info) {
-            (Some(target), _) => target.pages.clone(),
+        let pages: &[String] = match (&p.target, &p.info) {
+            (Some(target), _) => &target.pages,
             // A window's own tool: the same action, as app__read_windows
             // offered it.
-            (None, Some(info)) => {
-                before.dispatch.get(&info.name).map(|d| d.pages.clone()).unwrap_or_default()
-            }
-            (None, None) => Vec::new(),
+            (None, Some(info)) => before.dispatch.get(&info.name).map_or(&[], |d| &d.pages),
+            (None, None) => &[],
         };
         let Some(window) = p.window.as_deref().and_then(|id| before.windows.by_id.get(id)) else {
             return;
         };
         let tool = &p.call.tool;
-        for table in &pages {
+        for table in pages {
             let block = window.blocks.iter().find(|b| {
                 b.get("type").and_then(Value::as_str) == Some("table")
                     && b.get("id").and_then(Value::as_str) == Some(table.as_str())

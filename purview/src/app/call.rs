@@ -122,7 +122,7 @@ enum Aim {
     /// An action a scene listed ([`ActionInfo::call`](crate::activity::ActionInfo::call)):
     /// its window (`None` for the app's), key and name, with JSON
     /// arguments.
-    Listed { window: Option<Arc<str>>, key: usize, action: String, arguments: JsonObject },
+    Listed { window: String, key: usize, action: String, arguments: JsonObject },
     /// A typed call: the action by its key (its place in the type's
     /// actions) and name, the arguments as the handler's own value.
     Typed {
@@ -189,7 +189,12 @@ impl Call {
     ) -> Self {
         Self {
             app: app.clone(),
-            aim: Aim::Listed { window, key, action: action.to_owned(), arguments },
+            aim: Aim::Listed {
+                window: window.as_deref().unwrap_or(naming::APP).to_owned(),
+                key,
+                action: action.to_owned(),
+                arguments,
+            },
             caller: Caller::Person,
             cancel: CancellationToken::new(),
             _result: PhantomData,
@@ -290,7 +295,7 @@ impl<R> Call<R> {
     pub fn window_id(&self) -> Option<&str> {
         match &self.aim {
             Aim::Typed { target, .. } => target.window.as_deref(),
-            Aim::Listed { window, .. } => window.as_deref(),
+            Aim::Listed { window, .. } => Some(window.as_str()).filter(|w| *w != naming::APP),
             Aim::Tool { name, .. } => {
                 naming::split_tool_name(name).map(|(w, _)| w).filter(|w| *w != naming::APP)
             }
@@ -304,9 +309,7 @@ impl<R> Call<R> {
             Aim::Typed { target, action, .. } => {
                 naming::tool_name(target.window.as_deref().unwrap_or(naming::APP), action)
             }
-            Aim::Listed { window, action, .. } => {
-                naming::tool_name(window.as_deref().unwrap_or(naming::APP), action)
-            }
+            Aim::Listed { window, action, .. } => naming::tool_name(window, action),
             Aim::Tool { name, .. } => name.clone(),
         }
     }
@@ -339,7 +342,11 @@ impl<R> Call<R> {
                     .map(|(result, _)| serde_json::to_value(result).unwrap_or_default())
             }
             Aim::Listed { window, key, action, arguments } => app
-                .run_call(listed_call(window, key, action, arguments), caller, cancel)
+                .run_call(
+                    ActionCall::with_json(window, action, Some(key), arguments),
+                    caller,
+                    cancel,
+                )
                 .await
                 .map(|(result, _)| serde_json::to_value(result).unwrap_or_default()),
         };
@@ -366,7 +373,7 @@ impl<R> Call<R> {
                 (result, value)
             }
             Aim::Listed { window, key, action, arguments } => {
-                let call = listed_call(window, key, action, arguments);
+                let call = ActionCall::with_json(window, action, Some(key), arguments);
                 json_result::<R>(app.run_call(call, caller, cancel).await?)
             }
             Aim::Tool { name, arguments } => {
@@ -424,26 +431,6 @@ fn json_result<R: 'static>(
     debug_assert_eq!(TypeId::of::<R>(), TypeId::of::<Option<Value>>());
     let json = Box::new(result.result.clone());
     (result, json)
-}
-
-/// The call an [`Aim::Listed`] names: its key known, `expectedVersion`
-/// taken out of the arguments as a tool call's is.
-fn listed_call(
-    window: Option<Arc<str>>,
-    key: usize,
-    action: String,
-    mut arguments: JsonObject,
-) -> ActionCall {
-    let expected_version = arguments.remove(naming::EXPECTED_VERSION);
-    ActionCall {
-        window: window.as_deref().unwrap_or(naming::APP).to_owned(),
-        action,
-        key: Some(key),
-        arguments,
-        expected_version,
-        typed: None,
-        dispatched: false,
-    }
 }
 
 fn wire(answer: Result<Value, ToolError>) -> ToolOutcome {

@@ -38,12 +38,26 @@ pub(super) struct ActionCall {
     pub dispatched: bool,
 }
 
+impl ActionCall {
+    /// A call of `action` in `window` with JSON arguments, as a tool call
+    /// sends them: `expectedVersion` is taken out of them.
+    pub fn with_json(
+        window: String,
+        action: String,
+        key: Option<usize>,
+        mut arguments: JsonObject,
+    ) -> Self {
+        let expected_version = arguments.remove(naming::EXPECTED_VERSION);
+        Self { window, action, key, arguments, expected_version, typed: None, dispatched: false }
+    }
+}
+
 /// Which window and action a tool name (or `app__act`'s arguments) means,
 /// on `surface`.
 pub(super) fn route(
     surface: ToolSurface,
     tool: &str,
-    mut arguments: JsonObject,
+    arguments: JsonObject,
 ) -> Result<Request, ToolError> {
     if surface.lists_dispatcher() {
         if tool == naming::READ_WINDOWS_TOOL {
@@ -56,16 +70,12 @@ pub(super) fn route(
     let Some((window, action)) = naming::split_tool_name(tool) else {
         return Err(refusals::no_such_tool(tool));
     };
-    let expected_version = arguments.remove(naming::EXPECTED_VERSION);
-    Ok(Request::Action(ActionCall {
-        window: window.to_owned(),
-        action: action.to_owned(),
-        key: None,
+    Ok(Request::Action(ActionCall::with_json(
+        window.to_owned(),
+        action.to_owned(),
+        None,
         arguments,
-        expected_version,
-        typed: None,
-        dispatched: false,
-    }))
+    )))
 }
 
 /// `app__read_windows`'s arguments.
