@@ -1,5 +1,6 @@
 // A typed call of an action the window does not have: rustc names the
-// calls struct and points at the impl, whose methods are the actions.
+// calls struct, whose type parameter lists the actions that exist, and
+// points at the impl, whose methods are the actions.
 use purview::{App, actions, window};
 
 #[window]

@@ -146,9 +146,10 @@ pub fn actions(parsed: &Impl) -> TokenStream {
     let available = actions.iter().filter_map(availability_arm);
     let p = quote!(#krate::__private);
     let (calls_struct, calls_impl) = match typed_calls_ident(item) {
-        Some(calls) => {
-            (calls_struct(krate, self_ty, &calls), typed_calls(krate, self_ty, &calls, actions))
-        }
+        Some(calls) => (
+            calls_struct(krate, self_ty, &calls, actions),
+            typed_calls(krate, self_ty, &calls, actions),
+        ),
         None => (TokenStream::new(), TokenStream::new()),
     };
     let app_level = app_level(parsed);
@@ -215,7 +216,7 @@ pub fn fallback(parsed: &Impl, errors: TokenStream) -> TokenStream {
     // `act().borrow()` met rustc's advice to import `std::borrow::Borrow`).
     let (calls_struct, calls_impl) = match typed_calls_ident(item) {
         Some(calls) => (
-            calls_struct(krate, self_ty, &calls),
+            calls_struct(krate, self_ty, &calls, &parsed.actions),
             typed_calls(krate, self_ty, &calls, &parsed.actions),
         ),
         None => (TokenStream::new(), TokenStream::new()),
