@@ -64,28 +64,76 @@ fn main() -> ExitCode {
             s9_a_paging_mark_naming_no_table_fails_large_data,
         ),
     ];
-    let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
-    let chosen: Vec<_> = tests
-        .iter()
-        .filter(|(name, _)| filters.is_empty() || filters.iter().any(|f| name.contains(f)))
-        .collect();
-    println!("\nrunning {} tests", chosen.len());
-    let mut failed = Vec::new();
-    for (name, test) in chosen {
-        match test() {
-            Ok(()) => println!("test {name} ... ok"),
-            Err(why) => {
-                println!("test {name} ... FAILED\n{why}\n");
-                failed.push(*name);
-            }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let flag = |f: &str| args.iter().any(|a| a == f);
+    // The names asked for: libtest's arguments without its flags and the
+    // values some of them take (`--format terse`).
+    let mut filters: Vec<&String> = Vec::new();
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        if ["--format", "--color", "--test-threads", "--skip", "--logfile"].contains(&word.as_str())
+        {
+            words.next();
+        } else if !word.starts_with('-') {
+            filters.push(word);
         }
     }
+    let chosen: Vec<Test> = tests
+        .into_iter()
+        .filter(|(name, _)| {
+            filters.is_empty()
+                || filters
+                    .iter()
+                    .any(|f| if flag("--exact") { name == f } else { name.contains(f.as_str()) })
+        })
+        .collect();
+    // libtest's listing, which test runners such as cargo-nextest read;
+    // none of these tests is ignored.
+    if flag("--list") {
+        if !flag("--ignored") {
+            for (name, _) in &chosen {
+                println!("{name}: test");
+            }
+        }
+        return ExitCode::SUCCESS;
+    }
+    println!("\nrunning {} tests", chosen.len());
+    let failed = run_together(chosen);
     println!(
         "\ntest result: {}. {} failed: {failed:?}",
         if failed.is_empty() { "ok" } else { "FAILED" },
         failed.len()
     );
     if failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
+
+/// Runs the tests a few at a time (each mostly waits for the walks it
+/// starts), printing each result as it comes; the names of those that
+/// failed, in the order given.
+fn run_together(tests: Vec<Test>) -> Vec<&'static str> {
+    const AT_ONCE: usize = 4;
+    let queue = std::sync::Mutex::new(tests.iter().copied().enumerate().collect::<Vec<_>>());
+    let failed = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..AT_ONCE {
+            scope.spawn(|| {
+                loop {
+                    let next = queue.lock().expect("queue").pop();
+                    let Some((index, (name, test))) = next else { break };
+                    match test() {
+                        Ok(()) => println!("test {name} ... ok"),
+                        Err(why) => {
+                            println!("test {name} ... FAILED\n{why}\n");
+                            failed.lock().expect("failures").push((index, name));
+                        }
+                    }
+                }
+            });
+        }
+    });
+    let mut failed = failed.into_inner().expect("failures");
+    failed.sort();
+    failed.into_iter().map(|(_, name)| name).collect()
 }
 
 /// Runs the command with `args`, this binary acting as `role` behind

@@ -43,3 +43,8 @@ fn main() {
         "Kind: box"
     );
 }
+
+#[test]
+fn compiles_and_runs() {
+    main();
+}

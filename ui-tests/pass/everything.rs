@@ -103,3 +103,8 @@ fn main() {
     let app = App::builder().app_actions(Menu).build();
     app.open(Order::default()).unwrap();
 }
+
+#[test]
+fn compiles_and_runs() {
+    main();
+}

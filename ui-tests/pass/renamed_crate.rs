@@ -21,3 +21,8 @@ fn main() {
     let app = gui::App::builder().build();
     app.open(Renamed { name: String::new() }).unwrap();
 }
+
+#[test]
+fn compiles_and_runs() {
+    main();
+}

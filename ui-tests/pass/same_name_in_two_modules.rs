@@ -44,3 +44,8 @@ fn main() {
     app.open(inbox::Editor).unwrap();
     app.open(drafts::Editor).unwrap();
 }
+
+#[test]
+fn compiles_and_runs() {
+    main();
+}
