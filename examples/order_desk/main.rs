@@ -55,12 +55,31 @@ enum ApprovalsFrom {
     InApp,
 }
 
-#[tokio::main]
-pub async fn main() -> ExitCode {
+pub fn main() -> ExitCode {
     // Logs go to stderr (stdout carries only protocol frames), and what
     // agents send never reaches them.
     purview::cli::init_logging();
     let cli = Cli::parse();
+    // stdio serves one client, one message after another: on one thread no
+    // message has to wake a second thread (that halves a round with a
+    // plain line client; BENCHMARKS.md, section 7). HTTP serves many
+    // sessions at once, on a thread per core.
+    let runtime = match cli.serve.http {
+        None => tokio::runtime::Builder::new_current_thread(),
+        Some(_) => tokio::runtime::Builder::new_multi_thread(),
+    }
+    .enable_all()
+    .build();
+    match runtime {
+        Ok(runtime) => runtime.block_on(serve(cli)),
+        Err(error) => {
+            eprintln!("order_desk: could not start the async runtime: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve(cli: Cli) -> ExitCode {
     let mut builder = App::builder().tool_surface(cli.serve.tools);
     if cli.require_approval {
         builder = builder
