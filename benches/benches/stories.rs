@@ -259,14 +259,16 @@ fn task_story(story: usize, agent: &mut OnTaskServer) -> bool {
     }
 }
 
-fn cell(tally: &Tally, floor: usize) -> String {
+/// A route's bytes, calls and whether it finished, as a table cell.
+fn summary(tally: &Tally) -> String {
+    let calls = if tally.calls == 1 { "call" } else { "calls" };
     let done = if tally.finished { "yes" } else { "**no**" };
-    format!(
-        "{} B, {} calls, {done} ({:.2})",
-        tally.bytes,
-        tally.calls,
-        tally.bytes as f64 / floor as f64
-    )
+    format!("{} B, {} {calls}, {done}", tally.bytes, tally.calls)
+}
+
+/// [`summary`] with the ratio of the route's bytes to the task server's.
+fn cell(tally: &Tally, floor: usize) -> String {
+    format!("{} ({:.2})", summary(tally), tally.bytes as f64 / floor as f64)
 }
 
 #[tokio::main]
@@ -285,14 +287,9 @@ async fn main() {
         dispatcher.tally.finished = purview_story(story, &mut dispatcher).await;
         let floor = task.tally.bytes.max(1);
         worst = worst.max(both.tally.bytes as f64 / floor as f64);
-        let floor_cell = format!(
-            "{} B, {} calls, {}",
-            task.tally.bytes,
-            task.tally.calls,
-            if task.tally.finished { "yes" } else { "**no**" }
-        );
         println!(
-            "| {name} | {floor_cell} | {} | {} |",
+            "| {name} | {} | {} | {} |",
+            summary(&task.tally),
             cell(&both.tally, floor),
             cell(&dispatcher.tally, floor)
         );
