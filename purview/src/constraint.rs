@@ -34,6 +34,13 @@
 //! not bytes. A [`Secret`] can carry `length` and `pattern`;
 //! the refusal never shows its value.
 //!
+//! A pattern means what it means in JSON Schema (ECMA-262): it matches
+//! anywhere unless anchored, and `\d`, `\w`, `\s` are ASCII digits, ASCII
+//! word characters and the ECMA-262 spaces. It runs on the `regex` crate,
+//! which has no look-around or back-references; the macro refuses such a
+//! pattern at compile time, and a rule that needs one belongs in the
+//! action, refused with `cx.invalid(..)`.
+//!
 //! ```
 //! use purview::{actions, window};
 //!
@@ -316,8 +323,7 @@ impl<'a> Check<'a> {
     pub fn pattern<T: Textual + ?Sized>(&mut self, value: &T, pattern: &'static str) {
         let Some(text) = value.text() else { return };
         // The engine the input-schema check uses, so both agree.
-        let schema = serde_json::json!({ "pattern": pattern });
-        if !jsonschema::is_valid(&schema, &serde_json::Value::String(text.to_owned())) {
+        if crate::validate::pattern::matches(pattern, text) != Some(true) {
             self.refuse(format!("must match the pattern {pattern}"));
         }
     }

@@ -15,8 +15,9 @@ impl Ticket {
         #[arg(pattern = r"^\p{Klingon}+$")] name: String,
         #[arg(range(min = "one"))] count: u32,
         #[arg(lenght(max = 3))] note: String,
+        #[arg(pattern = r"^(?!admin$)[a-z]+$")] owner: String,
     ) {
-        let _ = (priority, subject, code, name, count, note);
+        let _ = (priority, subject, code, name, count, note, owner);
     }
 }
 

@@ -367,23 +367,19 @@ fn arg_constraints(attr: &syn::Attribute, errors: &mut Accumulator) -> Constrain
     }
     if let Some(pattern) = &args.pattern {
         if let Err(e) = check_pattern(pattern.as_str()) {
-            errors.push(
-                darling::Error::custom(format!(
-                    "this pattern is not a valid regular expression: {e}"
-                ))
-                .with_span(&pattern.span()),
-            );
+            errors.push(darling::Error::custom(e).with_span(&pattern.span()));
         }
         constraints.pattern = Some((pattern.as_str().to_owned(), pattern.span()));
     }
     constraints
 }
 
-/// Whether the runtime's pattern check can compile `pattern`. Both of its
-/// engines parse with regex-syntax; look-around and back-references, which
-/// only fancy-regex takes, are left to the check made when the app is built.
+/// Whether the runtime's pattern check can compile `pattern`: it runs
+/// on the `regex` crate, which parses with regex-syntax and has no
+/// look-around or back-references.
 fn check_pattern(pattern: &str) -> Result<(), String> {
     use regex_syntax::ast::{ErrorKind, parse::Parser};
+    let invalid = |what: String| format!("this pattern is not a valid regular expression: {what}");
     match Parser::new().parse(pattern) {
         Ok(_) => {}
         Err(e)
@@ -392,15 +388,32 @@ fn check_pattern(pattern: &str) -> Result<(), String> {
                 ErrorKind::UnsupportedLookAround | ErrorKind::UnsupportedBackreference
             ) =>
         {
-            return Ok(());
+            let what = if *e.kind() == ErrorKind::UnsupportedLookAround {
+                "a look-around"
+            } else {
+                "a back-reference"
+            };
+            return Err(format!(
+                "this pattern uses {what} (at character {}), which argument patterns cannot \
+                 hold; check that rule in the action and refuse with `cx.invalid(..)`",
+                e.span().start.offset + 1
+            ));
         }
-        Err(e) => return Err(format!("{} (at character {})", e.kind(), e.span().start.offset + 1)),
+        Err(e) => {
+            return Err(invalid(format!(
+                "{} (at character {})",
+                e.kind(),
+                e.span().start.offset + 1
+            )));
+        }
     }
-    regex_syntax::Parser::new().parse(pattern).map(drop).map_err(|e| match e {
-        regex_syntax::Error::Translate(e) => {
-            format!("{} (at character {})", e.kind(), e.span().start.offset + 1)
-        }
-        other => other.to_string(),
+    regex_syntax::Parser::new().parse(pattern).map(drop).map_err(|e| {
+        invalid(match e {
+            regex_syntax::Error::Translate(e) => {
+                format!("{} (at character {})", e.kind(), e.span().start.offset + 1)
+            }
+            other => other.to_string(),
+        })
     })
 }
 

@@ -4,19 +4,27 @@
 //! 1. size limits (total bytes, one string, number of arguments), so
 //!    nothing large is stored, echoed or validated;
 //! 2. unknown argument names (a few named, the rest counted);
-//! 3. the full JSON Schema of the action's input (the `jsonschema` crate,
-//!    compiled once per action), every violated keyword becoming a
+//! 3. the full JSON Schema of the action's input (compiled once per
+//!    action by [`schema`], which checks every keyword of the self-contained
+//!    schemas Purview advertises), every violated keyword becoming a
 //!    per-field error (§7.3).
 //!
 //! No message quotes a value an agent sent, and for `writeOnly` (secret)
 //! arguments not even its kind: an error about a PIN says the PIN is wrong,
 //! not what was typed.
 
+mod apply;
+mod format;
+#[cfg(test)]
+mod keyword_tests;
+pub(crate) mod pattern;
+mod schema;
+
 use std::collections::HashSet;
 
-use jsonschema::{Validator, error::ValidationErrorKind};
 use serde_json::{Map, Value};
 
+use self::schema::{JsonType, Node, Violation};
 use crate::{model::FieldError, settings::Limits};
 
 /// How many unknown argument names one error report repeats; the rest are
@@ -48,7 +56,7 @@ pub(crate) fn unknown_argument(name: &str, params: &[String]) -> FieldError {
 /// An action's compiled argument check.
 #[derive(Debug)]
 pub(crate) struct ArgumentCheck {
-    validator: Validator,
+    validator: Node,
     /// Top-level arguments marked `writeOnly` (secrets).
     secret: HashSet<String>,
 }
@@ -57,11 +65,8 @@ impl ArgumentCheck {
     /// Compiles the input schema once; an invalid schema is the app's
     /// mistake, reported when the window type is first used.
     pub fn compile(schema: &Map<String, Value>) -> Result<Self, String> {
-        let schema_value = Value::Object(schema.clone());
-        let validator = jsonschema::options()
-            .should_validate_formats(true)
-            .build(&schema_value)
-            .map_err(|e| format!("its input schema is not a valid JSON Schema ({e})"))?;
+        let validator = Node::compile(&Value::Object(schema.clone()))
+            .map_err(|e| format!("its input schema cannot be checked: {e}"))?;
         let secret = schema
             .get("properties")
             .and_then(Value::as_object)
@@ -124,7 +129,7 @@ impl ArgumentCheck {
             return;
         }
         let mut seen: HashSet<(String, String)> = HashSet::new();
-        for error in self.validator.iter_errors(instance) {
+        for error in self.validator.errors(instance) {
             let problem = describe(&error, &self.secret);
             // One keyword can fail at several depths of one argument; one
             // line per argument and message is enough.
@@ -214,33 +219,25 @@ fn measure(value: &Value) -> (usize, usize) {
 
 /// One violated keyword as a field error: the top-level argument it is in,
 /// where inside it (escaped), and what is wrong — never the value itself.
-fn describe(error: &jsonschema::ValidationError<'_>, secret: &HashSet<String>) -> FieldError {
-    let mut segments = error.instance_path().as_str().split('/').skip(1).map(unescape);
+fn describe(error: &schema::Error, secret: &HashSet<String>) -> FieldError {
+    let mut segments = error.path.iter();
     let top = segments.next();
-    let inner: Vec<String> = segments.map(|s| echo(&s)).collect();
-    let (field, message) = match (error.kind(), top) {
-        (ValidationErrorKind::Required { property }, None) => (
-            property.as_str().map(echo).unwrap_or_else(|| "arguments".into()),
-            "is required".into(),
-        ),
-        (kind, Some(top)) => {
-            let hide_kind = secret.contains(&top) && inner.is_empty();
-            (echo(&top), what_is_wrong(kind, hide_kind))
+    let inner: Vec<String> = segments.map(|s| echo(s)).collect();
+    let (field, message) = match (&error.violation, top) {
+        (Violation::Required(property), None) => (echo(property), "is required".into()),
+        (violation, Some(top)) => {
+            let hide_kind = secret.contains(top) && inner.is_empty();
+            (echo(top), what_is_wrong(violation, hide_kind))
         }
-        (kind, None) => ("arguments".into(), what_is_wrong(kind, false)),
+        (violation, None) => ("arguments".into(), what_is_wrong(violation, false)),
     };
     let message =
         if inner.is_empty() { message } else { format!("at {}: {message}", inner.join("/")) };
     FieldError::new(field, message)
 }
 
-/// A JSON Pointer segment, unescaped.
-fn unescape(segment: &str) -> String {
-    segment.replace("~1", "/").replace("~0", "~")
-}
-
-fn type_name(kind: jsonschema::JsonType) -> &'static str {
-    use jsonschema::JsonType as T;
+fn type_name(kind: JsonType) -> &'static str {
+    use JsonType as T;
     match kind {
         T::Array => "an array",
         T::Boolean => "a boolean",
@@ -257,57 +254,48 @@ pub(crate) fn count(n: u64, unit: &str) -> String {
     if n == 1 { format!("1 {unit}") } else { format!("{n} {unit}s") }
 }
 
-fn what_is_wrong(kind: &ValidationErrorKind, hide_kind: bool) -> String {
-    use ValidationErrorKind as K;
-    match kind {
-        K::Type { .. } if hide_kind => "has the wrong type".into(),
-        K::Type { kind } => {
-            let expected: Vec<&str> = match kind {
-                jsonschema::error::TypeKind::Single(t) => vec![type_name(*t)],
-                jsonschema::error::TypeKind::Multiple(set) => {
-                    set.into_iter().map(type_name).collect()
-                }
-            };
+fn what_is_wrong(violation: &Violation, hide_kind: bool) -> String {
+    use Violation as V;
+    match violation {
+        V::Type(_) if hide_kind => "has the wrong type".into(),
+        V::Type(expected) => {
+            let expected: Vec<&str> = expected.iter().copied().map(type_name).collect();
             format!("must be {}", expected.join(" or "))
         }
-        K::Required { property } => match property.as_str() {
-            Some(name) => format!("is missing `{}`", echo(name)),
-            None => "is missing a required field".into(),
-        },
-        K::Minimum { limit } => format!("must be at least {limit}"),
-        K::Maximum { limit } => format!("must be at most {limit}"),
-        K::ExclusiveMinimum { limit } => format!("must be greater than {limit}"),
-        K::ExclusiveMaximum { limit } => format!("must be less than {limit}"),
-        K::MultipleOf { multiple_of } => format!("must be a multiple of {multiple_of}"),
-        K::MinLength { limit } => format!("must be at least {} long", count(*limit, "character")),
-        K::MaxLength { limit } => format!("must be at most {} long", count(*limit, "character")),
-        K::Pattern { pattern } => format!("must match the pattern {pattern}"),
-        K::Format { format } => format!("must be a valid {format}"),
-        K::Enum { options } => format!("must be one of {options}"),
-        K::Constant { expected_value } => format!("must be {expected_value}"),
-        K::MinItems { limit } => format!("must have at least {}", count(*limit, "item")),
-        K::MaxItems { limit } => format!("must have at most {}", count(*limit, "item")),
-        K::UniqueItems => "must not repeat an item".into(),
-        K::MinProperties { limit } => format!("must have at least {limit} fields"),
-        K::MaxProperties { limit } => format!("must have at most {limit} fields"),
-        K::AdditionalProperties { unexpected } | K::UnevaluatedProperties { unexpected } => {
+        V::Required(name) => format!("is missing `{}`", echo(name)),
+        V::Minimum(limit) => format!("must be at least {limit}"),
+        V::Maximum(limit) => format!("must be at most {limit}"),
+        V::ExclusiveMinimum(limit) => format!("must be greater than {limit}"),
+        V::ExclusiveMaximum(limit) => format!("must be less than {limit}"),
+        V::MultipleOf(step) => format!("must be a multiple of {step}"),
+        V::MinLength(limit) => format!("must be at least {} long", count(*limit, "character")),
+        V::MaxLength(limit) => format!("must be at most {} long", count(*limit, "character")),
+        V::Pattern(pattern) => format!("must match the pattern {pattern}"),
+        V::Format(format) => format!("must be a valid {format}"),
+        V::Enum(options) => format!("must be one of {options}"),
+        V::Const(expected) => format!("must be {expected}"),
+        V::MinItems(limit) => format!("must have at least {}", count(*limit, "item")),
+        V::MaxItems(limit) => format!("must have at most {}", count(*limit, "item")),
+        V::UniqueItems => "must not repeat an item".into(),
+        V::MinContains(limit) => {
+            format!("must contain at least {} matching", count(*limit, "item"))
+        }
+        V::MaxContains(limit) => format!("must contain at most {} matching", count(*limit, "item")),
+        V::MinProperties(limit) => format!("must have at least {limit} fields"),
+        V::MaxProperties(limit) => format!("must have at most {limit} fields"),
+        V::AdditionalProperties(unexpected) | V::UnevaluatedProperties(unexpected) => {
             let shown: Vec<String> =
                 unexpected.iter().take(UNKNOWN_NAMES_SHOWN).map(|n| echo(n)).collect();
             let more = unexpected.len().saturating_sub(UNKNOWN_NAMES_SHOWN);
             let more = if more > 0 { format!(" and {more} more") } else { String::new() };
             format!("has fields it does not take: {}{more}", shown.join(", "))
         }
-        K::AdditionalItems { limit } => format!("must have at most {limit} items"),
-        K::UnevaluatedItems { .. } => "has items it does not take".into(),
-        K::AnyOf { .. } | K::OneOfNotValid { .. } => {
-            "does not match any of the allowed shapes".into()
-        }
-        K::OneOfMultipleValid { .. } => "matches more than one of the allowed shapes".into(),
-        K::Contains => "must contain a matching item".into(),
-        K::PropertyNames { .. } => "has a field name that is not allowed".into(),
-        K::Not { .. } | K::FalseSchema => "is not allowed here".into(),
-        K::Custom { message, .. } => message.clone(),
-        _ => "is not valid".into(),
+        V::UnevaluatedItems => "has items it does not take".into(),
+        V::AnyOf | V::OneOfNone => "does not match any of the allowed shapes".into(),
+        V::OneOfMany => "matches more than one of the allowed shapes".into(),
+        V::Contains => "must contain a matching item".into(),
+        V::PropertyNames => "has a field name that is not allowed".into(),
+        V::Not | V::False => "is not allowed here".into(),
     }
 }
 

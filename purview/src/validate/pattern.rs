@@ -1,0 +1,122 @@
+//! `pattern` and `patternProperties`: JSON Schema's regular expressions
+//! (ECMA-262) run on the `regex` crate.
+//!
+//! The two dialects agree on everything a schema's pattern usually holds,
+//! except the shorthand classes: in ECMA-262 `\d` and `\w` are ASCII and
+//! `\s` is a fixed set of spaces, where `regex` makes them Unicode. So
+//! those are spelled out before compiling, and `^\d{4}$` does not take
+//! four Arabic-Indic digits for a PIN. A pattern `regex` cannot run
+//! (look-around, back-references) is refused when the schema is compiled,
+//! so no pattern is ever skipped; `#[arg(pattern = "..")]` is checked
+//! against the same grammar at compile time.
+//!
+//! Compiled patterns are kept, so a pattern checked on every call is
+//! compiled once.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex, OnceLock},
+};
+
+use regex::Regex;
+
+/// The largest compiled program a schema's pattern may make (the
+/// `regex` crate's size limit, lowered): a pattern is the app's, but a
+/// repetition such as `\w{1000}{1000}` should fail to compile, not take
+/// the memory.
+const SIZE_LIMIT: usize = 1 << 20;
+
+/// How many distinct patterns are kept compiled; an app has a handful.
+const KEPT: usize = 256;
+
+/// The ECMA-262 meaning of `pattern`, in the `regex` crate's syntax.
+pub(crate) fn to_rust(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len());
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('d') => out.push_str("[0-9]"),
+            Some('D') => out.push_str("[^0-9]"),
+            Some('w') => out.push_str("[A-Za-z0-9_]"),
+            Some('W') => out.push_str("[^A-Za-z0-9_]"),
+            Some('s') => out.push_str(SPACE),
+            Some('S') => out.push_str(NOT_SPACE),
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+/// ECMA-262's `\s`: white space and line terminators.
+const SPACE: &str =
+    r"[\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}]";
+const NOT_SPACE: &str = r"[^\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}]";
+
+/// `pattern` compiled, not kept: for text an agent sends (the `regex`
+/// format), which should not fill the app's cache.
+pub(crate) fn build(pattern: &str) -> Result<Regex, regex::Error> {
+    regex::RegexBuilder::new(&to_rust(pattern)).size_limit(SIZE_LIMIT).build()
+}
+
+/// `pattern` compiled and kept, or why it cannot be.
+pub(crate) fn compile(pattern: &str) -> Result<Arc<Regex>, String> {
+    static KEPT_PATTERNS: OnceLock<Mutex<HashMap<String, Arc<Regex>>>> = OnceLock::new();
+    let kept = KEPT_PATTERNS.get_or_init(Default::default);
+    if let Some(regex) = kept.lock().unwrap_or_else(|e| e.into_inner()).get(pattern) {
+        return Ok(regex.clone());
+    }
+    let regex = build(pattern).map(Arc::new).map_err(|e| match e {
+            regex::Error::Syntax(_) => format!(
+                "the pattern {pattern:?} is not one Purview can check (no look-around or back-references)"
+            ),
+            _ => format!("the pattern {pattern:?} is too large to check"),
+        })?;
+    let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
+    if kept.len() < KEPT {
+        kept.insert(pattern.to_owned(), regex.clone());
+    }
+    Ok(regex)
+}
+
+/// Whether `text` matches `pattern` anywhere (JSON Schema's meaning);
+/// `None` when the pattern cannot be compiled.
+pub(crate) fn matches(pattern: &str, text: &str) -> Option<bool> {
+    compile(pattern).ok().map(|regex| regex.is_match(text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shorthand_classes_take_their_ecma_meaning() {
+        assert_eq!(matches(r"^\d{4}$", "1234"), Some(true));
+        assert_eq!(matches(r"^\d{4}$", "١٢٣٤"), Some(false), "Arabic-Indic digits are not \\d");
+        assert_eq!(matches(r"^\w+$", "é"), Some(false));
+        assert_eq!(matches(r"^[^\W]+$", "ab_1"), Some(true), "inside a class too");
+        assert_eq!(matches(r"^\s$", "\u{a0}"), Some(true));
+        assert_eq!(matches(r"^\S$", "\u{a0}"), Some(false));
+        assert_eq!(matches(r"^\\d$", r"\d"), Some(true), "an escaped backslash stays one");
+    }
+
+    #[test]
+    fn a_match_is_found_anywhere_unless_anchored() {
+        assert_eq!(matches("b", "abc"), Some(true));
+        assert_eq!(matches("^b", "abc"), Some(false));
+    }
+
+    #[test]
+    fn patterns_regex_cannot_run_are_refused() {
+        assert!(compile("(?=a)b").unwrap_err().contains("look-around"));
+        assert!(compile(r"(a)\1").is_err());
+        assert!(compile(r"\w{1000}{1000}").unwrap_err().contains("too large"));
+    }
+}
