@@ -19,6 +19,9 @@ mod format;
 mod keyword_tests;
 pub(crate) mod pattern;
 mod schema;
+#[cfg(test)]
+mod suite_tests;
+mod uri;
 
 use std::collections::HashSet;
 
