@@ -127,6 +127,31 @@ fn is_multiple(value: &Number, step: &Number) -> bool {
     }
 }
 
+/// `additionalProperties` and `unevaluatedProperties`: the properties
+/// `rest` of `map` against `schema`. When the schema is `false`, one
+/// error names them all, rather than one "not allowed here" each.
+fn the_rest(
+    schema: &Node,
+    map: &Map<String, Value>,
+    rest: &[&String],
+    path: &mut Vec<String>,
+    out: &mut Vec<Error>,
+    refused: fn(Vec<String>) -> Violation,
+) {
+    if matches!(schema, Node::Never) {
+        if !rest.is_empty() {
+            let names = rest.iter().map(|n| (*n).clone()).collect();
+            out.push(Error { path: path.clone(), violation: refused(names) });
+        }
+        return;
+    }
+    for name in rest {
+        path.push((*name).clone());
+        schema.validate(&map[*name], path, out);
+        path.pop();
+    }
+}
+
 impl Rules {
     pub(super) fn validate(
         &self,
@@ -331,21 +356,7 @@ impl Rules {
                         && !matched_pattern.contains(n.as_str())
                 })
                 .collect();
-            if matches!(schema, Node::Never) {
-                if !extra.is_empty() {
-                    let names = extra.iter().map(|n| (*n).clone()).collect();
-                    out.push(Error {
-                        path: path.clone(),
-                        violation: Violation::AdditionalProperties(names),
-                    });
-                }
-            } else {
-                for name in &extra {
-                    path.push((*name).clone());
-                    schema.validate(&map[*name], path, out);
-                    path.pop();
-                }
-            }
+            the_rest(schema, map, &extra, path, out, Violation::AdditionalProperties);
             seen.properties.extend(extra.into_iter().cloned());
         }
         for (name, schema) in &self.dependent_schemas {
@@ -423,21 +434,7 @@ impl Rules {
                 let Some(schema) = &self.unevaluated_properties else { return };
                 let rest: Vec<&String> =
                     map.keys().filter(|n| !seen.properties.contains(*n)).collect();
-                if matches!(schema, Node::Never) {
-                    if !rest.is_empty() {
-                        let names = rest.iter().map(|n| (*n).clone()).collect();
-                        out.push(Error {
-                            path: path.clone(),
-                            violation: Violation::UnevaluatedProperties(names),
-                        });
-                    }
-                } else {
-                    for name in &rest {
-                        path.push((*name).clone());
-                        schema.validate(&map[*name], path, out);
-                        path.pop();
-                    }
-                }
+                the_rest(schema, map, &rest, path, out, Violation::UnevaluatedProperties);
                 seen.properties.extend(rest.into_iter().cloned());
             }
             Value::Array(items) => {
