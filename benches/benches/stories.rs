@@ -259,6 +259,32 @@ fn task_story(story: usize, agent: &mut OnTaskServer) -> bool {
     }
 }
 
+/// The bytes of tools/list's names and input schemas with every title and
+/// description taken out: how small the default surface's list could get
+/// by cutting words alone.
+fn bare_tools_list_bytes(app: &App) -> usize {
+    // `names`: the map is one of property names (`properties`), whose keys
+    // are arguments, never keywords.
+    fn bare(value: &Value, names: bool) -> Value {
+        match value {
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .filter(|(k, _)| names || (*k != "description" && *k != "title"))
+                    .map(|(k, v)| (k.clone(), bare(v, !names && k == "properties")))
+                    .collect(),
+            ),
+            Value::Array(items) => Value::Array(items.iter().map(|v| bare(v, false)).collect()),
+            other => other.clone(),
+        }
+    }
+    let tools = app.tools().expect("tools");
+    let listed: Vec<Value> = tools
+        .iter()
+        .map(|t| json!({"name": t.name, "inputSchema": bare(&Value::Object((*t.input_schema).clone()), false)}))
+        .collect();
+    size(&Value::Array(listed))
+}
+
 /// A route's bytes, calls and whether it finished, as a table cell.
 fn summary(tally: &Tally) -> String {
     let calls = if tally.calls == 1 { "call" } else { "calls" };
@@ -305,6 +331,10 @@ async fn main() {
         listed(&OnTaskServer::new().tally),
         listed(&OnPurview::new(ToolSurface::Both).tally),
         listed(&OnPurview::new(ToolSurface::Dispatcher).tally),
+    );
+    println!(
+        "With every title and description taken out (a list no model could use), tools/list on `both` would still be {} B.",
+        bare_tools_list_bytes(&OnPurview::new(ToolSurface::Both).app)
     );
     println!("Purview's default surface, worst story: {worst:.2}x the hand-written task server");
 }
