@@ -14,7 +14,10 @@
 //!
 //! The macros check names where they are written (a compile error at the
 //! token); the runtime checks hand-written [`ActionSpec`]s with the same
-//! functions, so both say the same thing.
+//! functions, so both say the same thing. The same goes for argument
+//! patterns: [`ecma_to_regex`] gives a JSON Schema pattern its ECMA-262
+//! meaning in the `regex` crate's syntax, for the runtime to match with
+//! and the macros to check `#[arg(pattern = "..")]` against.
 //!
 //! [`ActionSpec`]: https://docs.rs/purview/latest/purview/struct.ActionSpec.html
 //!
@@ -28,6 +31,10 @@
 //! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+
+mod pattern;
+
+pub use pattern::{ecma_source_offset, ecma_to_regex};
 
 /// The longest action name, so that `{windowId}__{action}` stays within
 /// [`MAX_TOOL_NAME_LEN`] with the longest window id.

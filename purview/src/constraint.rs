@@ -35,11 +35,13 @@
 //! the refusal never shows its value.
 //!
 //! A pattern means what it means in JSON Schema (ECMA-262): it matches
-//! anywhere unless anchored, and `\d`, `\w`, `\s` are ASCII digits, ASCII
-//! word characters and the ECMA-262 spaces. It runs on the `regex` crate,
-//! which has no look-around or back-references; the macro refuses such a
-//! pattern at compile time, and a rule that needs one belongs in the
-//! action, refused with `cx.invalid(..)`.
+//! anywhere unless anchored; `\d`, `\w`, `\b` and `\s` are ASCII digits,
+//! ASCII word characters, the boundaries between those and the rest, and
+//! the ECMA-262 spaces; `.` matches anything but a line terminator (`\n`,
+//! `\r`, U+2028, U+2029); `\cJ` is a control character. It runs on the
+//! `regex` crate, which has no look-around or back-references; the macro
+//! refuses such a pattern at compile time, and a rule that needs one
+//! belongs in the action, refused with `cx.invalid(..)`.
 //!
 //! ```
 //! use purview::{actions, window};

@@ -16,8 +16,9 @@ impl Ticket {
         #[arg(range(min = "one"))] count: u32,
         #[arg(lenght(max = 3))] note: String,
         #[arg(pattern = r"^(?!admin$)[a-z]+$")] owner: String,
+        #[arg(pattern = r"^\d{4}(?<!0000)$")] pin: String,
     ) {
-        let _ = (priority, subject, code, name, count, note, owner);
+        let _ = (priority, subject, code, name, count, note, owner, pin);
     }
 }
 

@@ -374,13 +374,21 @@ fn arg_constraints(attr: &syn::Attribute, errors: &mut Accumulator) -> Constrain
     constraints
 }
 
-/// Whether the runtime's pattern check can compile `pattern`: it runs
-/// on the `regex` crate, which parses with regex-syntax and has no
-/// look-around or back-references.
+/// Whether the runtime's pattern check can compile `pattern`: it gives
+/// the pattern its ECMA-262 meaning in the `regex` crate's syntax
+/// ([`purview_naming::ecma_to_regex`]) and runs it there, with no
+/// look-around or back-references. Errors point at the pattern as written.
 fn check_pattern(pattern: &str) -> Result<(), String> {
     use regex_syntax::ast::{ErrorKind, parse::Parser};
+    let translated = purview_naming::ecma_to_regex(pattern);
+    // The character (from 1) of `pattern` as written that a parser's error
+    // at `offset` of the translation comes from.
+    let at = |offset: usize| {
+        let byte = purview_naming::ecma_source_offset(pattern, offset);
+        pattern.get(..byte).map_or(byte, |before| before.chars().count()) + 1
+    };
     let invalid = |what: String| format!("this pattern is not a valid regular expression: {what}");
-    match Parser::new().parse(pattern) {
+    match Parser::new().parse(&translated) {
         Ok(_) => {}
         Err(e)
             if matches!(
@@ -396,21 +404,21 @@ fn check_pattern(pattern: &str) -> Result<(), String> {
             return Err(format!(
                 "this pattern uses {what} (at character {}), which argument patterns cannot \
                  hold; check that rule in the action and refuse with `cx.invalid(..)`",
-                e.span().start.offset + 1
+                at(e.span().start.offset)
             ));
         }
         Err(e) => {
             return Err(invalid(format!(
                 "{} (at character {})",
                 e.kind(),
-                e.span().start.offset + 1
+                at(e.span().start.offset)
             )));
         }
     }
-    regex_syntax::Parser::new().parse(pattern).map(drop).map_err(|e| {
+    regex_syntax::Parser::new().parse(&translated).map(drop).map_err(|e| {
         invalid(match e {
             regex_syntax::Error::Translate(e) => {
-                format!("{} (at character {})", e.kind(), e.span().start.offset + 1)
+                format!("{} (at character {})", e.kind(), at(e.span().start.offset))
             }
             other => other.to_string(),
         })

@@ -1,14 +1,15 @@
 //! `pattern` and `patternProperties`: JSON Schema's regular expressions
 //! (ECMA-262) run on the `regex` crate.
 //!
-//! The two dialects agree on everything a schema's pattern usually holds,
-//! except the shorthand classes: in ECMA-262 `\d` and `\w` are ASCII and
-//! `\s` is a fixed set of spaces, where `regex` makes them Unicode. So
-//! those are spelled out before compiling, and `^\d{4}$` does not take
-//! four Arabic-Indic digits for a PIN. A pattern `regex` cannot run
-//! (look-around, back-references) is refused when the schema is compiled,
-//! so no pattern is ever skipped; `#[arg(pattern = "..")]` is checked
-//! against the same grammar at compile time.
+//! The two dialects agree on most of what a schema's pattern holds. Where
+//! they differ, [`purview_naming::ecma_to_regex`] spells out the ECMA
+//! meaning before compiling: `\d`, `\w` and `\b` are ASCII, `\s` is a fixed
+//! set of spaces, `.` stops at every line terminator, and `\cX` is a
+//! control character. So `^\d{4}$` does not take four Arabic-Indic digits
+//! for a PIN. A pattern `regex` cannot run (look-around, back-references)
+//! is refused when the schema is compiled, so no pattern is ever skipped;
+//! `#[arg(pattern = "..")]` is checked against the same translation at
+//! compile time.
 //!
 //! Compiled patterns are kept, so a pattern checked on every call is
 //! compiled once.
@@ -29,41 +30,10 @@ const SIZE_LIMIT: usize = 1 << 20;
 /// How many distinct patterns are kept compiled; an app has a handful.
 const KEPT: usize = 256;
 
-/// The ECMA-262 meaning of `pattern`, in the `regex` crate's syntax.
-pub(crate) fn to_rust(pattern: &str) -> String {
-    let mut out = String::with_capacity(pattern.len());
-    let mut chars = pattern.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('d') => out.push_str("[0-9]"),
-            Some('D') => out.push_str("[^0-9]"),
-            Some('w') => out.push_str("[A-Za-z0-9_]"),
-            Some('W') => out.push_str("[^A-Za-z0-9_]"),
-            Some('s') => out.push_str(SPACE),
-            Some('S') => out.push_str(NOT_SPACE),
-            Some(other) => {
-                out.push('\\');
-                out.push(other);
-            }
-            None => out.push('\\'),
-        }
-    }
-    out
-}
-
-/// ECMA-262's `\s`: white space and line terminators.
-const SPACE: &str =
-    r"[\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}]";
-const NOT_SPACE: &str = r"[^\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}]";
-
 /// `pattern` compiled, not kept: for text an agent sends (the `regex`
 /// format), which should not fill the app's cache.
 pub(crate) fn build(pattern: &str) -> Result<Regex, regex::Error> {
-    regex::RegexBuilder::new(&to_rust(pattern)).size_limit(SIZE_LIMIT).build()
+    regex::RegexBuilder::new(&purview_naming::ecma_to_regex(pattern)).size_limit(SIZE_LIMIT).build()
 }
 
 /// `pattern` compiled and kept, or why it cannot be.
@@ -105,6 +75,29 @@ mod tests {
         assert_eq!(matches(r"^\s$", "\u{a0}"), Some(true));
         assert_eq!(matches(r"^\S$", "\u{a0}"), Some(false));
         assert_eq!(matches(r"^\\d$", r"\d"), Some(true), "an escaped backslash stays one");
+    }
+
+    #[test]
+    fn a_dot_stops_at_every_line_terminator() {
+        assert_eq!(matches("^a.b$", "a-b"), Some(true));
+        for end in ["\n", "\r", "\u{2028}", "\u{2029}"] {
+            assert_eq!(matches("^a.b$", &format!("a{end}b")), Some(false), "{end:?}");
+        }
+        assert_eq!(matches("^[.]$", "."), Some(true));
+        assert_eq!(matches("^[.]$", "x"), Some(false));
+    }
+
+    #[test]
+    fn word_boundaries_are_ascii() {
+        // ECMA's \w has no é, so there is a boundary between it and `x`.
+        assert_eq!(matches(r"\bx", "éx"), Some(true));
+        assert_eq!(matches(r"\Bx", "éx"), Some(false));
+    }
+
+    #[test]
+    fn class_operators_of_regex_are_plain_characters() {
+        assert_eq!(matches("^[a&&b]+$", "a&b"), Some(true));
+        assert_eq!(matches("^[a~~b]+$", "~"), Some(true));
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The argument check against the official JSON Schema Test Suite
 //! (draft 2020-12; `purview/tests/json-schema-test-suite`, copied from
 //! json-schema-org/JSON-Schema-Test-Suite at 44401e0c, MIT): every case of
-//! every keyword file Purview checks, and of the format files it asserts.
+//! every keyword file Purview checks, of the format files it asserts, and
+//! of the optional files on ECMA-262 patterns.
 //!
 //! Schemas that hold a reference (`$ref`, `$dynamicRef`) or define one
 //! (`$id`, `$anchor`, `$defs`) are not run: Purview inlines references
@@ -131,4 +132,14 @@ fn s7_3_every_asserted_format_gives_the_official_suites_verdicts() {
     assert!(tally.wrong.is_empty(), "{} wrong:\n{}", tally.wrong.len(), tally.wrong.join("\n"));
     assert!(tally.run > 500, "{} run", tally.run);
     assert!(tally.lenient <= LENIENT_AT_MOST, "{} let through", tally.lenient);
+}
+
+#[test]
+fn s7_3_patterns_take_their_ecma_262_meaning_as_the_suite_asks() {
+    let mut tally = Tally { run: 0, skipped: 0, lenient: 0, wrong: Vec::new() };
+    for file in json_files(suite().join("optional/regex")) {
+        run_file(&file, &mut tally);
+    }
+    assert!(tally.wrong.is_empty(), "{} wrong:\n{}", tally.wrong.len(), tally.wrong.join("\n"));
+    assert!(tally.run > 50, "{} run", tally.run);
 }
