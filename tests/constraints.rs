@@ -238,3 +238,52 @@ fn s7_3_a_pattern_the_check_cannot_run_stops_the_window_opening() {
     assert!(text.contains("hand_over") && text.contains("(?!admin$)"), "{text}");
     assert!(text.contains("look-around"), "{text}");
 }
+
+/// ECMA-262's meaning where it differs from the `regex` crate's, for an
+/// agent's call and the person's typed call alike: a name in any script of
+/// up to a hundred letters, and a `-` that ends a range (`[+--]`, from `+`
+/// to `-`, where `regex` would read `--` as taking one class from another).
+#[tokio::test]
+async fn s7_3_patterns_take_their_ecma_meaning_end_to_end() -> Result<()> {
+    #[window]
+    #[derive(Clone, Default)]
+    struct Card {
+        #[block(field)]
+        name: String,
+        #[block(field)]
+        phone: String,
+    }
+
+    #[actions]
+    impl Card {
+        /// Names the card's holder.
+        #[action]
+        fn name(&mut self, #[arg(pattern = r"^\p{L}{1,100}$")] name: String) {
+            self.name = name;
+        }
+
+        /// Sets the phone number: digits, `+` and `-`.
+        #[action]
+        fn phone(&mut self, #[arg(pattern = "^[0-9+--]+$")] phone: String) {
+            self.phone = phone;
+        }
+    }
+
+    let app = App::builder().name("cards").build();
+    let card = app.open(Card::default()).expect("the patterns compile, so the card opens");
+    let agent = Agent::legacy(&app).await?;
+    let named = agent.call(&format!("{}__name", card.id()), json!({"name": "Ἀριστοτέλης"})).await?;
+    assert!(!named.is_error, "{named:?}");
+    let refused = agent.call(&format!("{}__name", card.id()), json!({"name": "R2D2"})).await?;
+    assert_eq!(refused.code(), Some("validation_failed"), "{refused:?}");
+    assert_eq!(refused.structured["fields"][0]["field"], "name");
+    let phoned = agent.call(&format!("{}__phone", card.id()), json!({"phone": "+1-555"})).await?;
+    assert!(!phoned.is_error, "{phoned:?}");
+    let typed = card.act().phone("+1 555".into()).await.expect_err("a space is not in the class");
+    assert_eq!(typed.fields.context("fields")?[0].field, "phone");
+    assert_eq!(
+        card.read(|c| (c.name.clone(), c.phone.clone()))?,
+        ("Ἀριστοτέλης".into(), "+1-555".into())
+    );
+    Ok(())
+}

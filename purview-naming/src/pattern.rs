@@ -8,6 +8,9 @@ const SPACE: &str =
 const NOT_SPACE: &str = r"[^\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}]";
 /// ECMA-262's `.`: anything but a line terminator.
 const ANY_BUT_LINE_END: &str = r"[^\n\r\x{2028}\x{2029}]";
+/// ECMA-262's `[^]` and `[]`.
+const ANYTHING: &str = r"[\x{0}-\x{10FFFF}]";
+const NOTHING: &str = r"[^\x{0}-\x{10FFFF}]";
 
 /// `pattern`, an ECMA-262 regular expression as JSON Schema's `pattern`
 /// holds it, in the syntax of the `regex` crate, with the ECMA meaning:
@@ -18,8 +21,12 @@ const ANY_BUT_LINE_END: &str = r"[^\n\r\x{2028}\x{2029}]";
 /// - `.` stops at every line terminator (`\r`, U+2028 and U+2029 too);
 /// - `\cX` is a control character, `\0` the NUL character, and `[\b]` a
 ///   backspace;
-/// - inside a class, `[`, `&` and `~` are themselves (in `regex` they
-///   nest a class or join two).
+/// - inside a class, `[`, `&` and `~` are themselves, and a `-` makes a
+///   range only between two characters, as in `[+--]` (in `regex` they
+///   nest a class or join two, and `--` takes one from another);
+/// - `[]` matches nothing and `[^]` any character;
+/// - a named group is a plain group: its name is never used, as
+///   back-references are refused, and ECMA allows names `regex` does not.
 ///
 /// What `regex` cannot run at all, look-around and back-references, is
 /// left as it is, for its parser to refuse.
@@ -60,13 +67,36 @@ pub fn ecma_source_offset(pattern: &str, offset: usize) -> usize {
     source
 }
 
+/// Where the translation is, as to classes: outside one, or inside one at
+/// a point of ECMA's grammar of ranges, which says what a `-` is there.
+#[derive(Clone, Copy, PartialEq)]
+enum Class {
+    Outside,
+    /// Just after `[` or `[^`.
+    Start,
+    /// After a character that may begin a range.
+    Atom,
+    /// After the `-` of a range.
+    RangeOp,
+    /// After the character that ends a range.
+    RangeEnd,
+}
+
+impl Class {
+    /// Where a class is once one more character of it is written.
+    fn after_atom(self) -> Self {
+        if self == Class::RangeOp { Class::RangeEnd } else { Class::Atom }
+    }
+}
+
 /// Calls `emit` with each piece of the translation and the byte offset in
 /// `pattern` it comes from.
 fn translate(pattern: &str, mut emit: impl FnMut(&str, usize)) {
-    let mut in_class = false;
+    let mut class = Class::Outside;
     let mut chars = pattern.char_indices().peekable();
     let mut buffer = [0; 4];
     while let Some((at, c)) = chars.next() {
+        let in_class = class != Class::Outside;
         let next = chars.peek().map(|&(_, n)| n);
         match c {
             '\\' => {
@@ -95,27 +125,77 @@ fn translate(pattern: &str, mut emit: impl FnMut(&str, usize)) {
                         emit(other.encode_utf8(&mut buffer), at);
                     }
                 }
+                if in_class {
+                    class = class.after_atom();
+                }
             }
             '[' if !in_class => {
-                in_class = true;
+                // ECMA's `[]` matches nothing and `[^]` anything, where
+                // `regex` reads a `]` that opens a class as a character.
+                let negated = next == Some('^');
+                let mut ahead = chars.clone().skip(usize::from(negated));
+                if ahead.next().is_some_and(|(_, n)| n == ']') {
+                    chars.nth(usize::from(negated));
+                    emit(if negated { ANYTHING } else { NOTHING }, at);
+                    continue;
+                }
+                class = Class::Start;
                 emit("[", at);
-                if next == Some('^') {
+                if negated {
                     let (caret, _) = chars.next().unwrap_or((at, '^'));
                     emit("^", caret);
                 }
             }
+            ']' if in_class => {
+                class = Class::Outside;
+                emit("]", at);
+            }
+            // A `-` is a range's only between two characters; every other
+            // one is written `\-`, so that `regex` never reads `--` (its
+            // class difference) where ECMA has a range ending in `-`.
+            '-' if in_class => {
+                if class == Class::Atom && next.is_some_and(|n| n != ']') {
+                    class = Class::RangeOp;
+                    emit("-", at);
+                } else {
+                    class = class.after_atom();
+                    emit(r"\-", at);
+                }
+            }
             '[' | '&' | '~' if in_class => {
+                class = class.after_atom();
                 emit("\\", at);
                 emit(c.encode_utf8(&mut buffer), at);
             }
-            ']' if in_class => {
-                in_class = false;
-                emit("]", at);
-            }
             '.' if !in_class => emit(ANY_BUT_LINE_END, at),
-            other => emit(other.encode_utf8(&mut buffer), at),
+            // A named group: only its grouping matters (back-references
+            // are refused), and ECMA allows names `regex` does not (`$`).
+            '(' if !in_class && named_group(chars.clone()) => {
+                for (_, n) in chars.by_ref() {
+                    if n == '>' {
+                        break;
+                    }
+                }
+                emit("(?:", at);
+            }
+            other => {
+                if in_class {
+                    class = class.after_atom();
+                }
+                emit(other.encode_utf8(&mut buffer), at);
+            }
         }
     }
+}
+
+/// Whether what follows a `(` is `?<name>`, not a look-behind, with the
+/// name closed.
+fn named_group(mut rest: impl Iterator<Item = (usize, char)>) -> bool {
+    let mut next = || rest.next().map(|(_, c)| c);
+    next() == Some('?')
+        && next() == Some('<')
+        && next().is_some_and(|c| c != '=' && c != '!' && c != '>')
+        && std::iter::from_fn(next).any(|c| c == '>')
 }
 
 #[cfg(test)]
@@ -149,6 +229,34 @@ mod tests {
         assert_eq!(ecma_source_offset(pattern, at), pattern.find("(?<=").unwrap());
         assert_eq!(ecma_source_offset(pattern, 0), 0);
         assert_eq!(ecma_source_offset(pattern, 3), 2, "inside the spelled-out \\s");
+    }
+
+    #[test]
+    fn a_dash_is_a_range_only_between_two_characters() {
+        assert_eq!(ecma_to_regex("[+--]"), r"[+-\-]", "a range from + to -");
+        assert_eq!(ecma_to_regex("[--a]"), r"[\--a]", "a range from - to a");
+        assert_eq!(ecma_to_regex("[a-z--]"), r"[a-z\-\-]");
+        assert_eq!(ecma_to_regex("[-a]"), r"[\-a]");
+        assert_eq!(ecma_to_regex("[a-]"), r"[a\-]");
+        assert_eq!(ecma_to_regex("a-b"), "a-b", "outside a class, a dash is a dash");
+    }
+
+    #[test]
+    fn empty_classes() {
+        assert_eq!(ecma_to_regex("a[]"), format!("a{NOTHING}"));
+        assert_eq!(ecma_to_regex("[^]*"), format!("{ANYTHING}*"));
+        assert_eq!(ecma_to_regex("[][]"), format!("{NOTHING}{NOTHING}"));
+        assert_eq!(ecma_to_regex("[^"), "[^", "unclosed: left for the parser");
+    }
+
+    #[test]
+    fn named_groups_become_plain_groups() {
+        assert_eq!(ecma_to_regex("(?<a$>x)"), "(?:x)");
+        assert_eq!(ecma_to_regex("(?<=x)(?<!y)"), "(?<=x)(?<!y)", "look-behinds stay");
+        assert_eq!(ecma_to_regex("(?<open"), "(?<open", "unclosed: left for the parser");
+        let pattern = "(?<year>x)(?<!y)";
+        let at = ecma_to_regex(pattern).find("(?<!").unwrap();
+        assert_eq!(ecma_source_offset(pattern, at), pattern.find("(?<!").unwrap());
     }
 
     #[test]

@@ -21,19 +21,27 @@ use std::{
 
 use regex::Regex;
 
-/// The largest compiled program a schema's pattern may make (the
-/// `regex` crate's size limit, lowered): a pattern is the app's, but a
-/// repetition such as `\w{1000}{1000}` should fail to compile, not take
-/// the memory.
-const SIZE_LIMIT: usize = 1 << 20;
+/// The largest compiled program a pattern of the app's schemas may make:
+/// the `regex` crate's own default, which a name in any script of up to a
+/// hundred letters (`^\p{L}{1,100}$`) fits in, and a repetition such as
+/// `\w{1000}{1000}` does not.
+const SIZE_LIMIT: usize = 10 << 20;
+
+/// The same for a pattern an agent sends as a value (the `regex` format):
+/// it is only checked for being one, so a smaller program is enough.
+const SENT_SIZE_LIMIT: usize = 1 << 20;
 
 /// How many distinct patterns are kept compiled; an app has a handful.
 const KEPT: usize = 256;
 
-/// `pattern` compiled, not kept: for text an agent sends (the `regex`
+/// `pattern`, sent by an agent, compiled and not kept (the `regex`
 /// format), which should not fill the app's cache.
-pub(crate) fn build(pattern: &str) -> Result<Regex, regex::Error> {
-    regex::RegexBuilder::new(&purview_naming::ecma_to_regex(pattern)).size_limit(SIZE_LIMIT).build()
+pub(crate) fn build_sent(pattern: &str) -> Result<Regex, regex::Error> {
+    build(pattern, SENT_SIZE_LIMIT)
+}
+
+fn build(pattern: &str, size_limit: usize) -> Result<Regex, regex::Error> {
+    regex::RegexBuilder::new(&purview_naming::ecma_to_regex(pattern)).size_limit(size_limit).build()
 }
 
 /// `pattern` compiled and kept, or why it cannot be.
@@ -43,12 +51,19 @@ pub(crate) fn compile(pattern: &str) -> Result<Arc<Regex>, String> {
     if let Some(regex) = kept.lock().unwrap_or_else(|e| e.into_inner()).get(pattern) {
         return Ok(regex.clone());
     }
-    let regex = build(pattern).map(Arc::new).map_err(|e| match e {
-            regex::Error::Syntax(_) => format!(
-                "the pattern {pattern:?} is not one Purview can check (no look-around or back-references)"
-            ),
-            _ => format!("the pattern {pattern:?} is too large to check"),
-        })?;
+    let regex = build(pattern, SIZE_LIMIT).map(Arc::new).map_err(|e| match e {
+        // The parser's reason is its last line; the lines above show the
+        // translated pattern, not the one the app wrote.
+        regex::Error::Syntax(text) => {
+            let reason = text.lines().last().unwrap_or_default();
+            format!(
+                "the pattern {pattern:?} is not one Purview can check ({}); patterns run \
+                 without look-around or back-references",
+                reason.trim_start_matches("error: ")
+            )
+        }
+        _ => format!("the pattern {pattern:?} is too large to check"),
+    })?;
     let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
     if kept.len() < KEPT {
         kept.insert(pattern.to_owned(), regex.clone());
@@ -111,5 +126,25 @@ mod tests {
         assert!(compile("(?=a)b").unwrap_err().contains("look-around"));
         assert!(compile(r"(a)\1").is_err());
         assert!(compile(r"\w{1000}{1000}").unwrap_err().contains("too large"));
+        let surrogate = compile(r"\uD800").unwrap_err();
+        assert!(surrogate.contains("Unicode scalar value"), "the parser's reason: {surrogate}");
+    }
+
+    #[test]
+    fn a_name_in_any_script_fits() {
+        let name = r"^\p{L}{1,100}$";
+        assert_eq!(matches(name, "Ἀριστοτέλης"), Some(true));
+        assert_eq!(matches(name, "R2D2"), Some(false));
+        assert!(build_sent(name).is_err(), "an agent's pattern gets the smaller program");
+    }
+
+    #[test]
+    fn dashes_and_empty_classes_take_their_ecma_meaning() {
+        assert_eq!(matches("^[0-9+--]+$", "+1-555"), Some(true));
+        assert_eq!(matches("^[--a]$", "A"), Some(true));
+        assert_eq!(matches("^[a-z--]+$", "a-b"), Some(true));
+        assert_eq!(matches("a[]", "a"), Some(false));
+        assert_eq!(matches("^[^]$", "\n"), Some(true));
+        assert_eq!(matches("^(?<a$>x)$", "x"), Some(true));
     }
 }
