@@ -34,7 +34,7 @@
 
 mod pattern;
 
-pub use pattern::{ecma_source_offset, ecma_to_regex};
+pub use pattern::{check_ecma_pattern, ecma_source_offset, ecma_to_regex};
 
 /// The longest action name, so that `{windowId}__{action}` stays within
 /// [`MAX_TOOL_NAME_LEN`] with the longest window id.

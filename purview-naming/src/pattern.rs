@@ -40,7 +40,7 @@ const NOTHING: &str = r"[^\x{0}-\x{10FFFF}]";
 /// ```
 pub fn ecma_to_regex(pattern: &str) -> String {
     let mut out = String::with_capacity(pattern.len() + 16);
-    translate(pattern, |piece, _| out.push_str(piece));
+    translate(pattern, |piece, _| out.push_str(piece), |_, _| {});
     out
 }
 
@@ -58,13 +58,131 @@ pub fn ecma_to_regex(pattern: &str) -> String {
 /// ```
 pub fn ecma_source_offset(pattern: &str, offset: usize) -> usize {
     let (mut written, mut source) = (0, 0);
-    translate(pattern, |piece, from| {
-        if written <= offset {
-            source = from;
-        }
-        written += piece.len();
-    });
+    translate(
+        pattern,
+        |piece, from| {
+            if written <= offset {
+                source = from;
+            }
+            written += piece.len();
+        },
+        |_, _| {},
+    );
     source
+}
+
+/// Whether `pattern` is ECMA-262 as JSON Schema means it (with the `u`
+/// flag), as far as the `regex` crate's syntax differs from it: what a
+/// Rust developer may write from habit and a host that checks arguments
+/// in JavaScript could not compile, such as inline flags (`(?i)`),
+/// `(?P<name>..)`, `\A`, `\z`, `\pL`, `\x{..}`, an escape of a character that
+/// needs none (`\#`), or a class inside a class (`[[:alpha:]]`). The error
+/// says what to write instead and where, counting characters from 1.
+///
+/// ```
+/// use purview_naming::check_ecma_pattern;
+///
+/// assert!(check_ecma_pattern(r"^[A-Za-z]+\d{2}$").is_ok());
+/// let error = check_ecma_pattern("(?i)^abc$").unwrap_err();
+/// assert!(error.contains("inline flags") && error.contains("character 1"), "{error}");
+/// ```
+pub fn check_ecma_pattern(pattern: &str) -> Result<(), String> {
+    let mut first = None;
+    translate(
+        pattern,
+        |_, _| {},
+        |at, problem| {
+            first.get_or_insert((at, problem));
+        },
+    );
+    match first {
+        None => Ok(()),
+        Some((at, problem)) => Err(format!(
+            "this pattern is not ECMA-262, which JSON Schema patterns are and hosts that check \
+             arguments in JavaScript compile: {} (at character {})",
+            problem.advice(),
+            pattern.get(..at).map_or(at, |before| before.chars().count()) + 1
+        )),
+    }
+}
+
+/// A piece of `regex` syntax that is not ECMA-262.
+#[derive(Clone, Copy)]
+enum Foreign {
+    /// `(?` and what follows it: inline flags, `(?P<..>`, ...
+    Group(char),
+    /// `\` and a letter ECMA has no escape for, or a digit after `\0`.
+    Escape(char),
+    /// `\pL`: a property without braces.
+    Property(char),
+    /// `\x` without exactly two hex digits.
+    Hex,
+    /// `\u` without four hex digits or braces.
+    Unicode,
+    /// `\` and a character that needs no escape.
+    NeedlessEscape(char),
+    /// A `[` inside a class.
+    NestedClass,
+}
+
+impl Foreign {
+    /// What is foreign in the escape `\{escaped}`, followed by `rest`.
+    fn of_escape(
+        escaped: char,
+        in_class: bool,
+        mut rest: std::iter::Peekable<std::str::CharIndices<'_>>,
+    ) -> Option<Self> {
+        let braced = rest.peek().is_some_and(|&(_, b)| b == '{');
+        let mut hex =
+            |n: usize| (0..n).all(|_| rest.next().is_some_and(|(_, h)| h.is_ascii_hexdigit()));
+        match escaped {
+            // What translate leaves for the parser: look-around and
+            // back-references, refused there.
+            '1'..='9' | 'k' => None,
+            'f' | 'n' | 'r' | 't' | 'v' => None,
+            'p' | 'P' => (!braced).then_some(Foreign::Property(escaped)),
+            'x' => (!hex(2)).then_some(Foreign::Hex),
+            'u' => (!braced && !hex(4)).then_some(Foreign::Unicode),
+            '^' | '$' | '\\' | '.' | '*' | '+' | '?' | '(' | ')' | '[' | ']' | '{' | '}' | '|'
+            | '/' => None,
+            '-' if in_class => None,
+            letter if letter.is_ascii_alphanumeric() => Some(Foreign::Escape(letter)),
+            other => Some(Foreign::NeedlessEscape(other)),
+        }
+    }
+
+    /// What to write instead.
+    fn advice(self) -> String {
+        match self {
+            Foreign::Group('P') => "`(?P<name>..)` is written `(?<name>..)`".into(),
+            Foreign::Group('i' | 'm' | 's' | 'x' | 'u' | 'U' | 'R' | '-') => {
+                "inline flags such as `(?i)` do not exist there; spell the cases out, as in \
+                 `[Aa]` or `[A-Za-z]`"
+                    .into()
+            }
+            Foreign::Group(other) => format!("`(?{other}` is not a group there"),
+            Foreign::Escape('A' | 'z' | 'Z') => {
+                "`\\A`, `\\z` and `\\Z` do not exist there; anchor with `^` and `$`".into()
+            }
+            Foreign::Escape(letter) => format!("`\\{letter}` is not an escape there"),
+            Foreign::Property(p) => format!("a property takes braces: `\\{p}{{L}}`, not `\\{p}L`"),
+            Foreign::Hex => "`\\x` takes exactly two hex digits; write `\\u{..}` for more".into(),
+            Foreign::Unicode => {
+                "`\\u` takes four hex digits or braces, as in `\\u00e9` or `\\u{e9}`".into()
+            }
+            Foreign::NeedlessEscape(c) => {
+                format!(
+                    "`\\{c}` escapes a character that needs none, which is an error there; write `{c}`"
+                )
+            }
+            Foreign::NestedClass => {
+                "a `[` inside a class is a plain bracket there, with no nested or \
+                                     POSIX classes (`[[:alpha:]]`); write `\\[` for a bracket, or \
+                                     spell the class out, as in `[A-Za-z]`"
+                    .into()
+            }
+        }
+    }
 }
 
 /// Where the translation is, as to classes: outside one, or inside one at
@@ -90,8 +208,13 @@ impl Class {
 }
 
 /// Calls `emit` with each piece of the translation and the byte offset in
-/// `pattern` it comes from.
-fn translate(pattern: &str, mut emit: impl FnMut(&str, usize)) {
+/// `pattern` it comes from, and `foreign` with each piece of `pattern`
+/// that is not ECMA-262 and where it begins.
+fn translate(
+    pattern: &str,
+    mut emit: impl FnMut(&str, usize),
+    mut foreign: impl FnMut(usize, Foreign),
+) {
     let mut class = Class::Outside;
     let mut chars = pattern.char_indices().peekable();
     let mut buffer = [0; 4];
@@ -121,6 +244,9 @@ fn translate(pattern: &str, mut emit: impl FnMut(&str, usize)) {
                     }
                     '0' if !after.is_some_and(|d| d.is_ascii_digit()) => emit(r"\x00", at),
                     other => {
+                        if let Some(problem) = Foreign::of_escape(other, in_class, chars.clone()) {
+                            foreign(at, problem);
+                        }
                         emit("\\", at);
                         emit(other.encode_utf8(&mut buffer), at);
                     }
@@ -163,6 +289,9 @@ fn translate(pattern: &str, mut emit: impl FnMut(&str, usize)) {
                 }
             }
             '[' | '&' | '~' if in_class => {
+                if c == '[' {
+                    foreign(at, Foreign::NestedClass);
+                }
                 class = class.after_atom();
                 emit("\\", at);
                 emit(c.encode_utf8(&mut buffer), at);
@@ -170,6 +299,13 @@ fn translate(pattern: &str, mut emit: impl FnMut(&str, usize)) {
             '.' if !in_class => emit(ANY_BUT_LINE_END, at),
             // A named group: only its grouping matters (back-references
             // are refused), and ECMA allows names `regex` does not (`$`).
+            '(' if !in_class && next == Some('?') && !named_group(chars.clone()) => {
+                let kind = chars.clone().nth(1).map(|(_, k)| k);
+                if !matches!(kind, Some(':' | '=' | '!' | '<')) {
+                    foreign(at, Foreign::Group(kind.unwrap_or(')')));
+                }
+                emit("(", at);
+            }
             '(' if !in_class && named_group(chars.clone()) => {
                 for (_, n) in chars.by_ref() {
                     if n == '>' {
@@ -257,6 +393,44 @@ mod tests {
         let pattern = "(?<year>x)(?<!y)";
         let at = ecma_to_regex(pattern).find("(?<!").unwrap();
         assert_eq!(ecma_source_offset(pattern, at), pattern.find("(?<!").unwrap());
+    }
+
+    #[test]
+    fn ecma_patterns_pass_the_check() {
+        for pattern in [
+            r"^\d{4}$",
+            r"^[A-Za-z0-9._%+-]+@[a-z]+\.[a-z]{2,}$",
+            r"^\p{L}+$",
+            r"\P{Lu}\u00e9\u{1F600}\x41",
+            r"(?:a|b)(?<year>\d{4})(?=x)(?!y)(?<=z)(?<!w)",
+            r"[\-\]\\/.*+?^$(){}|]\/\.\*\+\?\^\$\(\)\{\}\|\[\]",
+            r"\cJ\0\f\n\r\t\v[\b]\b\B",
+        ] {
+            assert_eq!(check_ecma_pattern(pattern), Ok(()), "{pattern}");
+        }
+    }
+
+    #[test]
+    fn regex_only_syntax_is_named_with_its_ecma_form() {
+        let cases = [
+            ("(?i)abc", "inline flags", 1),
+            ("a(?s:.)", "inline flags", 2),
+            ("(?P<year>x)", "`(?<name>..)`", 1),
+            (r"\Aab\z", "anchor with `^` and `$`", 1),
+            (r"é\h", r"`\h` is not an escape", 2),
+            (r"^\pL+$", r"`\p{L}`", 2),
+            (r"\x{41}", "two hex digits", 1),
+            (r"\u41", "four hex digits", 1),
+            (r"a\#b", "write `#`", 2),
+            (r"a\-b", "write `-`", 2),
+            ("[[:alpha:]]", "POSIX", 2),
+            (r"\01", r"`\0` is not an escape", 1),
+        ];
+        for (pattern, advice, at) in cases {
+            let error = check_ecma_pattern(pattern).expect_err(pattern);
+            assert!(error.contains(advice), "{pattern}: {error}");
+            assert!(error.contains(&format!("(at character {at})")), "{pattern}: {error}");
+        }
     }
 
     #[test]

@@ -41,7 +41,11 @@
 //! `\r`, U+2028, U+2029); `\cJ` is a control character. It runs on the
 //! `regex` crate, which has no look-around or back-references; the macro
 //! refuses such a pattern at compile time, and a rule that needs one
-//! belongs in the action, refused with `cx.invalid(..)`.
+//! belongs in the action, refused with `cx.invalid(..)`. The macro also
+//! refuses the `regex` crate's own syntax that ECMA-262 lacks, such as
+//! `(?i)`, `\A` or `[[:alpha:]]`, and says what to write instead: the
+//! pattern goes into the input schema, where hosts that check arguments
+//! in JavaScript compile it.
 //!
 //! ```
 //! use purview::{actions, window};

@@ -17,8 +17,10 @@ impl Ticket {
         #[arg(lenght(max = 3))] note: String,
         #[arg(pattern = r"^(?!admin$)[a-z]+$")] owner: String,
         #[arg(pattern = r"^\d{4}(?<!0000)$")] pin: String,
+        #[arg(pattern = r"(?i)^[a-z]+$")] tag: String,
+        #[arg(pattern = r"^[[:alpha:]]+\z")] word: String,
     ) {
-        let _ = (priority, subject, code, name, count, note, owner, pin);
+        let _ = (priority, subject, code, name, count, note, owner, pin, tag, word);
     }
 }
 

@@ -366,7 +366,12 @@ fn arg_constraints(attr: &syn::Attribute, errors: &mut Accumulator) -> Constrain
         constraints.length = Some((length.min, length.max, span("length")));
     }
     if let Some(pattern) = &args.pattern {
-        if let Err(e) = check_pattern(pattern.as_str()) {
+        // ECMA-262 first: the pattern goes into the input schema, where
+        // hosts that check arguments in JavaScript compile it.
+        let pattern_text = pattern.as_str();
+        let checked = purview_naming::check_ecma_pattern(pattern_text)
+            .and_then(|()| check_pattern(pattern_text));
+        if let Err(e) = checked {
             errors.push(darling::Error::custom(e).with_span(&pattern.span()));
         }
         constraints.pattern = Some((pattern.as_str().to_owned(), pattern.span()));
