@@ -29,7 +29,7 @@ pub(crate) fn check(format: &str, text: &str) -> Option<bool> {
         "iri-reference" => super::uri::check(text, true, true),
         "json-pointer" => json_pointer(text),
         "relative-json-pointer" => relative_json_pointer(text),
-        "regex" => super::pattern::build_sent(text).is_ok(),
+        "regex" => super::pattern::is_ecma_regex(text),
         _ => return None,
     })
 }

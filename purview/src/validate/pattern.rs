@@ -34,10 +34,25 @@ const SENT_SIZE_LIMIT: usize = 1 << 20;
 /// How many distinct patterns are kept compiled; an app has a handful.
 const KEPT: usize = 256;
 
-/// `pattern`, sent by an agent, compiled and not kept (the `regex`
-/// format), which should not fill the app's cache.
-pub(crate) fn build_sent(pattern: &str) -> Result<Regex, regex::Error> {
-    build(pattern, SENT_SIZE_LIMIT)
+/// Whether `text`, sent by an agent, is an ECMA-262 regular expression
+/// (the `regex` format). It is compiled with the smaller program limit and
+/// not kept, so it does not fill the app's cache. A look-around or a
+/// back-reference is ECMA-262 that the `regex` crate cannot run: then only
+/// the text before it was parsed, and the text is taken as valid.
+pub(crate) fn is_ecma_regex(text: &str) -> bool {
+    use regex_syntax::ast::{ErrorKind, parse::Parser};
+    if purview_naming::check_ecma_pattern(text).is_err() {
+        return false;
+    }
+    match build(text, SENT_SIZE_LIMIT) {
+        Ok(_) | Err(regex::Error::CompiledTooBig(_)) => true,
+        Err(_) => Parser::new().parse(&purview_naming::ecma_to_regex(text)).is_err_and(|e| {
+            matches!(
+                e.kind(),
+                ErrorKind::UnsupportedLookAround | ErrorKind::UnsupportedBackreference
+            )
+        }),
+    }
 }
 
 fn build(pattern: &str, size_limit: usize) -> Result<Regex, regex::Error> {
@@ -116,6 +131,16 @@ mod tests {
     }
 
     #[test]
+    fn the_regex_format_is_ecma_262() {
+        for valid in ["^a+$", "(?=a)b", r"(a)\1", "[^]", r"\p{L}{1,1000}", r"(?<y>\d{4})"] {
+            assert!(is_ecma_regex(valid), "{valid}");
+        }
+        for invalid in ["(?i)a", r"\A", "[", "a{2}{", r"\p{Klingon}", r"\x{41}"] {
+            assert!(!is_ecma_regex(invalid), "{invalid}");
+        }
+    }
+
+    #[test]
     fn a_match_is_found_anywhere_unless_anchored() {
         assert_eq!(matches("b", "abc"), Some(true));
         assert_eq!(matches("^b", "abc"), Some(false));
@@ -135,7 +160,10 @@ mod tests {
         let name = r"^\p{L}{1,100}$";
         assert_eq!(matches(name, "Ἀριστοτέλης"), Some(true));
         assert_eq!(matches(name, "R2D2"), Some(false));
-        assert!(build_sent(name).is_err(), "an agent's pattern gets the smaller program");
+        assert!(
+            build(name, SENT_SIZE_LIMIT).is_err(),
+            "an agent's pattern gets the smaller program"
+        );
     }
 
     #[test]
