@@ -109,20 +109,26 @@ pub fn check_ecma_pattern(pattern: &str) -> Result<(), String> {
 /// A piece of `regex` syntax that is not ECMA-262.
 #[derive(Clone, Copy)]
 enum Foreign {
-    /// `(?` and what follows it: inline flags, `(?P<..>`, ...
-    Group(char),
+    /// `(?` and what follows it (nothing at the pattern's end): inline
+    /// flags, `(?P<..>`, ...
+    Group(Option<char>),
     /// `\` and a letter ECMA has no escape for, or a digit after `\0`.
     Escape(char),
-    /// `\pL`: a property without braces.
-    Property(char),
+    /// `\pL`: a property without braces (`p` or `P`, and what follows).
+    Property(char, Option<char>),
     /// `\x` without exactly two hex digits.
     Hex,
     /// `\u` without four hex digits or braces.
     Unicode,
     /// `\` and a character that needs no escape.
     NeedlessEscape(char),
-    /// A `[` inside a class.
+    /// A class that held a `[` and closed before it was meant to, as the
+    /// lone `]` after it shows (`[[:alpha:]]`, `[a-z[0-9]]`).
     NestedClass,
+    /// A `]` or `}` that closes nothing.
+    Lone(char),
+    /// A range with a class escape at one end, as in `[\w-.]`.
+    SetInRange,
 }
 
 impl Foreign {
@@ -140,7 +146,9 @@ impl Foreign {
             // back-references, refused there.
             '1'..='9' | 'k' => None,
             'f' | 'n' | 'r' | 't' | 'v' => None,
-            'p' | 'P' => (!braced).then_some(Foreign::Property(escaped)),
+            'p' | 'P' => {
+                (!braced).then(|| Foreign::Property(escaped, rest.peek().map(|&(_, l)| l)))
+            }
             'x' => (!hex(2)).then_some(Foreign::Hex),
             'u' => (!braced && !hex(4)).then_some(Foreign::Unicode),
             '^' | '$' | '\\' | '.' | '*' | '+' | '?' | '(' | ')' | '[' | ']' | '{' | '}' | '|'
@@ -154,18 +162,27 @@ impl Foreign {
     /// What to write instead.
     fn advice(self) -> String {
         match self {
-            Foreign::Group('P') => "`(?P<name>..)` is written `(?<name>..)`".into(),
-            Foreign::Group('i' | 'm' | 's' | 'x' | 'u' | 'U' | 'R' | '-') => {
-                "inline flags such as `(?i)` do not exist there; spell the cases out, as in \
-                 `[Aa]` or `[A-Za-z]`"
+            Foreign::Group(Some('P')) => "`(?P<name>..)` is written `(?<name>..)`".into(),
+            Foreign::Group(Some('i' | 'm' | 's' | 'x' | 'u' | 'U' | 'R' | '-')) => {
+                "inline flags such as `(?i)` do not exist there (`(?i:..)` only in the newest \
+                 engines); spell the cases out, as in `[Aa]` or `[A-Za-z]`"
                     .into()
             }
-            Foreign::Group(other) => format!("`(?{other}` is not a group there"),
+            Foreign::Group(Some(other)) => format!("`(?{other}` is not a group there"),
+            Foreign::Group(None) => "a `(?` must begin a group there".into(),
+            Foreign::Escape('0') => {
+                "`\\0` may not be followed by a digit there (there are no octal escapes); \
+                 write `\\x00` or `\\u{..}`"
+                    .into()
+            }
             Foreign::Escape('A' | 'z' | 'Z') => {
                 "`\\A`, `\\z` and `\\Z` do not exist there; anchor with `^` and `$`".into()
             }
             Foreign::Escape(letter) => format!("`\\{letter}` is not an escape there"),
-            Foreign::Property(p) => format!("a property takes braces: `\\{p}{{L}}`, not `\\{p}L`"),
+            Foreign::Property(p, name) => {
+                let name = name.filter(char::is_ascii_alphabetic).unwrap_or('L');
+                format!("a property takes braces: `\\{p}{{{name}}}`, not `\\{p}{name}`")
+            }
             Foreign::Hex => "`\\x` takes exactly two hex digits; write `\\u{..}` for more".into(),
             Foreign::Unicode => {
                 "`\\u` takes four hex digits or braces, as in `\\u00e9` or `\\u{e9}`".into()
@@ -175,12 +192,18 @@ impl Foreign {
                     "`\\{c}` escapes a character that needs none, which is an error there; write `{c}`"
                 )
             }
-            Foreign::NestedClass => {
-                "a `[` inside a class is a plain bracket there, with no nested or \
-                                     POSIX classes (`[[:alpha:]]`); write `\\[` for a bracket, or \
-                                     spell the class out, as in `[A-Za-z]`"
-                    .into()
+            Foreign::NestedClass => "a class cannot hold a class there, and POSIX classes \
+                                     (`[[:alpha:]]`) do not exist: the first `]` closes the class, \
+                                     so its `[` is a plain bracket and the next `]` closes \
+                                     nothing; spell the class out, as in `[A-Za-z]`, and write \
+                                     `\\[` for a bracket"
+                .into(),
+            Foreign::Lone(c) => {
+                format!("this `{c}` closes nothing, which is an error there; write `\\{c}`")
             }
+            Foreign::SetInRange => "a range cannot begin or end with a class such as `\\w` or \
+                                    `\\d` there; put the `-` last, as in `[\\w.-]`, or write `\\-`"
+                .into(),
         }
     }
 }
@@ -198,6 +221,9 @@ enum Class {
     RangeOp,
     /// After the character that ends a range.
     RangeEnd,
+    /// After a class escape (`\d`, `\w`, `\p{..}`), which cannot end or
+    /// begin a range.
+    Set,
 }
 
 impl Class {
@@ -216,6 +242,10 @@ fn translate(
     mut foreign: impl FnMut(usize, Foreign),
 ) {
     let mut class = Class::Outside;
+    // The first `[` the open class holds, and that of the last class closed.
+    let (mut bracket, mut closed_bracket) = (None, None);
+    // Whether a quantifier's `{` (or a `\p{`, `\u{`) is open.
+    let mut brace = false;
     let mut chars = pattern.char_indices().peekable();
     let mut buffer = [0; 4];
     while let Some((at, c)) = chars.next() {
@@ -249,9 +279,35 @@ fn translate(
                         }
                         emit("\\", at);
                         emit(other.encode_utf8(&mut buffer), at);
+                        // The rest of the escape (`\x41`, `\u00e9`,
+                        // `\u{1F600}`, `\p{L}`) is one character, or one
+                        // class, of the pattern.
+                        let braced = after == Some('{') && matches!(other, 'u' | 'p' | 'P');
+                        let digits = match other {
+                            'x' => 2,
+                            'u' if !braced => 4,
+                            _ => 0,
+                        };
+                        let mut taken = 0;
+                        while let Some(&(_, d)) = chars.peek() {
+                            if !braced && (taken == digits || !d.is_ascii_hexdigit()) {
+                                break;
+                            }
+                            chars.next();
+                            taken += 1;
+                            emit(d.encode_utf8(&mut buffer), at);
+                            if braced && d == '}' {
+                                break;
+                            }
+                        }
                     }
                 }
-                if in_class {
+                if in_class && matches!(escaped, 'd' | 'D' | 'w' | 'W' | 's' | 'S' | 'p' | 'P') {
+                    if class == Class::RangeOp {
+                        foreign(at, Foreign::SetInRange);
+                    }
+                    class = Class::Set;
+                } else if in_class {
                     class = class.after_atom();
                 }
             }
@@ -266,6 +322,7 @@ fn translate(
                     continue;
                 }
                 class = Class::Start;
+                closed_bracket = None;
                 emit("[", at);
                 if negated {
                     let (caret, _) = chars.next().unwrap_or((at, '^'));
@@ -274,13 +331,38 @@ fn translate(
             }
             ']' if in_class => {
                 class = Class::Outside;
+                closed_bracket = bracket.take();
                 emit("]", at);
+            }
+            // ECMA refuses a `]` or `}` that closes nothing, where `regex`
+            // takes it as a character. A `]` after a class that held a `[`
+            // is what a class written inside a class leaves.
+            ']' => {
+                match closed_bracket {
+                    Some(opened) => foreign(opened, Foreign::NestedClass),
+                    None => foreign(at, Foreign::Lone(']')),
+                }
+                emit("]", at);
+            }
+            '{' if !in_class => {
+                brace = true;
+                emit("{", at);
+            }
+            '}' if !in_class => {
+                if !std::mem::take(&mut brace) {
+                    foreign(at, Foreign::Lone('}'));
+                }
+                emit("}", at);
             }
             // A `-` is a range's only between two characters; every other
             // one is written `\-`, so that `regex` never reads `--` (its
             // class difference) where ECMA has a range ending in `-`.
             '-' if in_class => {
-                if class == Class::Atom && next.is_some_and(|n| n != ']') {
+                let inner = next.is_some_and(|n| n != ']');
+                if class == Class::Set && inner {
+                    foreign(at, Foreign::SetInRange);
+                }
+                if class == Class::Atom && inner {
                     class = Class::RangeOp;
                     emit("-", at);
                 } else {
@@ -290,7 +372,7 @@ fn translate(
             }
             '[' | '&' | '~' if in_class => {
                 if c == '[' {
-                    foreign(at, Foreign::NestedClass);
+                    bracket = bracket.or(Some(at));
                 }
                 class = class.after_atom();
                 emit("\\", at);
@@ -302,7 +384,7 @@ fn translate(
             '(' if !in_class && next == Some('?') && !named_group(chars.clone()) => {
                 let kind = chars.clone().nth(1).map(|(_, k)| k);
                 if !matches!(kind, Some(':' | '=' | '!' | '<')) {
-                    foreign(at, Foreign::Group(kind.unwrap_or(')')));
+                    foreign(at, Foreign::Group(kind));
                 }
                 emit("(", at);
             }
@@ -405,6 +487,9 @@ mod tests {
             r"(?:a|b)(?<year>\d{4})(?=x)(?!y)(?<=z)(?<!w)",
             r"[\-\]\\/.*+?^$(){}|]\/\.\*\+\?\^\$\(\)\{\}\|\[\]",
             r"\cJ\0\f\n\r\t\v[\b]\b\B",
+            "[[][a[][:-[]",
+            r"[>-\u00e9-\p{L}][\cz-<\\-\u{1F600}-\D]\x41{2}",
+            r"[\w-][a-z-\w][\w\-a]a{2}\p{L}\u{e9}",
         ] {
             assert_eq!(check_ecma_pattern(pattern), Ok(()), "{pattern}");
         }
@@ -424,7 +509,15 @@ mod tests {
             (r"a\#b", "write `#`", 2),
             (r"a\-b", "write `-`", 2),
             ("[[:alpha:]]", "POSIX", 2),
-            (r"\01", r"`\0` is not an escape", 1),
+            ("[a-z[0-9]]", "POSIX", 5),
+            ("a]", "closes nothing", 2),
+            ("[]a]", "closes nothing", 4),
+            ("a}", "closes nothing", 2),
+            (r"^[\w-.]+$", r"`[\w.-]`", 5),
+            (r"[a-\d]", r"`[\w.-]`", 4),
+            (r"\pN", r"`\p{N}`", 1),
+            (r"\00", "octal", 1),
+            ("a(?", "must begin a group", 2),
         ];
         for (pattern, advice, at) in cases {
             let error = check_ecma_pattern(pattern).expect_err(pattern);
