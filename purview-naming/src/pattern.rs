@@ -106,8 +106,197 @@ pub fn check_ecma_pattern(pattern: &str) -> Result<(), String> {
     }
 }
 
+/// What `\p{..}` may name alone in ECMA-262: the values of
+/// General_Category and the binary properties, each with its aliases,
+/// spelled exactly.
+const LONE_PROPERTIES: [&str; 178] = [
+    // General_Category.
+    "L",
+    "Letter",
+    "LC",
+    "Cased_Letter",
+    "Lu",
+    "Uppercase_Letter",
+    "Ll",
+    "Lowercase_Letter",
+    "Lt",
+    "Titlecase_Letter",
+    "Lm",
+    "Modifier_Letter",
+    "Lo",
+    "Other_Letter",
+    "M",
+    "Mark",
+    "Combining_Mark",
+    "Mn",
+    "Nonspacing_Mark",
+    "Mc",
+    "Spacing_Mark",
+    "Me",
+    "Enclosing_Mark",
+    "N",
+    "Number",
+    "Nd",
+    "Decimal_Number",
+    "digit",
+    "Nl",
+    "Letter_Number",
+    "No",
+    "Other_Number",
+    "P",
+    "Punctuation",
+    "punct",
+    "Pc",
+    "Connector_Punctuation",
+    "Pd",
+    "Dash_Punctuation",
+    "Ps",
+    "Open_Punctuation",
+    "Pe",
+    "Close_Punctuation",
+    "Pi",
+    "Initial_Punctuation",
+    "Pf",
+    "Final_Punctuation",
+    "Po",
+    "Other_Punctuation",
+    "S",
+    "Symbol",
+    "Sm",
+    "Math_Symbol",
+    "Sc",
+    "Currency_Symbol",
+    "Sk",
+    "Modifier_Symbol",
+    "So",
+    "Other_Symbol",
+    "Z",
+    "Separator",
+    "Zs",
+    "Space_Separator",
+    "Zl",
+    "Line_Separator",
+    "Zp",
+    "Paragraph_Separator",
+    "C",
+    "Other",
+    "Cc",
+    "Control",
+    "cntrl",
+    "Cf",
+    "Format",
+    "Cs",
+    "Surrogate",
+    "Co",
+    "Private_Use",
+    "Cn",
+    "Unassigned",
+    // Binary properties.
+    "ASCII",
+    "ASCII_Hex_Digit",
+    "AHex",
+    "Alphabetic",
+    "Alpha",
+    "Any",
+    "Assigned",
+    "Bidi_Control",
+    "Bidi_C",
+    "Bidi_Mirrored",
+    "Bidi_M",
+    "Case_Ignorable",
+    "CI",
+    "Cased",
+    "Changes_When_Casefolded",
+    "CWCF",
+    "Changes_When_Casemapped",
+    "CWCM",
+    "Changes_When_Lowercased",
+    "CWL",
+    "Changes_When_NFKC_Casefolded",
+    "CWKCF",
+    "Changes_When_Titlecased",
+    "CWT",
+    "Changes_When_Uppercased",
+    "CWU",
+    "Dash",
+    "Default_Ignorable_Code_Point",
+    "DI",
+    "Deprecated",
+    "Dep",
+    "Diacritic",
+    "Dia",
+    "Emoji",
+    "Emoji_Component",
+    "EComp",
+    "Emoji_Modifier",
+    "EMod",
+    "Emoji_Modifier_Base",
+    "EBase",
+    "Emoji_Presentation",
+    "EPres",
+    "Extended_Pictographic",
+    "ExtPict",
+    "Extender",
+    "Ext",
+    "Grapheme_Base",
+    "Gr_Base",
+    "Grapheme_Extend",
+    "Gr_Ext",
+    "Hex_Digit",
+    "Hex",
+    "IDS_Binary_Operator",
+    "IDSB",
+    "IDS_Trinary_Operator",
+    "IDST",
+    "ID_Continue",
+    "IDC",
+    "ID_Start",
+    "IDS",
+    "Ideographic",
+    "Ideo",
+    "Join_Control",
+    "Join_C",
+    "Logical_Order_Exception",
+    "LOE",
+    "Lowercase",
+    "Lower",
+    "Math",
+    "Noncharacter_Code_Point",
+    "NChar",
+    "Pattern_Syntax",
+    "Pat_Syn",
+    "Pattern_White_Space",
+    "Pat_WS",
+    "Quotation_Mark",
+    "QMark",
+    "Radical",
+    "Regional_Indicator",
+    "RI",
+    "Sentence_Terminal",
+    "STerm",
+    "Soft_Dotted",
+    "SD",
+    "Terminal_Punctuation",
+    "Term",
+    "Unified_Ideograph",
+    "UIdeo",
+    "Uppercase",
+    "Upper",
+    "Variation_Selector",
+    "VS",
+    "White_Space",
+    "space",
+    "XID_Continue",
+    "XIDC",
+    "XID_Start",
+    "XIDS",
+];
+
+/// The keys of `\p{key=value}` in ECMA-262.
+const PROPERTY_KEYS: [&str; 6] =
+    ["General_Category", "gc", "Script", "sc", "Script_Extensions", "scx"];
+
 /// A piece of `regex` syntax that is not ECMA-262.
-#[derive(Clone, Copy)]
 enum Foreign {
     /// `(?` and what follows it (nothing at the pattern's end): inline
     /// flags, `(?P<..>`, ...
@@ -116,6 +305,9 @@ enum Foreign {
     Escape(char),
     /// `\pL`: a property without braces (`p` or `P`, and what follows).
     Property(char, Option<char>),
+    /// `\p{..}` with a name ECMA does not give a property by alone, such
+    /// as a script's (`\p{Greek}`), or a key it does not know.
+    PropertyName(String),
     /// `\x` without exactly two hex digits.
     Hex,
     /// `\u` without four hex digits or braces.
@@ -146,9 +338,15 @@ impl Foreign {
             // back-references, refused there.
             '1'..='9' | 'k' => None,
             'f' | 'n' | 'r' | 't' | 'v' => None,
-            'p' | 'P' => {
-                (!braced).then(|| Foreign::Property(escaped, rest.peek().map(|&(_, l)| l)))
+            'p' | 'P' if braced => {
+                let name: String = rest.skip(1).map(|(_, c)| c).take_while(|&c| c != '}').collect();
+                let known = match name.split_once('=') {
+                    Some((key, _)) => PROPERTY_KEYS.contains(&key),
+                    None => LONE_PROPERTIES.contains(&name.as_str()),
+                };
+                (!known).then_some(Foreign::PropertyName(name))
             }
+            'p' | 'P' => Some(Foreign::Property(escaped, rest.peek().map(|&(_, l)| l))),
             'x' => (!hex(2)).then_some(Foreign::Hex),
             'u' => (!braced && !hex(4)).then_some(Foreign::Unicode),
             '^' | '$' | '\\' | '.' | '*' | '+' | '?' | '(' | ')' | '[' | ']' | '{' | '}' | '|'
@@ -183,6 +381,17 @@ impl Foreign {
                 let name = name.filter(char::is_ascii_alphabetic).unwrap_or('L');
                 format!("a property takes braces: `\\{p}{{{name}}}`, not `\\{p}{name}`")
             }
+            Foreign::PropertyName(name) => match name.split_once('=') {
+                Some((key, _)) => format!(
+                    "`{key}` is not a property there; the keys are `General_Category` (`gc`), \
+                     `Script` (`sc`) and `Script_Extensions` (`scx`), spelled as written here"
+                ),
+                None => format!(
+                    "`{name}` is not a property alone there; write a script as \
+                     `\\p{{Script={name}}}`, and a category or a binary property by its exact \
+                     name, such as `\\p{{L}}`, `\\p{{Letter}}` or `\\p{{Alphabetic}}`"
+                ),
+            },
             Foreign::Hex => "`\\x` takes exactly two hex digits; write `\\u{..}` for more".into(),
             Foreign::Unicode => {
                 "`\\u` takes four hex digits or braces, as in `\\u00e9` or `\\u{e9}`".into()
@@ -483,6 +692,7 @@ mod tests {
             r"^\d{4}$",
             r"^[A-Za-z0-9._%+-]+@[a-z]+\.[a-z]{2,}$",
             r"^\p{L}+$",
+            r"\p{Script=Greek}\P{sc=Han}\p{gc=Lu}\p{scx=Latn}\p{Alphabetic}\p{Any}",
             r"\P{Lu}\u00e9\u{1F600}\x41",
             r"(?:a|b)(?<year>\d{4})(?=x)(?!y)(?<=z)(?<!w)",
             r"[\-\]\\/.*+?^$(){}|]\/\.\*\+\?\^\$\(\)\{\}\|\[\]",
@@ -516,6 +726,9 @@ mod tests {
             (r"^[\w-.]+$", r"`[\w.-]`", 5),
             (r"[a-\d]", r"`[\w.-]`", 4),
             (r"\pN", r"`\p{N}`", 1),
+            (r"^\p{Greek}+$", r"`\p{Script=Greek}`", 2),
+            (r"\p{letter}", "exact", 1),
+            (r"\p{script=Greek}", "`Script` (`sc`)", 1),
             (r"\00", "octal", 1),
             ("a(?", "must begin a group", 2),
         ];
