@@ -19,8 +19,9 @@ impl Ticket {
         #[arg(pattern = r"^\d{4}(?<!0000)$")] pin: String,
         #[arg(pattern = r"(?i)^[a-z]+$")] tag: String,
         #[arg(pattern = r"^[[:alpha:]]+\z")] word: String,
+        #[arg(pattern = r"^\p{Greek}+$")] greek: String,
     ) {
-        let _ = (priority, subject, code, name, count, note, owner, pin, tag, word);
+        let _ = (priority, subject, code, name, count, note, owner, pin, tag, word, greek);
     }
 }
 

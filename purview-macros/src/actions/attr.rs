@@ -366,11 +366,14 @@ fn arg_constraints(attr: &syn::Attribute, errors: &mut Accumulator) -> Constrain
         constraints.length = Some((length.min, length.max, span("length")));
     }
     if let Some(pattern) = &args.pattern {
-        // ECMA-262 first: the pattern goes into the input schema, where
-        // hosts that check arguments in JavaScript compile it.
+        // Whether the runtime can run it, then whether it is ECMA-262: the
+        // pattern goes into the input schema, where hosts that check
+        // arguments in JavaScript compile it. The parser's reasons come
+        // first, as they name what no form of the pattern could fix (an
+        // unknown property, a look-around).
         let pattern_text = pattern.as_str();
-        let checked = purview_naming::check_ecma_pattern(pattern_text)
-            .and_then(|()| check_pattern(pattern_text));
+        let checked = check_pattern(pattern_text)
+            .and_then(|()| purview_naming::check_ecma_pattern(pattern_text));
         if let Err(e) = checked {
             errors.push(darling::Error::custom(e).with_span(&pattern.span()));
         }
