@@ -249,13 +249,6 @@ fn translate(
             '.' if !in_class => emit(ANY_BUT_LINE_END, at),
             // A named group: only its grouping matters (back-references
             // are refused), and ECMA allows names `regex` does not (`$`).
-            '(' if !in_class && next == Some('?') && !named_group(chars.clone()) => {
-                let kind = chars.clone().nth(1).map(|(_, k)| k);
-                if !matches!(kind, Some(':' | '=' | '!' | '<')) {
-                    foreign(at, Foreign::Group(kind));
-                }
-                emit("(", at);
-            }
             '(' if !in_class && named_group(chars.clone()) => {
                 for (_, n) in chars.by_ref() {
                     if n == '>' {
@@ -263,6 +256,13 @@ fn translate(
                     }
                 }
                 emit("(?:", at);
+            }
+            '(' if !in_class && next == Some('?') => {
+                let kind = chars.clone().nth(1).map(|(_, k)| k);
+                if !matches!(kind, Some(':' | '=' | '!' | '<')) {
+                    foreign(at, Foreign::Group(kind));
+                }
+                emit("(", at);
             }
             other => {
                 if in_class {
