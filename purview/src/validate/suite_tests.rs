@@ -46,6 +46,7 @@ fn refers(schema: &Value) -> bool {
     }
 }
 
+#[derive(Default)]
 struct Tally {
     run: usize,
     skipped: usize,
@@ -94,6 +95,17 @@ fn run_file(path: &std::path::Path, tally: &mut Tally) {
     }
 }
 
+/// Every case of `files`, which must all give the suite's verdict (or be
+/// let through by [`LENIENT`]).
+fn verdicts(files: &[PathBuf]) -> Tally {
+    let mut tally = Tally::default();
+    for file in files {
+        run_file(file, &mut tally);
+    }
+    assert!(tally.wrong.is_empty(), "{} wrong:\n{}", tally.wrong.len(), tally.wrong.join("\n"));
+    tally
+}
+
 fn json_files(dir: PathBuf) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = fs::read_dir(dir)
         .expect("the suite is there")
@@ -106,13 +118,9 @@ fn json_files(dir: PathBuf) -> Vec<PathBuf> {
 
 #[test]
 fn s7_3_every_keyword_gives_the_official_suites_verdicts() {
-    let mut tally = Tally { run: 0, skipped: 0, lenient: 0, wrong: Vec::new() };
     let files = json_files(suite());
     assert!(files.len() >= 35, "only {} keyword files", files.len());
-    for file in &files {
-        run_file(file, &mut tally);
-    }
-    assert!(tally.wrong.is_empty(), "{} wrong:\n{}", tally.wrong.len(), tally.wrong.join("\n"));
+    let tally = verdicts(&files);
     assert_eq!(tally.lenient, 0);
     // Nearly every case runs: the check cannot pass by skipping.
     assert!(
@@ -125,21 +133,13 @@ fn s7_3_every_keyword_gives_the_official_suites_verdicts() {
 
 #[test]
 fn s7_3_every_asserted_format_gives_the_official_suites_verdicts() {
-    let mut tally = Tally { run: 0, skipped: 0, lenient: 0, wrong: Vec::new() };
-    for file in json_files(suite().join("optional/format")) {
-        run_file(&file, &mut tally);
-    }
-    assert!(tally.wrong.is_empty(), "{} wrong:\n{}", tally.wrong.len(), tally.wrong.join("\n"));
+    let tally = verdicts(&json_files(suite().join("optional/format")));
     assert!(tally.run > 500, "{} run", tally.run);
     assert!(tally.lenient <= LENIENT_AT_MOST, "{} let through", tally.lenient);
 }
 
 #[test]
 fn s7_3_patterns_take_their_ecma_262_meaning_as_the_suite_asks() {
-    let mut tally = Tally { run: 0, skipped: 0, lenient: 0, wrong: Vec::new() };
-    for file in json_files(suite().join("optional/regex")) {
-        run_file(&file, &mut tally);
-    }
-    assert!(tally.wrong.is_empty(), "{} wrong:\n{}", tally.wrong.len(), tally.wrong.join("\n"));
+    let tally = verdicts(&json_files(suite().join("optional/regex")));
     assert!(tally.run > 50, "{} run", tally.run);
 }
