@@ -275,13 +275,17 @@ fn translate(
 }
 
 /// Whether what follows a `(` is `?<name>`, not a look-behind, with the
-/// name closed.
+/// name closed. The name is read only as far as characters a name can
+/// hold (letters, digits, `_`, `$` and `\u` escapes): a `(?<` that never
+/// closes stops at the next `(`, so a pattern of many is read in linear
+/// time, not once to its end for each.
 fn named_group(mut rest: impl Iterator<Item = (usize, char)>) -> bool {
     let mut next = || rest.next().map(|(_, c)| c);
+    let in_name = |c: &char| c.is_alphanumeric() || matches!(c, '_' | '$' | '\\' | '{' | '}');
     next() == Some('?')
         && next() == Some('<')
         && next().is_some_and(|c| c != '=' && c != '!' && c != '>')
-        && std::iter::from_fn(next).any(|c| c == '>')
+        && std::iter::from_fn(next).find(|c| !in_name(c)) == Some('>')
 }
 
 #[cfg(test)]
@@ -396,6 +400,14 @@ mod tests {
             assert!(error.contains(advice), "{pattern}: {error}");
             assert!(error.contains(&format!("(at character {at})")), "{pattern}: {error}");
         }
+    }
+
+    #[test]
+    fn unclosed_group_names_are_left_as_written() {
+        let pattern = "(?<a".repeat(2_000);
+        assert_eq!(ecma_to_regex(&pattern), pattern);
+        assert!(check_ecma_pattern(&pattern).is_ok(), "left for the parser to refuse");
+        assert_eq!(ecma_to_regex(r"(?<\u{62}é$>x)"), "(?:x)", "a name of escapes and letters");
     }
 
     #[test]
