@@ -14,7 +14,7 @@
 #[allow(dead_code)]
 mod fairness;
 
-use fairness::{Strategy, TOKEN};
+use fairness::{Auth, Strategy};
 
 fn main() {
     if !purview_benches::should_run() {
@@ -37,15 +37,18 @@ fn main() {
             if purview_benches::quick() { &Strategy::ALL[..2] } else { &Strategy::ALL[..] };
         let mut outcomes = Vec::new();
         for &strategy in strategies {
-            match fairness::run(strategy, Some(TOKEN), calls).await {
+            match fairness::run(strategy, Auth::Named, calls).await {
                 Ok(outcome) => outcomes.push(outcome),
                 Err(error) => panic!("{}: {error}", strategy.name()),
             }
         }
-        println!("With the token (`--token`), {calls} requests each way:\n");
+        println!("Two named clients, each with its own token, {calls} requests each way:\n");
         println!("{}", fairness::table(&outcomes));
-        let without = fairness::run(Strategy::SlowBody, None, calls).await.expect("runs");
-        println!("Without a token, where any local process passes the checks:\n");
-        println!("{}", fairness::table(&[without]));
+        let mut one = Vec::new();
+        for auth in [Auth::Shared, Auth::None] {
+            one.push(fairness::run(Strategy::SlowBody, auth, calls).await.expect("runs"));
+        }
+        println!("One shared token, and no token (where any local process passes the checks):\n");
+        println!("{}", fairness::table(&one));
     });
 }

@@ -1,6 +1,7 @@
 //! The windows of order_desk, written with Purview's macros only.
 
 use std::{
+    collections::HashMap,
     sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
@@ -388,15 +389,33 @@ impl Tries {
     }
 }
 
-/// Wrong PINs per caller: the person's own, and the agents' together (a
-/// new session must not start afresh). Shared by every copy of the lock
-/// screen, because a wrong PIN fails its call (and a failed call applies
-/// nothing to the view-model), yet must still count. Agents' wrong PINs
-/// never delay the person at the keyboard.
+/// Wrong PINs per caller: the person's own, and each agent client's (keyed
+/// by [`Context::client`], so a new session or connection of the same
+/// client does not start afresh, and one client's wrong PINs never hold
+/// back another client, nor the person at the keyboard). Shared by every
+/// copy of the lock screen, because a wrong PIN fails its call (and a
+/// failed call applies nothing to the view-model), yet must still count.
 #[derive(Debug, Default)]
 pub struct Attempts {
     person: Tries,
-    agents: Tries,
+    agents: HashMap<String, Tries>,
+}
+
+/// Clients whose wrong PINs are counted apart; beyond them (only possible
+/// where clients are known by address), the rest share one count.
+const COUNTED_CLIENTS: usize = 1024;
+
+impl Attempts {
+    /// The wrong PINs of the calling agent's client.
+    fn of_agent(&mut self, cx: &Context) -> &mut Tries {
+        let key = cx.client().map_or_else(|| "in-process".to_owned(), ToString::to_string);
+        let key = if self.agents.len() >= COUNTED_CLIENTS && !self.agents.contains_key(&key) {
+            "others".to_owned()
+        } else {
+            key
+        };
+        self.agents.entry(key).or_default()
+    }
 }
 
 /// The lock screen: an app-level modal.
@@ -412,7 +431,7 @@ impl Locked {
     pub fn new() -> Self {
         Self {
             notice: format!(
-                "Locked: enter the PIN to continue. After {FREE_TRIES} wrong PINs each try must wait longer, up to {} minutes; after {AGENT_TRIES} wrong PINs from agents, agents may try once every {} minutes.",
+                "Locked: enter the PIN to continue. After {FREE_TRIES} wrong PINs each try must wait longer, up to {} minutes; after {AGENT_TRIES} wrong PINs from one agent client, that client may try once every {} minutes.",
                 MAX_WAIT.as_secs() / 60,
                 COOL_DOWN.as_secs() / 60
             ),
@@ -430,8 +449,8 @@ impl Default for Locked {
 #[actions]
 impl Locked {
     /// Unlock the application. After three wrong PINs each try must wait
-    /// longer (the error says how long); after ten wrong PINs from agents,
-    /// agents may try once every 15 minutes.
+    /// longer (the error says how long); after ten wrong PINs from one
+    /// client, that client may try once every 15 minutes.
     #[action]
     fn unlock(
         &mut self,
@@ -442,14 +461,14 @@ impl Locked {
         let mut attempts = self.attempts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let agent = cx.called_by().is_agent();
         let (tries, cool_down_after) = if agent {
-            (&mut attempts.agents, AGENT_TRIES)
+            (attempts.of_agent(cx), AGENT_TRIES)
         } else {
             (&mut attempts.person, u32::MAX)
         };
         if let Some(left) = tries.wait(cool_down_after) {
             let whose = if agent && tries.wrong >= AGENT_TRIES {
                 format!(
-                    "agents have entered {AGENT_TRIES} wrong PINs, so agents may try once every {} minutes (the person at the app is not held back)",
+                    "this client has entered {AGENT_TRIES} wrong PINs, so it may try once every {} minutes (other clients and the person at the app are not held back)",
                     COOL_DOWN.as_secs() / 60
                 )
             } else {
@@ -460,7 +479,9 @@ impl Locked {
                 format!("{whose}: the next try is possible in {} s", left.as_secs().max(1)),
             );
         } else if pin.expose() == UNLOCK_PIN {
-            *attempts = Attempts::default();
+            // Only the caller's own count starts afresh: another client's
+            // wrong PINs still count against it.
+            *tries = Tries::default();
             cx.close();
             cx.message("Unlocked");
         } else {

@@ -60,7 +60,7 @@ pub fn check_headers(pairs: &[(Vec<u8>, Vec<u8>)], token: &str) -> Result<(), u1
             "http://127.0.0.1:*".into(),
             "http://[::1]:*".into(),
         ],
-        token: Some(token.to_owned()),
+        tokens: vec![("fuzz".into(), token.to_owned())],
     };
-    guard.check(&headers).map_err(|(status, _)| status.as_u16())
+    guard.check(&headers).map(|_| ()).map_err(|(status, _)| status.as_u16())
 }

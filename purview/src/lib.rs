@@ -319,7 +319,8 @@ pub mod approval {
 /// ```
 pub mod activity {
     pub use crate::app::{
-        ActionInfo, AgentActivity, CalledBy, Change, Scene, SceneWindow, VariantHandle, WindowInfo,
+        ActionInfo, AgentActivity, CalledBy, Change, ClientId, Scene, SceneWindow, VariantHandle,
+        WindowInfo,
     };
 }
 

@@ -7,7 +7,14 @@
 //! The second client works two ways at once: on a keep-alive session it
 //! opened before the attack (reads of `app://windows` and writes, or
 //! approval-gated calls during the approval flood), and on a new connection
-//! each time (a 2026-07-28 `tools/list`, which needs no session).
+//! each time (a 2026-07-28 `tools/list`, which needs no session; during the
+//! session and stream attacks, what the attack holds: a new session, or a
+//! new listen stream).
+//!
+//! Who the clients are is the [`Auth`]: two named clients with tokens of
+//! their own (the hostile one holding its token), one token both hold, or
+//! no token at all. Only named clients can be told apart, so only they are
+//! promised a share whatever the other does.
 
 use std::{
     net::SocketAddr,
@@ -31,8 +38,53 @@ use tokio::{
     task::JoinHandle,
 };
 
-/// The server's bearer token, when it has one.
+/// The one token both clients hold, with [`Auth::Shared`].
 pub const TOKEN: &str = "fairness-harness-token-0123456789";
+/// The hostile client's own token, with [`Auth::Named`].
+pub const HOSTILE_TOKEN: &str = "fairness-hostile-token-0123456789";
+/// The second client's own token, with [`Auth::Named`].
+pub const SECOND_TOKEN: &str = "fairness-second-token-01234567890";
+
+/// Who the two clients are to the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Auth {
+    /// No token: every local process is one client.
+    None,
+    /// One token that both hold: one client.
+    Shared,
+    /// Two named clients, each with its own token.
+    Named,
+}
+
+impl Auth {
+    fn options(self) -> HttpOptions {
+        match self {
+            Self::None => HttpOptions::default(),
+            Self::Shared => HttpOptions::default().bearer_token(TOKEN),
+            Self::Named => HttpOptions::default()
+                .client("hostile", HOSTILE_TOKEN)
+                .client("second", SECOND_TOKEN),
+        }
+    }
+
+    /// The hostile client's token.
+    fn hostile(self) -> Option<&'static str> {
+        match self {
+            Self::None => None,
+            Self::Shared => Some(TOKEN),
+            Self::Named => Some(HOSTILE_TOKEN),
+        }
+    }
+
+    /// The second client's token.
+    fn second(self) -> Option<&'static str> {
+        match self {
+            Self::None => None,
+            Self::Shared => Some(TOKEN),
+            Self::Named => Some(SECOND_TOKEN),
+        }
+    }
+}
 
 /// The window both clients work on.
 #[purview::window(title = "Counter", summary = "{count} so far")]
@@ -84,11 +136,20 @@ pub enum Strategy {
     WrongTokens,
     /// 16 sessions asking 4 approval questions each that no one answers.
     ApprovalFlood,
+    /// 300 kept-alive connections whose headers pass the checks, each
+    /// sending a small `GET` every 4 s, reopened as they are cut.
+    KeptAlive,
+    /// 64 connections sending requests back to back and never reading an
+    /// answer.
+    NeverRead,
+    /// Stateless 2026-07-28 requests asking approval questions that no one
+    /// answers, 64 at a time.
+    StatelessApprovals,
 }
 
 impl Strategy {
     /// Every strategy, the baseline first.
-    pub const ALL: [Self; 9] = [
+    pub const ALL: [Self; 12] = [
         Self::None,
         Self::Idle,
         Self::SlowHeaders,
@@ -98,6 +159,9 @@ impl Strategy {
         Self::Streams,
         Self::WrongTokens,
         Self::ApprovalFlood,
+        Self::KeptAlive,
+        Self::NeverRead,
+        Self::StatelessApprovals,
     ];
 
     /// How a table names it.
@@ -112,6 +176,9 @@ impl Strategy {
             Self::Streams => "sessions with GET and listen streams",
             Self::WrongTokens => "wrong tokens (16 tasks)",
             Self::ApprovalFlood => "approval flood (16 sessions × 4 questions)",
+            Self::KeptAlive => "kept-alive checked connections (300, a GET every 4 s)",
+            Self::NeverRead => "pipelined requests never read (64 connections)",
+            Self::StatelessApprovals => "stateless 2026-07-28 approval questions (64 at once)",
         }
     }
 }
@@ -153,6 +220,8 @@ impl Rate {
 pub struct Outcome {
     /// The attack.
     pub strategy: Strategy,
+    /// Who the clients were.
+    pub auth: Auth,
     /// On the keep-alive session opened before it.
     pub kept: Rate,
     /// On a new connection each time.
@@ -184,18 +253,14 @@ impl Drop for Held {
     }
 }
 
-/// Runs `strategy` against a fresh server (with `token`, when given) while
+/// Runs `strategy` against a fresh server whose clients are `auth`'s while
 /// the second client sends `calls` requests each way.
 ///
 /// # Errors
 ///
 /// When the server cannot start or the second client cannot connect
 /// before the attack.
-pub async fn run(
-    strategy: Strategy,
-    token: Option<&'static str>,
-    calls: usize,
-) -> Result<Outcome, String> {
+pub async fn run(strategy: Strategy, auth: Auth, calls: usize) -> Result<Outcome, String> {
     let app = App::builder()
         .name("fairness")
         .limits(Limits::default())
@@ -219,14 +284,11 @@ pub async fn run(
             }
         }
     });
-    let mut options = HttpOptions::default();
-    if let Some(token) = token {
-        options = options.bearer_token(token);
-    }
-    let server = app.serve_http(options).await.map_err(|e| e.to_string())?;
+    let server = app.serve_http(auth.options()).await.map_err(|e| e.to_string())?;
     let (url, addr) = (server.url(), server.local_addr());
+    let token = auth.second();
     let kept_client = ().serve(transport(&url, token)).await.map_err(|e| e.to_string())?;
-    let held = attack(strategy, &url, addr, token).await;
+    let held = attack(strategy, &url, addr, auth.hostile()).await;
     // Long enough for every slot to be taken (connections open at
     // ATTACK_RATE), then some recycled.
     if strategy != Strategy::None {
@@ -238,7 +300,11 @@ pub async fn run(
         let ok = second_client_call(&kept_client, strategy, i).await;
         kept.note(started, ok);
         let started = Instant::now();
-        let ok = fresh_list(&url, token, i).await;
+        let ok = match strategy {
+            Strategy::Sessions => fresh_session(&url, token).await,
+            Strategy::Streams => fresh_listen(&url, token).await,
+            _ => fresh_list(&url, token, i).await,
+        };
         fresh.note(started, ok);
         // The attack goes on between the second client's requests.
         tokio::time::sleep(Duration::from_millis(10)).await;
@@ -247,7 +313,33 @@ pub async fn run(
     answering.abort();
     let _ = kept_client.cancel().await;
     server.shutdown().await;
-    Ok(Outcome { strategy, kept, fresh })
+    Ok(Outcome { strategy, auth, kept, fresh })
+}
+
+/// A new session (2025-11-25), initialized, then ended.
+async fn fresh_session(url: &str, token: Option<&str>) -> bool {
+    let open = async {
+        let client = ().serve(transport(url, token)).await.ok()?;
+        let _ = client.cancel().await;
+        Some(())
+    };
+    tokio::time::timeout(Duration::from_secs(10), open).await.ok().flatten().is_some()
+}
+
+/// A new 2026-07-28 listen stream, accepted, then closed.
+async fn fresh_listen(url: &str, token: Option<&str>) -> bool {
+    let open = async {
+        let mode = ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        };
+        let client = ().serve_with_lifecycle(transport(url, token), mode).await.ok()?;
+        let filter = SubscriptionFilter::builder().tools_list_changed().build();
+        let subscription = client.listen(filter).await.ok()?;
+        drop(subscription);
+        let _ = client.cancel().await;
+        Some(())
+    };
+    tokio::time::timeout(Duration::from_secs(10), open).await.ok().flatten().is_some()
 }
 
 /// One request on the keep-alive session: a read or a write, or during the
@@ -255,7 +347,7 @@ pub async fn run(
 async fn second_client_call(client: &Client, strategy: Strategy, i: usize) -> bool {
     let timeout = Duration::from_secs(10);
     let call = async {
-        if strategy == Strategy::ApprovalFlood {
+        if matches!(strategy, Strategy::ApprovalFlood | Strategy::StatelessApprovals) {
             let arguments = serde_json::json!({"by": "good"});
             let params = CallToolRequestParams::new("w1__reset")
                 .with_arguments(arguments.as_object().cloned().unwrap_or_default());
@@ -366,7 +458,7 @@ async fn attack(
                 let Ok(client) = ().serve(transport(url, token)).await else { continue };
                 held.kept.push(Box::new(client));
             }
-            for _ in 0..100 {
+            for _ in 0..80 {
                 let mode = ClientLifecycleMode::Discover {
                     preferred_versions: vec![ProtocolVersion::V_2026_07_28],
                 };
@@ -401,8 +493,102 @@ async fn attack(
             }
             tokio::time::sleep(Duration::from_millis(500)).await;
         }
+        Strategy::KeptAlive => {
+            let get = format!("GET /mcp HTTP/1.1\r\nHost: localhost\r\n{auth}\r\n");
+            held.tasks = paced(|| kept_alive(addr, get.clone())).await;
+        }
+        Strategy::NeverRead => {
+            let one = format!(
+                "POST /mcp HTTP/1.1\r\nHost: localhost\r\n{auth}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list\r\nContent-Length: {}\r\n\r\n{}",
+                STATELESS_LIST.len(),
+                STATELESS_LIST
+            );
+            for _ in 0..64 {
+                let one = one.clone();
+                held.tasks.push(tokio::spawn(async move {
+                    loop {
+                        let Ok(mut stream) = TcpStream::connect(addr).await else {
+                            tokio::time::sleep(Duration::from_millis(10)).await;
+                            continue;
+                        };
+                        // Requests back to back until the server stops
+                        // reading them; no answer is ever read.
+                        while stream.write_all(one.as_bytes()).await.is_ok() {}
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                    }
+                }));
+            }
+        }
+        Strategy::StatelessApprovals => {
+            let url = url.to_owned();
+            for _ in 0..64 {
+                let url = url.clone();
+                held.tasks.push(tokio::spawn(async move {
+                    let http = reqwest::Client::new();
+                    loop {
+                        let body = stateless_call("w1__reset", serde_json::json!({"by": "hog"}));
+                        let mut request = http
+                            .post(&url)
+                            .header("content-type", "application/json")
+                            .header("accept", "application/json, text/event-stream")
+                            .header("mcp-protocol-version", "2026-07-28")
+                            .header("mcp-method", "tools/call")
+                            .header("mcp-name", "w1__reset")
+                            .body(body.to_string());
+                        if let Some(token) = token {
+                            request = request.bearer_auth(token);
+                        }
+                        let _ = request.send().await;
+                        tokio::time::sleep(Duration::from_millis(1)).await;
+                    }
+                }));
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
     }
     held
+}
+
+/// A 2026-07-28 `tools/list`, for the attacks that send it raw.
+const STATELESS_LIST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"hog","version":"0"},"io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+
+/// A 2026-07-28 `tools/call` of `tool` with `arguments`.
+fn stateless_call(tool: &str, arguments: serde_json::Value) -> serde_json::Value {
+    serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": tool, "arguments": arguments, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "hog", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {}}}})
+}
+
+/// One kept-alive connection after another whose `get` passes the header
+/// checks, sent again every 4 s, reopened whenever the server cuts it.
+async fn kept_alive(addr: SocketAddr, get: String) {
+    loop {
+        let Ok(mut stream) = TcpStream::connect(addr).await else {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            continue;
+        };
+        let mut reply = [0u8; 4096];
+        loop {
+            if stream.write_all(get.as_bytes()).await.is_err() {
+                break;
+            }
+            // The answer (a 405 or an event stream's head), then quiet.
+            let until = tokio::time::sleep(Duration::from_secs(4));
+            tokio::pin!(until);
+            let cut = loop {
+                tokio::select! {
+                    () = &mut until => break false,
+                    read = stream.read(&mut reply) => if matches!(read, Ok(0) | Err(_)) { break true },
+                }
+            };
+            if cut {
+                break;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(1000 / ATTACK_RATE)).await;
+    }
 }
 
 /// New connections a hostile client opens per second, as the probe did
@@ -455,11 +641,16 @@ async fn trickle(addr: SocketAddr, head: String, every: Duration) {
 /// The table the bench prints and BENCHMARKS.md shows.
 pub fn table(outcomes: &[Outcome]) -> String {
     let mut out = String::from(
-        "| attack | keep-alive session: succeeded | p50 / p99 | new connections: succeeded | p50 / p99 |\n|---|---|---|---|---|\n",
+        "| attack | clients | keep-alive session: succeeded | p50 / p99 | new connections: succeeded | p50 / p99 |\n|---|---|---|---|---|---|\n",
     );
     for o in outcomes {
+        let clients = match o.auth {
+            Auth::None => "no token",
+            Auth::Shared => "one shared token",
+            Auth::Named => "two named clients",
+        };
         out.push_str(&format!(
-            "| {} | {} / {} | {:.1} / {:.1} ms | {} / {} | {:.1} / {:.1} ms |\n",
+            "| {} | {clients} | {} / {} | {:.1} / {:.1} ms | {} / {} | {:.1} / {:.1} ms |\n",
             o.strategy.name(),
             o.kept.ok,
             o.kept.sent,

@@ -210,18 +210,27 @@ fn push_visible(out: &mut String, c: char) {
 /// sentence, or `None` for [`ApprovalRequest::describe`]'s.
 pub(crate) type Wording = Arc<dyn Fn(&ApprovalRequest) -> Option<String> + Send + Sync>;
 
-/// Questions waiting for an answer, charged to the asking session (`0`: a
-/// caller without one) and shared by the rule of `crate::shares`: at most
-/// `per_session` each and `in_all` together, and when all are taken, a
-/// session holding fewer than another withdraws that one's oldest question
-/// rather than being refused.
+/// Who a waiting question is charged to: the asking client, where the
+/// transport knows it (a named client, stdio, or any local process where
+/// no token is required), else the asking session (`0`: a caller with
+/// neither, in-process).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum Asker {
+    Client(super::ClientId),
+    Session(u64),
+}
+
+/// Questions waiting for an answer, charged to the [`Asker`] and shared by
+/// the rule of `crate::shares`: at most `per_session` each and `in_all`
+/// together, and when all are taken, a client holding fewer than another
+/// withdraws that one's oldest question rather than being refused.
 pub(crate) struct PendingApprovals {
-    pool: Arc<Pool<u64>>,
+    pool: Arc<Pool<Asker>>,
 }
 
 /// A question's place among those waiting; given back on drop. Its `cut`
-/// is cancelled if the question is withdrawn for another session's.
-pub(crate) type PendingPlace = Share<u64>;
+/// is cancelled if the question is withdrawn for another client's.
+pub(crate) type PendingPlace = Share<Asker>;
 
 impl PendingApprovals {
     pub fn new(limits: &Limits) -> Self {
@@ -230,10 +239,10 @@ impl PendingApprovals {
         Self { pool }
     }
 
-    /// Takes a place for a question from `session`, or says which bound is
+    /// Takes a place for a question from `asker`, or says which bound is
     /// reached. Check and take happen under one lock.
-    pub fn take(&self, session: u64) -> Result<PendingPlace, QuestionLimit> {
-        self.pool.admit(session, 0).map_err(|refused| match refused {
+    pub fn take(&self, asker: Asker) -> Result<PendingPlace, QuestionLimit> {
+        self.pool.admit(asker, 0).map_err(|refused| match refused {
             Refused::OverShare(n) => QuestionLimit::FromSession(n),
             Refused::Full(n) => QuestionLimit::InAll(n),
         })
@@ -464,8 +473,13 @@ impl Approver for ApprovalQueue {
 pub(crate) trait AgentSession: Send + Sync {
     /// Who asks: the client's name and a session number.
     fn describe(&self) -> String;
-    /// The session's number (its share of the pending questions).
+    /// The session's number.
     fn number(&self) -> u64;
+    /// The client the session belongs to, where the transport knows it
+    /// (its share of the pending questions, and [`Context::client`]).
+    fn client(&self) -> Option<super::ClientId> {
+        None
+    }
     /// Asks the client's user `message`; `None` when this client cannot.
     fn elicit(&self, message: String, timeout: Duration) -> BoxFuture<'_, Option<Answer>>;
     /// Whether this client is asked by a question it answers on retry

@@ -313,7 +313,15 @@ impl App {
         call: &ActionCall,
         session: Option<&dyn AgentSession>,
     ) -> Result<super::approval::PendingPlace, ToolError> {
-        let asker = session.map_or(0, AgentSession::number);
+        // Charged to the client, where the transport knows one: a client's
+        // sessions (and 2026-07-28 requests, each its own) share one share.
+        let asker = match session {
+            Some(session) => match session.client() {
+                Some(client) => super::approval::Asker::Client(client),
+                None => super::approval::Asker::Session(session.number()),
+            },
+            None => super::approval::Asker::Session(0),
+        };
         self.shared
             .pending_approvals
             .take(asker)

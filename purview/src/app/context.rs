@@ -40,6 +40,8 @@ pub struct Context {
     shared: Arc<Shared>,
     origin: Option<Arc<str>>,
     called_by: CalledBy,
+    /// The calling agent's client, where the transport knows it.
+    pub(crate) client: Option<super::ClientId>,
     /// Where [`Context::progress`] goes: the calling client, when it asked.
     progress: Option<Arc<ProgressFeed>>,
     pub(crate) effects: Vec<Effect>,
@@ -99,6 +101,7 @@ impl Context {
             shared,
             origin,
             called_by,
+            client: None,
             progress,
             effects: Vec::new(),
             invalid: Vec::new(),
@@ -111,6 +114,28 @@ impl Context {
     /// Who is calling: the person, or an agent (and which session).
     pub fn called_by(&self) -> CalledBy {
         self.called_by
+    }
+
+    /// Which client the calling agent is, where the transport knows it
+    /// (`None` for the person and for in-process calls): key an app's own
+    /// budgets by it — a PIN's wrong tries, a rate — so that one client's
+    /// mistakes or attacks cost that client alone. Over HTTP, clients are
+    /// told apart by their bearer tokens
+    /// ([`HttpOptions::client`](crate::http::HttpOptions::client)); without
+    /// tokens every local process is the one client `local`.
+    ///
+    /// ```
+    /// # use purview::{ActionOutput, Context, ToolError};
+    /// fn budget_key(cx: &Context) -> String {
+    ///     match cx.client() {
+    ///         Some(client) => format!("agent {client}"),
+    ///         None if cx.called_by().is_agent() => "in-process agent".into(),
+    ///         None => "the person".into(),
+    ///     }
+    /// }
+    /// ```
+    pub fn client(&self) -> Option<&super::ClientId> {
+        self.client.as_ref()
     }
 
     /// The id of the window whose action is running; `None` for an app-level

@@ -17,6 +17,7 @@ mod builder;
 mod call;
 mod catalog;
 mod changes;
+mod client;
 mod commit;
 pub(crate) mod consent;
 mod context;
@@ -44,6 +45,7 @@ pub use approval::{
 pub use builder::AppBuilder;
 pub use call::{Call, Performed};
 pub use changes::Change;
+pub use client::ClientId;
 pub(crate) use consent::Stop;
 pub use context::{CalledBy, Context};
 pub use error::Error;

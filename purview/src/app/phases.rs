@@ -236,14 +236,16 @@ impl App {
             Target::Window { id, .. } => Some(id.clone()),
             Target::App => None,
         };
-        let (called_by, progress) = match &caller {
-            Caller::Person => (super::CalledBy::Person, None),
+        let (called_by, client, progress) = match &caller {
+            Caller::Person => (super::CalledBy::Person, None, None),
             Caller::Agent { session, progress, .. } => (
                 super::CalledBy::Agent { session: session.as_ref().map(|s| s.number()) },
+                session.as_ref().and_then(|s| s.client()),
                 progress.clone(),
             ),
         };
         let mut cx = Context::new(self.shared.clone(), window.clone(), called_by, progress);
+        cx.client = client;
         let args = Args::new(arguments, params).with_typed(typed);
         let outcome =
             run_handler(&mut working, index, &action, args, &mut cx, timeout, &cancel).await;

@@ -22,9 +22,26 @@ pub struct ServeArgs {
     pub http: Option<SocketAddr>,
 
     #[cfg(feature = "http")]
-    /// With --http: require `Authorization: Bearer TOKEN` on every request.
-    /// Needed to serve any address beyond loopback. At least 16 characters;
-    /// make one with `openssl rand -hex 32`.
+    /// With --http: the clients allowed in, one a line, `NAME TOKEN` (lines
+    /// starting with # are skipped). Each host gets its own token and its
+    /// own share of every limit, so no client can crowd out another; every
+    /// request must carry `Authorization: Bearer TOKEN` with one of them.
+    /// Keep the file readable by this user alone.
+    #[arg(long, value_name = "FILE", requires = "http")]
+    pub clients: Option<std::path::PathBuf>,
+
+    #[cfg(feature = "http")]
+    /// With --http: one token for every client, read from FILE (its first
+    /// line). The environment variable PURVIEW_TOKEN does the same. Needed,
+    /// or --clients, to serve any address beyond loopback. At least 16
+    /// characters; make one with `openssl rand -hex 32`.
+    #[arg(long, value_name = "FILE", requires = "http")]
+    pub token_file: Option<std::path::PathBuf>,
+
+    #[cfg(feature = "http")]
+    /// With --http: as --token-file, but the token is on the command line,
+    /// where any local user can read it (/proc/PID/cmdline): prefer
+    /// --token-file, PURVIEW_TOKEN or --clients.
     #[arg(long, value_name = "TOKEN", requires = "http")]
     pub token: Option<String>,
 
@@ -75,11 +92,14 @@ impl ValueEnum for ToolSurface {
 pub async fn serve(app: &App, args: &ServeArgs) -> ExitCode {
     let name = app.name().to_owned();
     #[cfg(feature = "http")]
-    if let Some(token) = &args.token
-        && let Err(problem) = crate::server::check_token(token)
-    {
-        eprintln!("{name}: {problem}");
-        return ExitCode::FAILURE;
+    if let Some(token) = &args.token {
+        if let Err(problem) = crate::server::check_token(token) {
+            eprintln!("{name}: {problem}");
+            return ExitCode::FAILURE;
+        }
+        eprintln!(
+            "{name}: warning: --token puts the token on the command line, where any local user can read it; use --token-file FILE, the PURVIEW_TOKEN environment variable, or --clients FILE"
+        );
     }
     #[cfg(feature = "http")]
     let outcome = match args.http {
@@ -119,6 +139,22 @@ async fn serve_stdio(app: &App) -> Result<&'static str, crate::Error> {
     outcome
 }
 
+/// The one token for every client, from --token-file, PURVIEW_TOKEN or
+/// --token, in that order.
+#[cfg(feature = "http")]
+fn shared_token(args: &ServeArgs) -> Result<Option<String>, crate::Error> {
+    if let Some(path) = &args.token_file {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            crate::Error::Serve(format!("cannot read the token file {}: {e}", path.display()))
+        })?;
+        return Ok(Some(text.lines().next().unwrap_or_default().trim().to_owned()));
+    }
+    if let Some(token) = std::env::var("PURVIEW_TOKEN").ok().filter(|t| !t.is_empty()) {
+        return Ok(Some(token));
+    }
+    Ok(args.token.clone())
+}
+
 /// What a person who started the server at a terminal needs to know.
 pub fn terminal_hint(name: &str) -> String {
     let other_way = if cfg!(feature = "http") {
@@ -139,8 +175,11 @@ async fn serve_http(
     args: &ServeArgs,
 ) -> Result<&'static str, crate::Error> {
     let mut options = HttpOptions::default().addr(addr);
-    if let Some(token) = &args.token {
-        options = options.bearer_token(token.clone());
+    if let Some(path) = &args.clients {
+        options = options.clients_file(path)?;
+    }
+    if let Some(token) = shared_token(args)? {
+        options = options.bearer_token(token);
     }
     if args.allow_remote_without_token {
         options = options.allow_remote_without_token();

@@ -1,13 +1,15 @@
 //! The HTTP server's connections and wrong-token budget, shared by the
 //! one fair-share rule of `crate::shares` (read its module doc first):
 //!
-//! - every connection is charged to a [`Client`]: the MCP session its
-//!   requests name, once the header checks found that session real, else
-//!   its source address (all of loopback counting as one address, an IPv6
-//!   /64 as one). When every slot is taken, a new connection takes the
-//!   place of the client holding the most connections, or recycles its own
-//!   client's cheapest one; only when neither is possible is it refused,
-//!   with a `503` and `Retry-After` written before the close;
+//! - every connection is charged to a [`Client`]: the named client whose
+//!   bearer token its requests carry, once the header checks have found
+//!   it, else its source address (all of loopback counting as one address,
+//!   an IPv6 /64 as one). A session is not a client: anyone can open many,
+//!   so only a credential tells two clients apart. When every slot is
+//!   taken, a new connection takes the place of the client holding the
+//!   most connections, or recycles its own client's cheapest one short of
+//!   one at work (its oldest idle one, say); only when neither is possible
+//!   is it refused, with a `503` and `Retry-After` written before the close;
 //! - a connection's rank says how cheaply it goes: one whose headers have
 //!   not passed the checks a second after it was accepted goes first, then
 //!   one still reading a request body, then one accepted within the last
@@ -17,7 +19,7 @@
 //! - wrong bearer tokens are answered later and later per client address
 //!   ([`AuthFailures`]), and at most [`GUESSES_PER_SECOND`] a second in all,
 //!   so neither one address nor many can guess fast, while a right token is
-//!   never delayed;
+//!   never delayed, nor a request that sends none (it guesses nothing);
 //! - refusals are logged as rate-limited summaries ([`Summary`]), not one
 //!   line each.
 
@@ -41,16 +43,26 @@ use crate::{
     shares::{Pool, Share, Young},
 };
 
-/// Whom a connection is charged to.
+/// Whom a connection, a session or a stream is charged to.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum Client {
-    /// A source address, as [`Client::address`] counts it.
+    /// A source address, as [`Client::address`] counts it: where no token
+    /// is required, or before the headers were checked.
     Address(IpAddr),
-    /// A live MCP session its requests named.
-    Session(Arc<str>),
+    /// The named client whose bearer token the requests carried.
+    Named(Arc<str>),
 }
 
 impl Client {
+    /// How the app's code sees this client (`Context::client`).
+    pub fn id(&self) -> crate::app::ClientId {
+        match self {
+            Self::Named(name) => crate::app::ClientId::named(name.clone()),
+            Self::Address(ip) if ip.is_loopback() => crate::app::ClientId::local(),
+            Self::Address(ip) => crate::app::ClientId::address(*ip),
+        }
+    }
+
     /// The client a source address stands for: every loopback address is
     /// the one machine, an IPv4-mapped address is its IPv4 address, and an
     /// IPv6 address counts by its /64 (what one host is usually given).
@@ -140,6 +152,8 @@ impl Doing {
 
 struct Connection {
     share: Share<Client>,
+    /// Whom it is charged to now.
+    client: Mutex<Client>,
     doing: Mutex<Doing>,
     /// Whether its reads are pacing a request's head (`paced.rs`).
     phase: Phase,
@@ -173,12 +187,20 @@ pub(crate) struct ConnectionMark {
 
 impl ConnectionMark {
     /// Records that a request on this connection passed the header checks,
-    /// naming `session` (a live one) if it did.
-    pub fn checked(&self, session: Option<Arc<str>>) {
-        if let Some(session) = session {
-            self.connection.share.charge_to(Client::Session(session));
+    /// with the token of the named client `named`, if one is required.
+    pub fn checked(&self, named: Option<Arc<str>>) {
+        if let Some(name) = named {
+            let client = Client::Named(name);
+            self.connection.share.charge_to(client.clone());
+            *lock_unpoisoned(&self.connection.client) = client;
         }
         self.connection.change(|doing| doing.checked = true);
+    }
+
+    /// Whom the connection is charged to: the named client whose token its
+    /// requests carry, else its address.
+    pub fn client(&self) -> Client {
+        lock_unpoisoned(&self.connection.client).clone()
     }
 
     /// Cancelled when the connection is cut to make room for another.
@@ -234,8 +256,10 @@ impl Connections {
     pub fn new(max: usize) -> Arc<Self> {
         Arc::new(Self {
             // No bound per client below the total: a client alone may use
-            // every slot, and gives them back as others arrive.
-            pool: Pool::recycling(max, max, rank::IDLE, Some(NEW)),
+            // every slot, and gives them back as others arrive. A client
+            // holding every slot it may still opens a new connection: its
+            // own oldest idle one (or a cheaper one) makes way.
+            pool: Pool::recycling(max, max, rank::WORKING, Some(NEW)),
             refused: Summary::new(
                 "new connections refused: every slot is held by clients holding no more than this one",
             ),
@@ -248,7 +272,8 @@ impl Connections {
     /// Admits a new connection from `source`, cutting another to make room
     /// if the rule says so; `None` when it must be refused.
     pub fn admit(self: &Arc<Self>, source: IpAddr) -> Option<Admitted> {
-        let share = match self.pool.admit(Client::address(source), rank::UNCHECKED) {
+        let client = Client::address(source);
+        let share = match self.pool.admit(client.clone(), rank::UNCHECKED) {
             Ok(share) => share,
             Err(_) => {
                 self.refused.note();
@@ -259,8 +284,12 @@ impl Connections {
             self.cut.note();
         }
         let cut = share.cut.clone();
-        let connection =
-            Arc::new(Connection { share, doing: Mutex::default(), phase: Phase::default() });
+        let connection = Arc::new(Connection {
+            share,
+            client: Mutex::new(client),
+            doing: Mutex::default(),
+            phase: Phase::default(),
+        });
         let mark = ConnectionMark { connection, source, gone: CancellationToken::new() };
         Some(Admitted { mark, cut })
     }
@@ -414,8 +443,8 @@ mod tests {
 
     const HERE: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
 
-    fn checked(admitted: &Admitted, session: &str) {
-        admitted.mark.checked(Some(session.into()));
+    fn checked(admitted: &Admitted, client: &str) {
+        admitted.mark.checked(Some(client.into()));
     }
 
     #[test]
@@ -428,10 +457,10 @@ mod tests {
     }
 
     #[test]
-    fn s12_another_clients_session_is_never_cut_for_a_crowd_from_one_address() {
+    fn s12_a_named_clients_connection_is_never_cut_for_a_crowd_from_one_address() {
         let connections = Connections::new(4);
         let good = connections.admit(HERE).expect("room");
-        checked(&good, "good-session");
+        checked(&good, "good");
         // Idle, kept alive: the slow-body probe cut exactly this one.
         let mut hostile = Vec::new();
         for _ in 0..20 {
@@ -442,6 +471,51 @@ mod tests {
         assert!(!good.cut.is_cancelled(), "the session's connection stays");
         let again = connections.admit(HERE).expect("a new connection still gets in");
         assert!(!again.cut.is_cancelled());
+    }
+
+    #[test]
+    fn s12_a_client_holding_every_slot_idle_still_opens_a_new_connection() {
+        // Kept-alive connections that passed the checks (no token needed):
+        // the probe's 256 of them left 1 new connection in 125 a place.
+        let connections = Connections::new(4);
+        let idle: Vec<Admitted> = (0..4)
+            .map(|_| {
+                let admitted = connections.admit(HERE).expect("room");
+                admitted.mark.checked(None);
+                admitted
+            })
+            .collect();
+        let working = connections.admit(HERE).expect("its oldest idle one makes way");
+        assert!(idle[0].cut.is_cancelled() && !idle[1].cut.is_cancelled());
+        working.mark.checked(None);
+        let _busy = working.mark.busy();
+        for _ in 0..3 {
+            let again = connections.admit(HERE).expect("again");
+            again.mark.checked(None);
+        }
+        assert!(!working.cut.is_cancelled(), "a connection at work is never recycled");
+    }
+
+    #[test]
+    fn s12_a_second_named_client_always_gets_a_connection_from_one_holding_all() {
+        let connections = Connections::new(8);
+        let hog: Vec<Admitted> = (0..8)
+            .map(|_| {
+                let admitted = connections.admit(HERE).expect("room");
+                checked(&admitted, "hog");
+                admitted
+            })
+            .collect();
+        let mut mine = Vec::new();
+        for _ in 0..5 {
+            let admitted = connections.admit(HERE).expect("the hog holds the most");
+            checked(&admitted, "me");
+            mine.push(admitted);
+        }
+        assert!(mine.iter().all(|a| !a.cut.is_cancelled()));
+        assert_eq!(hog.iter().filter(|a| a.cut.is_cancelled()).count(), 5);
+        assert_eq!(connections.counts(&Client::Named("me".into())), (8, 5));
+        assert_eq!(hog[7].mark.client(), Client::Named("hog".into()));
     }
 
     #[test]

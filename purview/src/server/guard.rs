@@ -1,7 +1,8 @@
 //! The checks every HTTP request passes before it reaches MCP: exactly one
 //! well-formed `Host` naming an allowed host, at most one well-formed and
-//! allowed `Origin`, and the bearer token when one is set. Pure functions of
-//! the headers, so they are unit-tested and fuzzed on their own.
+//! allowed `Origin`, and one of the clients' bearer tokens when any is set
+//! (which also says which client is calling). Pure functions of the
+//! headers, so they are unit-tested and fuzzed on their own.
 //!
 //! Strict on purpose: a `Host` with userinfo (`evil.com@127.0.0.1`), two
 //! `Host` headers, or an `Origin` with a path are refused rather than
@@ -21,9 +22,14 @@ pub(crate) struct Guard {
     pub hosts: Vec<String>,
     /// Allowed origins as `scheme://host`, with `:port` or `:*`.
     pub origins: Vec<String>,
-    /// The bearer token, when one is required.
-    pub token: Option<String>,
+    /// The known clients' names and bearer tokens; when there is none, no
+    /// token is required.
+    pub tokens: Vec<(std::sync::Arc<str>, String)>,
 }
+
+/// Who passed the checks: the named client whose token came, or nobody in
+/// particular where no token is required.
+pub(crate) type Passed = Option<std::sync::Arc<str>>;
 
 /// A host and optional port, parsed strictly from an authority (`Host`
 /// header or the authority of an `Origin`).
@@ -100,7 +106,7 @@ fn origin_allowed(allowed: &str, scheme: &str, origin: &Authority<'_>) -> bool {
 
 impl Guard {
     /// Checks one request's headers.
-    pub fn check(&self, headers: &HeaderMap) -> Result<(), Refusal> {
+    pub fn check(&self, headers: &HeaderMap) -> Result<Passed, Refusal> {
         let mut hosts = headers.get_all(header::HOST).iter();
         let host = match (hosts.next(), hosts.next()) {
             (Some(host), None) => host,
@@ -132,29 +138,41 @@ impl Guard {
                 }
             }
         }
-        if let Some(expected) = &self.token {
-            let mut given = headers.get_all(header::AUTHORIZATION).iter();
-            let ok = match (given.next(), given.next()) {
-                (Some(value), None) => bearer_matches(value.as_bytes(), expected.as_bytes()),
-                _ => false,
-            };
-            if !ok {
-                return Err((StatusCode::UNAUTHORIZED, "missing or wrong bearer token"));
+        if self.tokens.is_empty() {
+            return Ok(None);
+        }
+        let mut given = headers.get_all(header::AUTHORIZATION).iter();
+        let value = match (given.next(), given.next()) {
+            (Some(value), None) => value.as_bytes(),
+            (None, _) => return Err(MISSING_TOKEN),
+            (Some(_), Some(_)) => return Err(WRONG_TOKEN),
+        };
+        let Some(given) = bearer(value) else { return Err(MISSING_TOKEN) };
+        // Every token is compared, whichever matches, so the time taken
+        // says nothing about which one came close.
+        let mut found = None;
+        for (name, token) in &self.tokens {
+            if constant_time_eq(given, token.as_bytes()) {
+                found = Some(name.clone());
             }
         }
-        Ok(())
+        found.map(Some).ok_or(WRONG_TOKEN)
     }
 }
 
-/// Whether an `Authorization` value is `Bearer <token>`: the scheme in any
-/// case (RFC 9110 §11.1), one space, then exactly the token.
-pub(crate) fn bearer_matches(value: &[u8], token: &[u8]) -> bool {
-    match value.split_at_checked(7) {
-        Some((scheme, given)) => {
-            scheme.eq_ignore_ascii_case(b"bearer ") && constant_time_eq(given, token)
-        }
-        None => false,
-    }
+/// No bearer token was sent (nothing was guessed, so nothing is slowed).
+pub(crate) const MISSING_TOKEN: Refusal = (
+    StatusCode::UNAUTHORIZED,
+    "this server needs a bearer token: send `Authorization: Bearer <token>`",
+);
+/// A bearer token was sent and is none of the clients'.
+pub(crate) const WRONG_TOKEN: Refusal = (StatusCode::UNAUTHORIZED, "wrong bearer token");
+
+/// The token of an `Authorization` value `Bearer <token>`: the scheme in any
+/// case (RFC 9110 §11.1), one space, then the token.
+fn bearer(value: &[u8]) -> Option<&[u8]> {
+    let (scheme, given) = value.split_at_checked(7)?;
+    scheme.eq_ignore_ascii_case(b"bearer ").then_some(given)
 }
 
 /// The shortest bearer token accepted.
@@ -197,8 +215,12 @@ mod tests {
                 "http://127.0.0.1:*".into(),
                 "http://[::1]:*".into(),
             ],
-            token: Some("s3cret".into()),
+            tokens: vec![("agent".into(), "s3cret".into()), ("other".into(), "0ther".into())],
         }
+    }
+
+    fn agent() -> Passed {
+        Some("agent".into())
     }
 
     fn headers(pairs: &[(header::HeaderName, &str)]) -> HeaderMap {
@@ -215,14 +237,14 @@ mod tests {
     fn s12_loopback_hosts_and_origins_pass() {
         for host in ["localhost", "localhost:8765", "127.0.0.1:80", "[::1]:8765", "LOCALHOST"] {
             let h = headers(&[(header::HOST, host), TOKEN]);
-            assert_eq!(guard().check(&h), Ok(()), "{host}");
+            assert_eq!(guard().check(&h), Ok(agent()), "{host}");
         }
         let h = headers(&[
             (header::HOST, "127.0.0.1:1"),
             (header::ORIGIN, "http://localhost:3000"),
             TOKEN,
         ]);
-        assert_eq!(guard().check(&h), Ok(()));
+        assert_eq!(guard().check(&h), Ok(agent()));
     }
 
     #[test]
@@ -268,10 +290,23 @@ mod tests {
     }
 
     #[test]
+    fn s12_each_clients_token_names_that_client_and_a_missing_one_is_told_apart() {
+        let with =
+            |auth: &str| headers(&[(header::HOST, "localhost"), (header::AUTHORIZATION, auth)]);
+        assert_eq!(guard().check(&with("Bearer 0ther")), Ok(Some("other".into())));
+        assert_eq!(guard().check(&with("Bearer s3cret")), Ok(agent()));
+        assert_eq!(guard().check(&with("Bearer s3cre")), Err(WRONG_TOKEN));
+        assert_eq!(guard().check(&with("Basic czNjcmV0")), Err(MISSING_TOKEN));
+        assert_eq!(guard().check(&headers(&[(header::HOST, "localhost")])), Err(MISSING_TOKEN));
+        let open = Guard { tokens: Vec::new(), ..guard() };
+        assert_eq!(open.check(&headers(&[(header::HOST, "localhost")])), Ok(None));
+    }
+
+    #[test]
     fn s12_the_bearer_scheme_is_case_insensitive() {
         for auth in ["bearer s3cret", "BEARER s3cret", "Bearer s3cret"] {
             let h = headers(&[(header::HOST, "localhost"), (header::AUTHORIZATION, auth)]);
-            assert_eq!(guard().check(&h), Ok(()), "{auth}");
+            assert_eq!(guard().check(&h), Ok(agent()), "{auth}");
         }
     }
 

@@ -29,7 +29,7 @@ use tower_http::{limit::RequestBodyLimitLayer, timeout::RequestBodyTimeoutLayer}
 use super::{
     fair::{AuthFailures, ConnectionMark, Connections, Summary, Tracked},
     frame::{self, Frame},
-    guard::Guard,
+    guard::{Guard, WRONG_TOKEN},
     http_options::HttpOptions,
     http_sessions::{BoundedSessions, SESSION_REFUSED},
     paced::Paced,
@@ -110,12 +110,12 @@ impl App {
             .with_cancellation_token(cancel.child_token());
         let mut sessions = LocalSessionManager::default();
         sessions.session_config.keep_alive = Some(options.session_idle);
-        let sessions = Arc::new(BoundedSessions::new(
+        let sessions = BoundedSessions::new(
             sessions,
             options.max_sessions,
             options.max_streams_per_session,
             options.max_streams,
-        ));
+        );
         let app = self.clone();
         let listens = super::ListenBudget::new(options.max_listen_streams);
         let subscribers = self.max_subscribers();
@@ -134,7 +134,6 @@ impl App {
         );
         let checks = Arc::new(Checks {
             guard: options.guard(),
-            sessions,
             failures: AuthFailures::default(),
             wrong_token: Summary::new("requests refused for a missing or wrong bearer token"),
             refused: Summary::new("requests refused by the Host/Origin checks"),
@@ -170,12 +169,15 @@ impl App {
     }
 }
 
+tokio::task_local! {
+    /// Whom the request being served is charged to (its connection's
+    /// client), for the sessions and streams it opens.
+    pub(crate) static REQUEST_CLIENT: super::fair::Client;
+}
+
 /// The header checks, and what they remember between requests.
 struct Checks {
     guard: Guard,
-    /// To tell a live session's id from a made-up one: only a live one
-    /// charges a connection to its session (`fair.rs`).
-    sessions: Arc<BoundedSessions>,
     failures: AuthFailures,
     wrong_token: Summary,
     refused: Summary,
@@ -187,19 +189,17 @@ struct Checks {
 async fn check_headers(checks: &Checks, request: Request, next: Next) -> Response {
     let mark = request.extensions().get::<ConnectionMark>().cloned();
     match checks.guard.check(request.headers()) {
-        Ok(()) => {
-            if let Some(mark) = &mark {
-                let named = request.headers().get("mcp-session-id").and_then(|v| v.to_str().ok());
-                let session = match named {
-                    Some(id) if checks.sessions.is_live(id).await => Some(Arc::from(id)),
-                    _ => None,
-                };
-                mark.checked(session);
-            }
-            next.run(request).await
+        Ok(named) => {
+            let Some(mark) = mark else { return next.run(request).await };
+            mark.checked(named);
+            // What this request opens (a session, a stream) is charged to
+            // the same client as its connection.
+            REQUEST_CLIENT.scope(mark.client(), next.run(request)).await
         }
         Err((status, reason)) => {
-            if status == StatusCode::UNAUTHORIZED {
+            // A request without a token guesses nothing: it is answered at
+            // once, and only wrong tokens are slowed down.
+            if (status, reason) == WRONG_TOKEN {
                 checks.wrong_token.note();
                 if let Some(mark) = &mark {
                     let delay = checks.failures.failed(mark.source);

@@ -1,8 +1,8 @@
-//! What [`HttpOptions`] holds: the address, the path, the token, the
-//! accepted hosts and origins, and every limit the HTTP server enforces
-//! (http.rs).
+//! What [`HttpOptions`] holds: the address, the path, the clients and
+//! their tokens, the accepted hosts and origins, and every limit the HTTP
+//! server enforces (http.rs).
 
-use std::{net::SocketAddr, time::Duration};
+use std::{net::SocketAddr, path::Path, sync::Arc, time::Duration};
 
 use super::guard::{Guard, check_token};
 #[cfg(doc)]
@@ -29,7 +29,8 @@ use crate::{Error, Secret};
 pub struct HttpOptions {
     pub(super) addr: SocketAddr,
     pub(super) path: String,
-    pub(super) bearer_token: Option<Secret<String>>,
+    /// The named clients and their bearer tokens.
+    pub(super) clients: Vec<(Arc<str>, Secret<String>)>,
     pub(super) allowed_hosts: Vec<String>,
     pub(super) allowed_origins: Vec<String>,
     pub(super) remote_without_token: bool,
@@ -52,7 +53,7 @@ impl Default for HttpOptions {
         Self {
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             path: "/mcp".into(),
-            bearer_token: None,
+            clients: Vec::new(),
             allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
             allowed_origins: vec![
                 "http://localhost:*".into(),
@@ -90,15 +91,86 @@ impl HttpOptions {
         self
     }
 
-    /// Requires `Authorization: Bearer <token>` on every request (the scheme
-    /// in any case). The token must be at least 16 characters
-    /// ([`App::serve_http`] refuses shorter ones); `openssl rand -hex 32`
+    /// One token for every client: the client named `bearer`
+    /// ([`HttpOptions::client`]). Everyone who holds it is the same client,
+    /// so its holders share one share of every limit; give each host its
+    /// own token with [`HttpOptions::client`] instead, so that no holder can
+    /// crowd out another.
+    pub fn bearer_token(self, token: impl Into<String>) -> Self {
+        self.client("bearer", token)
+    }
+
+    /// A client known by its own bearer token: every request must then
+    /// carry `Authorization: Bearer <token>` (the scheme in any case) with
+    /// one of the clients' tokens, and each client gets its own share of
+    /// every limit (connections, sessions, streams, approval questions) and
+    /// its own budgets in the app ([`Context::client`](crate::Context::client)
+    /// names it), so no client can crowd out or slow down another.
+    ///
+    /// A name is 1 to 64 letters, digits, `.`, `_` or `-`, and every token
+    /// at least 16 characters, different from every other
+    /// ([`App::serve_http`] refuses anything else); `openssl rand -hex 32`
     /// makes a good one. Wrong tokens are answered more and more slowly per
     /// source address (after 5, each waits twice as long, up to 2 s), and at
-    /// most 32 a second are answered from all addresses together.
-    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
-        self.bearer_token = Some(Secret::new(token.into()));
+    /// most 32 a second from all addresses together; a request without a
+    /// token is answered at once. Read tokens from a file
+    /// ([`HttpOptions::clients_file`]) or the environment, never from the
+    /// command line, which any local user can read.
+    ///
+    /// ```
+    /// let options = purview::http::HttpOptions::default()
+    ///     .client("claude-desktop", "6d1f0c9e8b7a65432f1e0d9c8b7a6543")
+    ///     .client("ci-runner", "0a9b8c7d6e5f40312a3b4c5d6e7f8091");
+    /// # let _ = options;
+    /// ```
+    pub fn client(mut self, name: impl Into<String>, token: impl Into<String>) -> Self {
+        self.clients.push((name.into().into(), Secret::new(token.into())));
         self
+    }
+
+    /// The clients named in a file, one a line: a name, white space, its
+    /// token. Blank lines and lines starting with `#` are skipped. Keep the
+    /// file readable by the app's user alone.
+    ///
+    /// ```
+    /// # fn run() -> Result<(), purview::Error> {
+    /// let path = std::env::temp_dir().join("purview-clients-doc");
+    /// std::fs::write(&path, "# name token\nclaude-desktop 6d1f0c9e8b7a65432f1e0d9c8b7a6543\n")
+    ///     .map_err(|e| purview::Error::Serve(e.to_string()))?;
+    /// let options = purview::http::HttpOptions::default().clients_file(&path)?;
+    /// # let _ = options; let _ = std::fs::remove_file(&path);
+    /// # Ok(()) }
+    /// # run().unwrap();
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Serve`] when the file cannot be read, or a line is not a
+    /// name and a token (the message gives the line's number, never its
+    /// text).
+    pub fn clients_file(mut self, path: impl AsRef<Path>) -> Result<Self, Error> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Error::Serve(format!("cannot read the clients file {}: {e}", path.display()))
+        })?;
+        for (number, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let mut words = line.split_whitespace();
+            match (words.next(), words.next(), words.next()) {
+                (Some(name), Some(token), None) => self = self.client(name, token),
+                _ => {
+                    return Err(Error::Serve(format!(
+                        "line {} of the clients file {} is not `NAME TOKEN`",
+                        number + 1,
+                        path.display()
+                    )));
+                }
+            }
+        }
+        Ok(self)
     }
 
     /// Accepts one more `Host` header value (a hostname or IP, without port).
@@ -154,22 +226,25 @@ impl HttpOptions {
     }
 
     /// Connections open at once (256), shared fairly: each is charged to
-    /// its client (the live MCP session its requests name, else its source
-    /// address, all of loopback as one and an IPv6 /64 as one). At the
-    /// limit a new connection takes the place of the client holding the
-    /// most (connections whose headers are still unchecked after a second
-    /// first, then those reading a body, then those accepted within the
-    /// last second, then idle ones, then busy ones, oldest first), or
-    /// recycles its own client's cheapest one short of idle; otherwise it is
-    /// answered 503 with `Retry-After` and closed. A cut request is
-    /// answered 503 too. RELIABILITY.md states the rule in full.
+    /// its client (the named client whose token its requests carry, else
+    /// its source address, all of loopback as one and an IPv6 /64 as one).
+    /// At the limit a new connection takes the place of the client holding
+    /// the most (connections whose headers are still unchecked after a
+    /// second first, then those reading a body, then those accepted within
+    /// the last second, then idle ones, then busy ones, oldest first), or
+    /// recycles its own client's cheapest one short of one at work;
+    /// otherwise it is answered 503 with `Retry-After` and closed. A cut
+    /// request is answered 503 too. RELIABILITY.md states the rule in full.
     pub fn max_connections(mut self, n: usize) -> Self {
         self.max_connections = n;
         self
     }
 
-    /// MCP sessions at once (64); the `initialize` beyond it gets HTTP 503
-    /// with a JSON-RPC error saying so.
+    /// MCP sessions at once (64), shared fairly by the same rule as
+    /// connections: at the limit, a new session closes the oldest session
+    /// of the client holding the most, if that client holds more than the
+    /// newcomer's would then; otherwise the `initialize` gets HTTP 503 with
+    /// a JSON-RPC error saying so.
     pub fn max_sessions(mut self, n: usize) -> Self {
         self.max_sessions = n;
         self
@@ -182,7 +257,8 @@ impl HttpOptions {
     }
 
     /// GET streams all sessions together may hold open (64), so that
-    /// streams never take every connection.
+    /// streams never take every connection; shared fairly: at the limit, a
+    /// client holding fewer than another ends that one's oldest stream.
     pub fn max_streams(mut self, n: usize) -> Self {
         self.max_streams = n;
         self
@@ -191,7 +267,8 @@ impl HttpOptions {
     /// 2026-07-28 `subscriptions/listen` streams open at once over HTTP, in
     /// all (64). Each is its own request, so no per-connection count could
     /// bound them; this keeps them, with the sessions, within the app's
-    /// subscriber limit.
+    /// subscriber limit. Shared fairly: at the limit, a client holding
+    /// fewer than another ends that one's oldest listen stream.
     pub fn max_listen_streams(mut self, n: usize) -> Self {
         self.max_listen_streams = n;
         self
@@ -220,15 +297,24 @@ impl HttpOptions {
                 self.path
             )));
         }
-        if let Some(token) = &self.bearer_token {
-            check_token(token.expose()).map_err(Error::Serve)?;
+        for (number, (name, token)) in self.clients.iter().enumerate() {
+            check_client_name(name).map_err(Error::Serve)?;
+            check_token(token.expose())
+                .map_err(|problem| Error::Serve(format!("client `{name}`: {problem}")))?;
+            if let Some((other, _)) =
+                self.clients[..number].iter().find(|(_, t)| t.expose() == token.expose())
+            {
+                return Err(Error::Serve(format!(
+                    "clients `{other}` and `{name}` have the same token: give each client its own, or they are one client"
+                )));
+            }
+            if self.clients[..number].iter().any(|(n, _)| n == name) {
+                return Err(Error::Serve(format!("the client `{name}` is named twice")));
+            }
         }
-        if !self.addr.ip().is_loopback()
-            && self.bearer_token.is_none()
-            && !self.remote_without_token
-        {
+        if !self.addr.ip().is_loopback() && self.clients.is_empty() && !self.remote_without_token {
             return Err(Error::Serve(format!(
-                "refusing to serve {} without a bearer token: anyone who can reach that address would control the application. Give a token (--token), bind 127.0.0.1, or, behind an authenticating proxy, allow it explicitly (--allow-remote-without-token)",
+                "refusing to serve {} without a bearer token: anyone who can reach that address would control the application. Name clients with their tokens (--clients FILE, or one token with --token-file FILE or PURVIEW_TOKEN), bind 127.0.0.1, or, behind an authenticating proxy, allow it explicitly (--allow-remote-without-token)",
                 self.addr
             )));
         }
@@ -239,7 +325,28 @@ impl HttpOptions {
         Guard {
             hosts: self.allowed_hosts.clone(),
             origins: self.allowed_origins.clone(),
-            token: self.bearer_token.as_ref().map(|t| t.expose().clone()),
+            tokens: self
+                .clients
+                .iter()
+                .map(|(name, token)| (name.clone(), token.expose().clone()))
+                .collect(),
         }
     }
+}
+
+/// The longest client name.
+const MAX_CLIENT_NAME: usize = 64;
+
+/// Refuses a client name that would not read well in a log or a question.
+fn check_client_name(name: &str) -> Result<(), String> {
+    let fits = !name.is_empty()
+        && name.len() <= MAX_CLIENT_NAME
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+    if fits {
+        return Ok(());
+    }
+    Err(format!(
+        "a client's name must be 1 to {MAX_CLIENT_NAME} letters, digits, `.`, `_` or `-` (got one of {} characters)",
+        name.chars().count()
+    ))
 }

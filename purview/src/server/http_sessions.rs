@@ -1,7 +1,12 @@
 //! rmcp's session manager with bounds: at most so many sessions at once
 //! (checked and created under one lock, so a burst cannot overshoot), and
-//! so many server-to-client GET streams per session and in all. Idle
-//! sessions expire through rmcp's own `keep_alive`.
+//! so many server-to-client GET streams per session and in all. Sessions
+//! and the streams in all are shares, not caps (`crate::shares`): each is
+//! charged to the client whose request opened it (`http.rs`'s
+//! `REQUEST_CLIENT`), and when all are taken, a client holding fewer than
+//! another closes that one's oldest (a session closed this way ends as if
+//! deleted; a stream ends). Idle sessions expire through rmcp's own
+//! `keep_alive`, and their places go with them.
 
 use std::{
     collections::HashMap,
@@ -25,9 +30,24 @@ use rmcp::{
     },
 };
 
-use crate::lock::lock_unpoisoned;
+use tokio_util::sync::CancellationToken;
 
-use super::fair::Summary;
+use crate::{
+    lock::lock_unpoisoned,
+    shares::{Pool, Refused, Share},
+};
+
+use super::{
+    fair::{Client, Summary},
+    http::REQUEST_CLIENT,
+};
+
+/// Whom what the current request opens is charged to.
+fn requesting_client() -> Client {
+    REQUEST_CLIENT
+        .try_with(Client::clone)
+        .unwrap_or(Client::Address(std::net::Ipv4Addr::LOCALHOST.into()))
+}
 
 tokio::task_local! {
     /// Set, within the request that asked for a session, to the limit that
@@ -76,14 +96,20 @@ impl From<LocalSessionManagerError> for BoundedError {
 
 pub(crate) struct BoundedSessions {
     inner: LocalSessionManager,
-    max_sessions: usize,
     max_streams: usize,
-    max_streams_in_all: usize,
+    /// Every session's place, shared by the clients that opened them.
+    sessions: Arc<Pool<Client>>,
+    /// Each live session's place, and a token cancelled when it ends.
+    places: Mutex<HashMap<SessionId, (Share<Client>, CancellationToken)>>,
     streams: Mutex<HashMap<SessionId, Arc<AtomicUsize>>>,
-    streams_in_all: Arc<AtomicUsize>,
+    /// Every GET stream's place, shared by the clients that opened them.
+    streams_in_all: Arc<Pool<Client>>,
     /// Held from the count to the insert, so the cap cannot race.
     creating: tokio::sync::Mutex<()>,
     refused: Summary,
+    closed_for_room: Summary,
+    /// Itself, for the task that closes a session whose place was taken.
+    me: std::sync::Weak<Self>,
 }
 
 impl BoundedSessions {
@@ -92,72 +118,97 @@ impl BoundedSessions {
         max_sessions: usize,
         max_streams: usize,
         max_streams_in_all: usize,
-    ) -> Self {
-        Self {
+    ) -> Arc<Self> {
+        Arc::new_cyclic(|me| Self {
             inner,
-            max_sessions,
             max_streams,
-            max_streams_in_all,
+            sessions: Pool::new(max_sessions, max_sessions),
+            places: Mutex::default(),
             streams: Mutex::default(),
-            streams_in_all: Arc::default(),
+            streams_in_all: Pool::new(max_streams_in_all, max_streams_in_all),
             creating: tokio::sync::Mutex::new(()),
-            refused: Summary::new("new sessions refused: at the session limit"),
-        }
+            refused: Summary::new(
+                "new sessions refused: at the session limit, held by clients holding no more than this one",
+            ),
+            closed_for_room: Summary::new(
+                "sessions closed to make room (the oldest of the client holding the most)",
+            ),
+            me: me.clone(),
+        })
     }
 
-    /// Whether `id` names a session that exists now.
-    pub async fn is_live(&self, id: &str) -> bool {
-        self.inner.sessions.read().await.contains_key(id)
-    }
-
-    /// Takes one of the session's GET-stream slots (and one of the server's),
-    /// or refuses at either limit. The caller gives them back (through
-    /// [`Counted`]'s drop).
+    /// Takes one of the session's GET-stream slots (and a share of the
+    /// server's), or refuses at either limit. The caller gives them back
+    /// (through [`Counted`]'s drop); the stream ends if its place is taken
+    /// for another client's.
     fn take_stream_slot(&self, id: &SessionId) -> Result<Slots, BoundedError> {
-        let in_all = self.streams_in_all.clone();
-        if in_all
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n < self.max_streams_in_all).then_some(n + 1)
-            })
-            .is_err()
-        {
-            return Err(BoundedError::TooManyStreamsInAll(self.max_streams_in_all));
-        }
+        let in_all = match self.streams_in_all.admit(requesting_client(), 0) {
+            Ok(share) => share,
+            Err(Refused::Full(n) | Refused::OverShare(n)) => {
+                return Err(BoundedError::TooManyStreamsInAll(n));
+            }
+        };
         let open = lock_unpoisoned(&self.streams).entry(id.clone()).or_default().clone();
         let taken = open.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
             (n < self.max_streams).then_some(n + 1)
         });
         if taken.is_err() {
-            // Give back the server-wide place taken above.
-            in_all.fetch_sub(1, Ordering::AcqRel);
+            // The server-wide place taken above goes back with `in_all`.
             return Err(BoundedError::TooManyStreams(self.max_streams));
         }
         Ok(Slots { session: open, in_all })
+    }
+
+    /// Closes a session whose place was taken for another client's, unless
+    /// it ends first.
+    fn close_when_cut(&self, id: SessionId, cut: CancellationToken, ended: CancellationToken) {
+        let me = self.me.clone();
+        tokio::spawn(async move {
+            tokio::select! {
+                () = cut.cancelled() => {}
+                () = ended.cancelled() => return,
+            }
+            if let Some(me) = me.upgrade() {
+                me.closed_for_room.note();
+                let _ = me.close_session(&id).await;
+            }
+        });
     }
 }
 
 /// A stream's places: one of its session's, one of the server's.
 struct Slots {
     session: Arc<AtomicUsize>,
-    in_all: Arc<AtomicUsize>,
+    in_all: Share<Client>,
 }
 
 impl Drop for Slots {
     fn drop(&mut self) {
         self.session.fetch_sub(1, Ordering::AcqRel);
-        self.in_all.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
-/// A GET stream that gives its slots back when the client goes away.
+/// A GET stream that gives its slots back when the client goes away, and
+/// ends when its place is taken for another client's.
 struct Counted<S> {
     stream: S,
+    cut: Pin<Box<tokio_util::sync::WaitForCancellationFutureOwned>>,
     _slots: Slots,
+}
+
+impl<S> Counted<S> {
+    fn new(stream: S, slots: Slots) -> Self {
+        let cut = Box::pin(slots.in_all.cut.clone().cancelled_owned());
+        Self { stream, cut, _slots: slots }
+    }
 }
 
 impl<S: Stream + Unpin> Stream for Counted<S> {
     type Item = S::Item;
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<S::Item>> {
+        if self.cut.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(None);
+        }
         Pin::new(&mut self.stream).poll_next(cx)
     }
 }
@@ -170,18 +221,31 @@ impl SessionManager for BoundedSessions {
         let _creating = self.creating.lock().await;
         let sessions = self.inner.sessions.read().await;
         // Sessions that expired while idle never pass through
-        // `close_session`: forget their stream counts here (a count still
-        // held by an open stream lives on in that stream).
+        // `close_session`: forget their places and stream counts here (a
+        // count still held by an open stream lives on in that stream).
         lock_unpoisoned(&self.streams).retain(|id, _| sessions.contains_key(id));
-        if sessions.len() >= self.max_sessions {
-            self.refused.note();
-            let _ = SESSION_REFUSED.try_with(|refused| refused.set(Some(self.max_sessions)));
-            return Err(BoundedError::TooManySessions(self.max_sessions));
-        }
+        lock_unpoisoned(&self.places).retain(|id, (_, ended)| {
+            let live = sessions.contains_key(id);
+            if !live {
+                ended.cancel();
+            }
+            live
+        });
         drop(sessions);
-        // Only this method adds sessions, and it holds `creating`: the count
-        // read above is still true here.
-        Ok(self.inner.create_session().await?)
+        let place = match self.sessions.admit(requesting_client(), 0) {
+            Ok(place) => place,
+            Err(Refused::Full(limit) | Refused::OverShare(limit)) => {
+                self.refused.note();
+                let _ = SESSION_REFUSED.try_with(|refused| refused.set(Some(limit)));
+                return Err(BoundedError::TooManySessions(limit));
+            }
+        };
+        // Only this method adds sessions, and it holds `creating`.
+        let (id, transport) = self.inner.create_session().await?;
+        let ended = CancellationToken::new();
+        self.close_when_cut(id.clone(), place.cut.clone(), ended.clone());
+        lock_unpoisoned(&self.places).insert(id.clone(), (place, ended));
+        Ok((id, transport))
     }
 
     async fn initialize_session(
@@ -198,6 +262,10 @@ impl SessionManager for BoundedSessions {
 
     async fn close_session(&self, id: &SessionId) -> Result<(), BoundedError> {
         lock_unpoisoned(&self.streams).remove(id);
+        // Its place goes back now, whatever the inner manager says.
+        if let Some((_, ended)) = lock_unpoisoned(&self.places).remove(id) {
+            ended.cancel();
+        }
         Ok(self.inner.close_session(id).await?)
     }
 
@@ -223,7 +291,7 @@ impl SessionManager for BoundedSessions {
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, BoundedError> {
         let slots = self.take_stream_slot(id)?;
         match self.inner.create_standalone_stream(id).await {
-            Ok(stream) => Ok(Counted { stream: Box::pin(stream), _slots: slots }),
+            Ok(stream) => Ok(Counted::new(Box::pin(stream), slots)),
             Err(e) => Err(e.into()),
         }
     }
@@ -241,7 +309,7 @@ impl SessionManager for BoundedSessions {
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, BoundedError> {
         let slots = self.take_stream_slot(id)?;
         match self.inner.resume(id, last_event_id).await {
-            Ok(stream) => Ok(Counted { stream: Box::pin(stream), _slots: slots }),
+            Ok(stream) => Ok(Counted::new(Box::pin(stream), slots)),
             Err(e) => Err(e.into()),
         }
     }

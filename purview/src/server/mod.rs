@@ -99,33 +99,57 @@ pub struct McpServer {
     listens: Option<Arc<ListenBudget>>,
 }
 
-/// How many listen streams may be open at once across requests.
+/// The listen streams open at once across requests, shared fairly by the
+/// clients that opened them (`crate::shares`): when all are taken, a client
+/// holding fewer than another ends that one's oldest.
 pub(crate) struct ListenBudget {
     max: usize,
-    open: std::sync::atomic::AtomicUsize,
+    #[cfg(feature = "http")]
+    pool: Arc<crate::shares::Pool<fair::Client>>,
 }
 
 impl ListenBudget {
     #[cfg(feature = "http")]
     pub fn new(max: usize) -> Arc<Self> {
-        Arc::new(Self { max, open: Default::default() })
+        Arc::new(Self { max, pool: crate::shares::Pool::new(max, max) })
     }
 
-    /// Takes a place, or `None` at the limit (check and take in one step).
-    fn take(self: &Arc<Self>) -> Option<ListenPlace> {
-        self.open
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < self.max).then_some(n + 1))
-            .ok()
-            .map(|_| ListenPlace(self.clone()))
+    /// Takes a place for the client `context` came from, or `None` when no
+    /// place can be had for it.
+    #[cfg(feature = "http")]
+    fn take(&self, context: &RequestContext<RoleServer>) -> Option<ListenPlace> {
+        let client = connection_of(context)
+            .map_or(fair::Client::Address(std::net::Ipv4Addr::LOCALHOST.into()), |mark| {
+                mark.client()
+            });
+        self.pool.admit(client, 0).ok().map(ListenPlace)
+    }
+
+    #[cfg(not(feature = "http"))]
+    fn take(&self, _: &RequestContext<RoleServer>) -> Option<ListenPlace> {
+        None
     }
 }
 
-/// A place in a [`ListenBudget`], given back on drop.
-struct ListenPlace(Arc<ListenBudget>);
+/// A place in a [`ListenBudget`], given back on drop; cancelled when it is
+/// taken for another client's.
+#[cfg(feature = "http")]
+struct ListenPlace(crate::shares::Share<fair::Client>);
 
-impl Drop for ListenPlace {
-    fn drop(&mut self) {
-        self.0.open.fetch_sub(1, Ordering::AcqRel);
+#[cfg(feature = "http")]
+impl ListenPlace {
+    async fn cut(&self) {
+        self.0.cut.cancelled().await;
+    }
+}
+
+#[cfg(not(feature = "http"))]
+struct ListenPlace(std::convert::Infallible);
+
+#[cfg(not(feature = "http"))]
+impl ListenPlace {
+    async fn cut(&self) {
+        match self.0 {}
     }
 }
 
@@ -160,9 +184,9 @@ impl McpServer {
 
     /// A `subscriptions/listen` stream, held until the client closes it.
     async fn hold_listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
-        let _place = match &self.listens {
+        let place = match &self.listens {
             None => None,
-            Some(budget) => Some(budget.take().ok_or_else(|| {
+            Some(budget) => Some(budget.take(context.request_context()).ok_or_else(|| {
                 McpError::invalid_request(
                     format!(
                         "this server already has {} open subscriptions, its limit; try again later, and read {WINDOWS_URI} meanwhile",
@@ -186,9 +210,21 @@ impl McpServer {
         let result = match subscribed {
             Ok(subscription) => {
                 tracing::info!(listener = subscription.id(), "subscription opened");
-                context.cancelled().await;
+                let cut = async {
+                    match &place {
+                        Some(place) => place.cut().await,
+                        None => std::future::pending().await,
+                    }
+                };
+                let ended = tokio::select! {
+                    () = context.cancelled() => Ok(()),
+                    () = cut => Err(McpError::invalid_request(
+                        "this subscription was ended to make room for another client's: this client held more open subscriptions than others; listen again later, and read app://windows meanwhile",
+                        None,
+                    )),
+                };
                 drop(subscription);
-                Ok(())
+                ended
             }
             Err(e) => Err(McpError::invalid_request(format!("{e}; try again later"), None)),
         };
@@ -385,14 +421,32 @@ fn describe_init_error(error: &rmcp::service::ServerInitializeError) -> String {
     }
 }
 
+/// The HTTP connection a request came on; `None` on other transports.
+#[cfg(feature = "http")]
+fn connection_of(context: &RequestContext<RoleServer>) -> Option<&fair::ConnectionMark> {
+    let parts = context.extensions.get::<axum::http::request::Parts>()?;
+    parts.extensions.get::<fair::ConnectionMark>()
+}
+
+/// Which client a request came from: over HTTP, whom its connection is
+/// charged to (the named client whose token it carried, else its
+/// address); on stdio, the process at the other end.
+pub(super) fn client_of(context: &RequestContext<RoleServer>) -> crate::app::ClientId {
+    #[cfg(feature = "http")]
+    if let Some(mark) = connection_of(context) {
+        return mark.client().id();
+    }
+    let _ = context;
+    crate::app::ClientId::stdio()
+}
+
 /// The token cancelled when the HTTP connection a request came on closes;
 /// `None` on other transports.
 #[cfg(feature = "http")]
 fn connection_gone(
     context: &RequestContext<RoleServer>,
 ) -> Option<tokio_util::sync::CancellationToken> {
-    let parts = context.extensions.get::<axum::http::request::Parts>()?;
-    parts.extensions.get::<fair::ConnectionMark>().map(|mark| mark.gone.clone())
+    connection_of(context).map(|mark| mark.gone.clone())
 }
 
 #[cfg(not(feature = "http"))]

@@ -10,6 +10,12 @@
 //! closing it. Once the head is whole (the request reached the service,
 //! [`Phase::request_began`]) the body's own limits take over (`http.rs`),
 //! and when the answer has gone the connection is idle again.
+//!
+//! Writes are held to progress: a write that cannot move a single byte
+//! for [`WRITE_STALL`] (a client that sends pipelined requests and never
+//! reads the answers, or stops reading an event stream) fails, and hyper
+//! closes the connection, so no client keeps a connection and the
+//! kernel's send queue for ever by not reading.
 
 use std::{
     io,
@@ -29,6 +35,10 @@ use tokio::{
 
 /// How long a head may take before its rate is held to the minimum.
 pub(crate) const GRACE: Duration = Duration::from_secs(2);
+
+/// How long a write may make no progress at all before the connection is
+/// given up.
+pub(crate) const WRITE_STALL: Duration = Duration::from_secs(10);
 
 /// Whether a request is between its head and the end of its answer, shared
 /// by the connection's reads and its service.
@@ -64,11 +74,43 @@ pub(crate) struct Paced<T> {
     rate: u64,
     phase: Phase,
     head: Option<Head>,
+    /// Since when writes have made no progress, and the alarm for it.
+    stalled: Option<Pin<Box<Sleep>>>,
+    write_stall: Duration,
 }
 
 impl<T> Paced<T> {
     pub fn new(io: T, rate: u32, phase: Phase) -> Self {
-        Self { io, rate: u64::from(rate.max(1)), phase, head: None }
+        Self {
+            io,
+            rate: u64::from(rate.max(1)),
+            phase,
+            head: None,
+            stalled: None,
+            write_stall: WRITE_STALL,
+        }
+    }
+
+    /// Notes how a write went: progress clears the stall, a pending write
+    /// starts (or keeps) its alarm, which fails the write once it rings.
+    fn written<R>(
+        &mut self,
+        cx: &mut Context<'_>,
+        polled: Poll<io::Result<R>>,
+    ) -> Poll<io::Result<R>> {
+        if !polled.is_pending() {
+            self.stalled = None;
+            return polled;
+        }
+        let stall = self.write_stall;
+        let alarm = self.stalled.get_or_insert_with(|| Box::pin(tokio::time::sleep(stall)));
+        if alarm.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the client read nothing of the answer for too long",
+            )));
+        }
+        Poll::Pending
     }
 }
 
@@ -128,11 +170,13 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Paced<T> {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.io).poll_write(cx, buf)
+        let polled = Pin::new(&mut self.io).poll_write(cx, buf);
+        self.written(cx, polled)
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.io).poll_flush(cx)
+        let polled = Pin::new(&mut self.io).poll_flush(cx);
+        self.written(cx, polled)
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -144,7 +188,8 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Paced<T> {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.io).poll_write_vectored(cx, bufs)
+        let polled = Pin::new(&mut self.io).poll_write_vectored(cx, bufs);
+        self.written(cx, polled)
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -182,6 +227,43 @@ mod tests {
         assert_eq!(ended.map_err(|e| e.kind()), Err(io::ErrorKind::TimedOut));
         assert!(started.elapsed() < GRACE + Duration::from_secs(1), "{:?}", started.elapsed());
         trickle.abort();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn s12_a_client_that_never_reads_the_answer_loses_the_connection() {
+        let (client, server) = tokio::io::duplex(64);
+        let mut paced = Paced::new(server, 64, Phase::default());
+        let started = Instant::now();
+        // The client never reads: after the duplex's 64 bytes, writes stall.
+        let mut written = 0usize;
+        let ended = loop {
+            match paced.write(&[b'x'; 32]).await {
+                Ok(n) => written += n,
+                Err(e) => break e,
+            }
+        };
+        assert_eq!(ended.kind(), io::ErrorKind::TimedOut);
+        assert_eq!(written, 64);
+        assert!(started.elapsed() >= WRITE_STALL && started.elapsed() < WRITE_STALL * 2);
+        drop(client);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn s12_a_slow_reader_that_keeps_reading_keeps_the_connection() {
+        let (mut client, server) = tokio::io::duplex(64);
+        let mut paced = Paced::new(server, 64, Phase::default());
+        let reader = tokio::spawn(async move {
+            let mut buf = [0u8; 16];
+            let mut total = 0;
+            while total < 1024 {
+                tokio::time::sleep(WRITE_STALL / 2).await;
+                total += client.read(&mut buf).await.expect("read");
+            }
+        });
+        for _ in 0..32 {
+            paced.write_all(&[b'x'; 32]).await.expect("a reader that reads is never cut");
+        }
+        reader.await.expect("read it all");
     }
 
     #[tokio::test(start_paused = true)]

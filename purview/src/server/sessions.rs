@@ -128,6 +128,10 @@ impl AgentSession for PeerSession {
         self.number
     }
 
+    fn client(&self) -> Option<crate::app::ClientId> {
+        Some(super::client_of(&self.context))
+    }
+
     fn elicit(&self, message: String, timeout: Duration) -> BoxFuture<'_, Option<Answer>> {
         Box::pin(async move {
             if !self.context.peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {

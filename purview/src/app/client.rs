@@ -1,0 +1,81 @@
+//! Which client a call came from, as the transport knows it: the named
+//! client whose bearer token the request carried, the process on the other
+//! end of stdio, or an address where no token is required. The app keys
+//! its own budgets by it (a PIN's wrong tries, say), so that one client's
+//! mistakes or attacks cost that client alone.
+
+use std::{fmt, net::IpAddr, sync::Arc};
+
+/// Which client is calling (see [`Context::client`](crate::Context::client)).
+///
+/// Two requests with the same `ClientId` come from the same client as far
+/// as the server can tell: over HTTP with named clients
+/// ([`HttpOptions::client`](crate::http::HttpOptions::client)), the holder of
+/// one token; over stdio, the one process at the other end. Where no token
+/// is required, every local process is the same client, `local`: nothing
+/// tells two of them apart.
+///
+/// ```
+/// use purview::activity::ClientId;
+/// let host = ClientId::named("claude-desktop");
+/// assert_eq!(host.to_string(), "claude-desktop");
+/// assert_ne!(host, ClientId::local());
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct ClientId(Kind);
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Kind {
+    Named(Arc<str>),
+    Stdio,
+    Local,
+    Address(IpAddr),
+}
+
+impl ClientId {
+    /// The named client with this name.
+    pub fn named(name: impl Into<Arc<str>>) -> Self {
+        Self(Kind::Named(name.into()))
+    }
+
+    /// The client at the other end of stdio.
+    pub fn stdio() -> Self {
+        Self(Kind::Stdio)
+    }
+
+    /// Any local process, where no token is required.
+    pub fn local() -> Self {
+        Self(Kind::Local)
+    }
+
+    /// A client known only by its network address (served beyond loopback
+    /// without a token, behind an authenticating proxy).
+    pub fn address(address: IpAddr) -> Self {
+        Self(Kind::Address(address))
+    }
+
+    /// The name, for a named client.
+    pub fn name(&self) -> Option<&str> {
+        match &self.0 {
+            Kind::Named(name) => Some(name),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for ClientId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Kind::Named(name) => f.write_str(name),
+            Kind::Stdio => f.write_str("stdio"),
+            Kind::Local => f.write_str("local"),
+            Kind::Address(ip) => write!(f, "{ip}"),
+        }
+    }
+}
+
+impl fmt::Debug for ClientId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ClientId({self})")
+    }
+}
