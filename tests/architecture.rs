@@ -607,3 +607,128 @@ fn a_call_result_has_two_names_and_the_wire_types_stay_in_model() {
         assert!(!prelude.contains(wire), "the prelude offers `{wire}`");
     }
 }
+
+/// The words between the backticks of `text`.
+fn ticked(text: &str) -> Vec<&str> {
+    text.split('`').skip(1).step_by(2).collect()
+}
+
+/// RELIABILITY.md "Inventory": every scarce thing a client can hold has a
+/// row naming what bounds it, whom it is counted against, and an attack
+/// that exists — so a new limit, pool or queue cannot be added without
+/// saying who shares it and how it was attacked. The sources of truth:
+/// every field of `Limits`, every limit of `HttpOptions`, every `MAX_*`
+/// and `OUTBOUND_FRAMES` bound of the transport and the core, and every
+/// file that makes a fair-share pool.
+#[test]
+fn every_scarce_thing_is_in_the_inventory_with_an_attack_that_exists() {
+    let root = workspace();
+    let reliability = fs::read_to_string(root.join("RELIABILITY.md")).expect("RELIABILITY.md");
+    let inventory = reliability
+        .split("\n## Inventory")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("RELIABILITY.md has an Inventory section");
+    let rows: Vec<Vec<&str>> = inventory
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| scarce thing"))
+        .map(|l| l.split(" | ").collect())
+        .collect();
+    assert!(rows.len() >= 10, "{} rows", rows.len());
+
+    // What must be named.
+    let mut bounds = Vec::new();
+    let field_names = |path: &str, strukt: &str| -> Vec<String> {
+        let text = fs::read_to_string(root.join(path)).expect("readable source");
+        let body = text
+            .split(&format!("pub struct {strukt} {{"))
+            .nth(1)
+            .and_then(|b| b.split("\n}").next())
+            .unwrap_or_else(|| panic!("{strukt} in {path}"));
+        body.lines()
+            .filter_map(|l| {
+                let l = l.trim();
+                let l = l.strip_prefix("pub(super) ").or_else(|| l.strip_prefix("pub "))?;
+                Some(l.split(':').next()?.trim().to_owned())
+            })
+            .collect()
+    };
+    for field in field_names("purview/src/settings.rs", "Limits") {
+        bounds.push(format!("Limits::{field}"));
+    }
+    let not_limits = [
+        "addr",
+        "path",
+        "clients",
+        "allowed_hosts",
+        "allowed_origins",
+        "remote_without_token",
+        "nagle",
+    ];
+    for field in field_names("purview/src/server/http_options.rs", "HttpOptions") {
+        if !not_limits.contains(&field.as_str()) {
+            bounds.push(format!("HttpOptions::{field}"));
+        }
+    }
+    let mut pools = Vec::new();
+    for dir in ["purview/src/server", "purview/src/app"] {
+        for file in rust_files(&root.join(dir)) {
+            let code = code_of(&fs::read_to_string(&file).expect("readable source"));
+            // Top-level bounds only: a function's own constants bound its
+            // own work.
+            for line in code.lines() {
+                let declared = line
+                    .strip_prefix("pub(crate) const ")
+                    .or_else(|| line.strip_prefix("pub(super) const "))
+                    .or_else(|| line.strip_prefix("const "))
+                    .and_then(|rest| rest.split(':').next());
+                if let Some(name) = declared
+                    && (name.starts_with("MAX_") || name == "OUTBOUND_FRAMES")
+                {
+                    bounds.push(name.to_owned());
+                }
+            }
+            if code.contains("Pool::new(") || code.contains("Pool::recycling(") {
+                let name = file.strip_prefix(root.join("purview/src")).expect("inside");
+                pools.push(name.display().to_string());
+            }
+        }
+    }
+    assert!(bounds.len() >= 20 && pools.len() >= 4, "{bounds:?} {pools:?}");
+
+    // Each is named in some row.
+    for bound in &bounds {
+        assert!(
+            rows.iter()
+                .any(|row| row.get(1).is_some_and(|cell| ticked(cell).contains(&bound.as_str()))),
+            "`{bound}` bounds something a client can hold, and RELIABILITY.md's inventory has no row for it"
+        );
+    }
+    for pool in &pools {
+        assert!(
+            rows.iter().any(|row| row.last().is_some_and(|cell| cell.contains(pool.as_str()))),
+            "{pool} makes a fair-share pool, and no inventory row names it"
+        );
+    }
+
+    // Each row's attacks exist: a fairness-harness strategy or a test.
+    let fairness =
+        fs::read_to_string(root.join("tests/support/fairness.rs")).expect("the fairness harness");
+    let mut sources = String::new();
+    for dir in ["tests", "purview/src", "examples", "conformance"] {
+        for file in rust_files(&root.join(dir)) {
+            sources.push_str(&fs::read_to_string(&file).expect("readable source"));
+        }
+    }
+    for row in &rows {
+        let attacks = row.get(4).map(|cell| ticked(cell)).unwrap_or_default();
+        assert!(!attacks.is_empty(), "an inventory row names no attack: {row:?}");
+        for attack in attacks {
+            let exists = match attack.strip_prefix("Strategy::") {
+                Some(variant) => fairness.contains(&format!("    {variant},")),
+                None => sources.contains(&format!("fn {attack}(")),
+            };
+            assert!(exists, "the inventory names `{attack}`, which is not a strategy or a test");
+        }
+    }
+}

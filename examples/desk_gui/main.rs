@@ -33,9 +33,12 @@ struct Cli {
     /// printed on stderr).
     #[arg(long, default_value_t = 8765)]
     port: u16,
-    /// Require `Authorization: Bearer TOKEN` on every MCP request.
-    #[arg(long, value_name = "TOKEN")]
-    token: Option<String>,
+    /// The agents allowed in, one a line, `NAME TOKEN`: every MCP request
+    /// must carry `Authorization: Bearer TOKEN` with one of them, and each
+    /// agent gets its own share of every limit. (PURVIEW_TOKEN in the
+    /// environment gives one token for all instead.)
+    #[arg(long, value_name = "FILE")]
+    clients: Option<std::path::PathBuf>,
     /// Which tools agents are offered.
     #[arg(long, value_enum, value_name = "SURFACE", default_value_t = ToolSurface::Both)]
     tools: ToolSurface,
@@ -76,7 +79,16 @@ fn main() -> ExitCode {
     let app = windows::order_desk(builder);
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
     let mut options = HttpOptions::default().addr(addr);
-    if let Some(token) = cli.token {
+    if let Some(path) = &cli.clients {
+        options = match options.clients_file(path) {
+            Ok(options) => options,
+            Err(e) => {
+                eprintln!("desk_gui: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+    }
+    if let Some(token) = std::env::var("PURVIEW_TOKEN").ok().filter(|t| !t.is_empty()) {
         options = options.bearer_token(token);
     }
     let server = match runtime.block_on(app.serve_http(options)) {

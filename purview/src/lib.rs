@@ -125,7 +125,7 @@
 //! ```
 //!
 //! With feature `cli`, `purview::cli` gives an app the usual command line
-//! (`--http ADDR:PORT`, `--token`, `--tools`) and logging that keeps what agents
+//! (`--http ADDR:PORT`, `--clients FILE`, `--tools`) and logging that keeps what agents
 //! send out of the logs; feature `logging` gives the logging alone, without
 //! clap. [`App::mcp_server`] serves one connection on any
 //! [`rmcp`] transport of your own. Streamable HTTP is the `http` feature, on

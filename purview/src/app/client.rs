@@ -1,6 +1,7 @@
 //! Which client a call came from, as the transport knows it: the named
-//! client whose bearer token the request carried, the process on the other
-//! end of stdio, or an address where no token is required. The app keys
+//! client whose bearer token the request carried, the connection it came
+//! on (stdio, or any transport of the app's own), or an address where no
+//! token is required. The app keys
 //! its own budgets by it (a PIN's wrong tries, say), so that one client's
 //! mistakes or attacks cost that client alone.
 
@@ -11,9 +12,10 @@ use std::{fmt, net::IpAddr, sync::Arc};
 /// Two requests with the same `ClientId` come from the same client as far
 /// as the server can tell: over HTTP with named clients
 /// ([`HttpOptions::client`](crate::http::HttpOptions::client)), the holder of
-/// one token; over stdio, the one process at the other end. Where no token
-/// is required, every local process is the same client, `local`: nothing
-/// tells two of them apart.
+/// one token; over stdio (or any transport the app serves with
+/// [`App::mcp_server`](crate::App::mcp_server)), the connection. Where no
+/// token is required, every local process is the same client, `local`:
+/// nothing tells two of them apart.
 ///
 /// ```
 /// use purview::activity::ClientId;
@@ -27,7 +29,7 @@ pub struct ClientId(Kind);
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum Kind {
     Named(Arc<str>),
-    Stdio,
+    Connection(u64),
     Local,
     Address(IpAddr),
 }
@@ -38,9 +40,10 @@ impl ClientId {
         Self(Kind::Named(name.into()))
     }
 
-    /// The client at the other end of stdio.
-    pub fn stdio() -> Self {
-        Self(Kind::Stdio)
+    /// The client at the other end of one connection (stdio, or a
+    /// transport of the app's own), by the connection's number.
+    pub fn connection(number: u64) -> Self {
+        Self(Kind::Connection(number))
     }
 
     /// Any local process, where no token is required.
@@ -67,7 +70,7 @@ impl fmt::Display for ClientId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
             Kind::Named(name) => f.write_str(name),
-            Kind::Stdio => f.write_str("stdio"),
+            Kind::Connection(number) => write!(f, "connection {number}"),
             Kind::Local => f.write_str("local"),
             Kind::Address(ip) => write!(f, "{ip}"),
         }

@@ -4,12 +4,12 @@
 //! Connections are served by hyper directly (not `axum::serve`) so that a
 //! client that sends its headers slowly is cut off ([`HttpOptions::header_timeout`],
 //! a total, however slowly they trickle in) and the open connections are
-//! shared fairly (`fair.rs`: unauthenticated ones get a small share and are
-//! cut first); each request then passes the header checks of `guard.rs`
-//! before any body is read, its body is limited in size and in total time,
-//! and rmcp's session layer is bounded in sessions (atomically, the one
-//! beyond the limit answered 503 with a JSON-RPC error) and in GET streams,
-//! per session and in all (`http_sessions.rs`).
+//! shared fairly per client (`fair.rs`: a client is the named client whose
+//! token its requests carry; unchecked connections are cut first); each
+//! request then passes the header checks of `guard.rs` before any body is
+//! read, its body is limited in size and in total time, its answers must
+//! be read (`paced.rs`), and rmcp's session layer shares sessions and GET
+//! streams among the clients (`http_sessions.rs`).
 
 use std::{cell::Cell, convert::Infallible, net::SocketAddr, sync::Arc, time::Duration};
 
@@ -117,7 +117,7 @@ impl App {
             options.max_streams,
         );
         let app = self.clone();
-        let listens = super::ListenBudget::new(options.max_listen_streams);
+        let listens = super::listen::ListenBudget::new(options.max_listen_streams);
         let subscribers = self.max_subscribers();
         if options.max_sessions + options.max_listen_streams > subscribers {
             tracing::warn!(
@@ -184,8 +184,9 @@ struct Checks {
 }
 
 /// Refuses a request whose headers fail the guard, before its body is read.
-/// A request that passes marks its connection checked, charged to the live
-/// session it names; a wrong token is answered only after its delay.
+/// A request that passes marks its connection checked, charged to the named
+/// client whose token it carries; a wrong token is answered only after its
+/// delay, a missing one at once.
 async fn check_headers(checks: &Checks, request: Request, next: Next) -> Response {
     let mark = request.extensions().get::<ConnectionMark>().cloned();
     match checks.guard.check(request.headers()) {

@@ -335,18 +335,18 @@ impl HttpOptions {
 }
 
 /// The longest client name.
-const MAX_CLIENT_NAME: usize = 64;
+const CLIENT_NAME_CHARS: usize = 64;
 
 /// Refuses a client name that would not read well in a log or a question.
 fn check_client_name(name: &str) -> Result<(), String> {
     let fits = !name.is_empty()
-        && name.len() <= MAX_CLIENT_NAME
+        && name.len() <= CLIENT_NAME_CHARS
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
     if fits {
         return Ok(());
     }
     Err(format!(
-        "a client's name must be 1 to {MAX_CLIENT_NAME} letters, digits, `.`, `_` or `-` (got one of {} characters)",
+        "a client's name must be 1 to {CLIENT_NAME_CHARS} letters, digits, `.`, `_` or `-` (got one of {} characters)",
         name.chars().count()
     ))
 }

@@ -16,6 +16,7 @@ mod http_options;
 #[cfg(feature = "http")]
 mod http_sessions;
 pub(crate) mod lines;
+mod listen;
 mod outbound;
 mod owed;
 #[cfg(feature = "http")]
@@ -47,7 +48,7 @@ pub use http::HttpServer;
 #[cfg(feature = "http")]
 pub use http_options::HttpOptions;
 
-use self::sessions::{LegacySession, ListenStream};
+use self::{listen::ListenBudget, sessions::LegacySession};
 use crate::{
     App, Error,
     app::{Caller, Stop, broadcast::Subscription, progress::ProgressFeed},
@@ -62,9 +63,6 @@ use crate::{
 /// changes while the app runs.
 const WINDOW_TOOLS_TTL_MS: u64 = 0;
 const DISPATCHER_TTL_MS: u64 = 60 * 60 * 1000;
-
-/// How many `subscriptions/listen` streams one connection may hold open.
-const MAX_LISTENS_PER_CONNECTION: usize = 8;
 
 /// Numbers sessions, so a person asked to approve knows which one asks.
 static SESSIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -99,60 +97,6 @@ pub struct McpServer {
     listens: Option<Arc<ListenBudget>>,
 }
 
-/// The listen streams open at once across requests, shared fairly by the
-/// clients that opened them (`crate::shares`): when all are taken, a client
-/// holding fewer than another ends that one's oldest.
-pub(crate) struct ListenBudget {
-    max: usize,
-    #[cfg(feature = "http")]
-    pool: Arc<crate::shares::Pool<fair::Client>>,
-}
-
-impl ListenBudget {
-    #[cfg(feature = "http")]
-    pub fn new(max: usize) -> Arc<Self> {
-        Arc::new(Self { max, pool: crate::shares::Pool::new(max, max) })
-    }
-
-    /// Takes a place for the client `context` came from, or `None` when no
-    /// place can be had for it.
-    #[cfg(feature = "http")]
-    fn take(&self, context: &RequestContext<RoleServer>) -> Option<ListenPlace> {
-        let client = connection_of(context)
-            .map_or(fair::Client::Address(std::net::Ipv4Addr::LOCALHOST.into()), |mark| {
-                mark.client()
-            });
-        self.pool.admit(client, 0).ok().map(ListenPlace)
-    }
-
-    #[cfg(not(feature = "http"))]
-    fn take(&self, _: &RequestContext<RoleServer>) -> Option<ListenPlace> {
-        None
-    }
-}
-
-/// A place in a [`ListenBudget`], given back on drop; cancelled when it is
-/// taken for another client's.
-#[cfg(feature = "http")]
-struct ListenPlace(crate::shares::Share<fair::Client>);
-
-#[cfg(feature = "http")]
-impl ListenPlace {
-    async fn cut(&self) {
-        self.0.cut.cancelled().await;
-    }
-}
-
-#[cfg(not(feature = "http"))]
-struct ListenPlace(std::convert::Infallible);
-
-#[cfg(not(feature = "http"))]
-impl ListenPlace {
-    async fn cut(&self) {
-        match self.0 {}
-    }
-}
-
 impl std::fmt::Debug for McpServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpServer").field("app", &self.app.name()).finish_non_exhaustive()
@@ -180,56 +124,6 @@ impl McpServer {
             }
         }
         Ok(())
-    }
-
-    /// A `subscriptions/listen` stream, held until the client closes it.
-    async fn hold_listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
-        let place = match &self.listens {
-            None => None,
-            Some(budget) => Some(budget.take(context.request_context()).ok_or_else(|| {
-                McpError::invalid_request(
-                    format!(
-                        "this server already has {} open subscriptions, its limit; try again later, and read {WINDOWS_URI} meanwhile",
-                        budget.max
-                    ),
-                    None,
-                )
-            })?),
-        };
-        let listens = &self.session.listens;
-        if listens.fetch_add(1, Ordering::AcqRel) >= MAX_LISTENS_PER_CONNECTION {
-            listens.fetch_sub(1, Ordering::AcqRel);
-            return Err(McpError::invalid_request(
-                format!(
-                    "this connection already has {MAX_LISTENS_PER_CONNECTION} open subscriptions; close one first"
-                ),
-                None,
-            ));
-        }
-        let subscribed = self.app.subscribe(ListenStream { sink: context.sink().clone() });
-        let result = match subscribed {
-            Ok(subscription) => {
-                tracing::info!(listener = subscription.id(), "subscription opened");
-                let cut = async {
-                    match &place {
-                        Some(place) => place.cut().await,
-                        None => std::future::pending().await,
-                    }
-                };
-                let ended = tokio::select! {
-                    () = context.cancelled() => Ok(()),
-                    () = cut => Err(McpError::invalid_request(
-                        "this subscription was ended to make room for another client's: this client held more open subscriptions than others; listen again later, and read app://windows meanwhile",
-                        None,
-                    )),
-                };
-                drop(subscription);
-                ended
-            }
-            Err(e) => Err(McpError::invalid_request(format!("{e}; try again later"), None)),
-        };
-        listens.fetch_sub(1, Ordering::AcqRel);
-        result
     }
 
     /// A `tools/call`, answered by the application.
@@ -423,21 +317,21 @@ fn describe_init_error(error: &rmcp::service::ServerInitializeError) -> String {
 
 /// The HTTP connection a request came on; `None` on other transports.
 #[cfg(feature = "http")]
-fn connection_of(context: &RequestContext<RoleServer>) -> Option<&fair::ConnectionMark> {
+pub(super) fn connection_of(context: &RequestContext<RoleServer>) -> Option<&fair::ConnectionMark> {
     let parts = context.extensions.get::<axum::http::request::Parts>()?;
     parts.extensions.get::<fair::ConnectionMark>()
 }
 
 /// Which client a request came from: over HTTP, whom its connection is
 /// charged to (the named client whose token it carried, else its
-/// address); on stdio, the process at the other end.
-pub(super) fn client_of(context: &RequestContext<RoleServer>) -> crate::app::ClientId {
+/// address); on any other transport, the connection numbered `number`.
+pub(super) fn client_of(context: &RequestContext<RoleServer>, number: u64) -> crate::app::ClientId {
     #[cfg(feature = "http")]
     if let Some(mark) = connection_of(context) {
         return mark.client().id();
     }
     let _ = context;
-    crate::app::ClientId::stdio()
+    crate::app::ClientId::connection(number)
 }
 
 /// The token cancelled when the HTTP connection a request came on closes;

@@ -129,7 +129,7 @@ impl AgentSession for PeerSession {
     }
 
     fn client(&self) -> Option<crate::app::ClientId> {
-        Some(super::client_of(&self.context))
+        Some(super::client_of(&self.context, self.number))
     }
 
     fn elicit(&self, message: String, timeout: Duration) -> BoxFuture<'_, Option<Answer>> {
