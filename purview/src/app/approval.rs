@@ -46,10 +46,22 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 
 use crate::lock::lock_unpoisoned;
+use crate::model::FieldError;
 use crate::refusals::QuestionLimit;
 use crate::settings::Limits;
 use crate::shares::{Pool, Refused, Share};
 use crate::window::BoxFuture;
+
+/// The longest argument an approval question shows, in characters as the
+/// person reads it (a hidden character's escape counts as its length):
+/// 1,024. A call that needs approval with a longer argument is refused
+/// (`validation_failed`, naming the argument and this bound) before
+/// anyone is asked: the question never shows part of what a yes applies.
+pub const MAX_SHOWN_ARGUMENT_CHARS: usize = 1024;
+
+/// The most an approval question shows of all arguments together, counted
+/// as [`MAX_SHOWN_ARGUMENT_CHARS`] counts: 4,096.
+pub const MAX_SHOWN_ARGUMENTS_CHARS: usize = 4096;
 
 /// A person's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,8 +95,10 @@ pub struct ApprovalRequest {
     pub action: String,
     /// The action's human title.
     pub action_title: String,
-    /// The arguments, with secret (`writeOnly`) values masked and long texts
-    /// shortened.
+    /// The arguments, whole, with secret (`writeOnly`) values masked.
+    /// Nothing is shortened: a call whose arguments are too long to show
+    /// ([`MAX_SHOWN_ARGUMENT_CHARS`], [`MAX_SHOWN_ARGUMENTS_CHARS`]) is
+    /// refused before anyone is asked.
     pub arguments: Value,
     /// Which agent session asks (the client's name and a session number).
     pub agent: String,
@@ -97,14 +111,18 @@ pub struct ApprovalRequest {
 impl ApprovalRequest {
     /// What a person reads before deciding: who asks, to do what, where,
     /// what that window says, and every argument on a line of its own as
-    /// `name: value` (secrets masked, long texts shortened). Text the agent
-    /// wrote is quoted, with quotes, backslashes and every character that
-    /// would change how a line reads without showing itself (line
-    /// separators, zero-width and format characters, controls) written as
-    /// escapes, so an argument cannot pose as the end of the question. The
-    /// in-app prompt and the elicitation both show this. When the app
-    /// worded the question itself ([`ApprovalRequest::wording`]), that
-    /// wording follows who asks.
+    /// `name: value`, whole (secrets masked): what a yes applies is what
+    /// is shown. Text the agent wrote, and the app's text that may hold
+    /// it (the window's title and summary, the app's own wording), is
+    /// quoted, with quotes, backslashes and every character
+    /// [`is_hidden_after`](crate::constraint::is_hidden_after) names (line
+    /// separators, zero-width, format and other default-ignorable
+    /// characters, controls, blanks other than one plain space) written
+    /// as escapes, so no text can pose as the end of the question or push
+    /// part of it out of sight. The in-app prompt and the elicitation both
+    /// show this. When the app worded the question itself
+    /// ([`ApprovalRequest::wording`]), that wording, quoted, follows who
+    /// asks.
     ///
     /// ```
     /// let request = purview::approval::ApprovalRequest::example();
@@ -115,7 +133,7 @@ impl ApprovalRequest {
     /// ```
     pub fn describe(&self) -> String {
         if let Some(wording) = &self.wording {
-            return format!("{} asks: {}", visible(&self.agent), visible(wording));
+            return format!("{} asks: {}", visible(&self.agent), quoted(wording));
         }
         let place = match (&self.window_title, &self.window_id) {
             (Some(title), Some(id)) => format!(" in {} ({})", quoted(title), visible(id)),
@@ -123,7 +141,7 @@ impl ApprovalRequest {
         };
         let summary = match &self.window_summary {
             Some(summary) if !summary.is_empty() => {
-                format!("\nThe window says: {}.", visible(summary.trim_end_matches('.')))
+                format!("\nThe window says: {}", quoted(summary))
             }
             _ => String::new(),
         };
@@ -145,6 +163,35 @@ impl ApprovalRequest {
             visible(&self.action_title.to_lowercase())
         )
     }
+    /// The arguments the question could not show whole, as field errors
+    /// telling the agent the bound: any one longer than
+    /// [`MAX_SHOWN_ARGUMENT_CHARS`] as shown, or, when none is, all
+    /// together longer than [`MAX_SHOWN_ARGUMENTS_CHARS`]. Empty when
+    /// everything fits.
+    pub(crate) fn too_long_to_show(&self) -> Vec<FieldError> {
+        let Value::Object(map) = &self.arguments else { return Vec::new() };
+        let lengths: Vec<(&String, usize)> =
+            map.iter().map(|(name, value)| (name, readable(value).chars().count())).collect();
+        let rule = format!(
+            "an action that needs approval shows the person asked every argument whole, up to {MAX_SHOWN_ARGUMENT_CHARS} characters each and {MAX_SHOWN_ARGUMENTS_CHARS} in all (escapes of invisible or blank characters count), so no one was asked and nothing was changed; send a shorter value"
+        );
+        let too_long: Vec<FieldError> = lengths
+            .iter()
+            .filter(|(_, n)| *n > MAX_SHOWN_ARGUMENT_CHARS)
+            .map(|(name, n)| {
+                FieldError::new(crate::validate::echo(name), format!("is {n} characters as shown; {rule}"))
+            })
+            .collect();
+        let total: usize = lengths.iter().map(|(_, n)| n).sum();
+        if too_long.is_empty() && total > MAX_SHOWN_ARGUMENTS_CHARS {
+            return vec![FieldError::new(
+                "arguments",
+                format!("are {total} characters together as shown; {rule}"),
+            )];
+        }
+        too_long
+    }
+
     /// A request as documentation examples show it.
     #[doc(hidden)]
     pub fn example() -> Self {
@@ -174,35 +221,39 @@ fn readable(value: &Value) -> String {
 }
 
 /// `text` in double quotes, with `"` and `\` escaped and every hidden
-/// character written as an escape.
-fn quoted(text: &str) -> String {
+/// character written as an escape ([`visible`]): how agent text, and app
+/// text built from it, appears in the question.
+pub(crate) fn quoted(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c => push_visible(&mut out, c),
-        }
-    }
+    escape_into(&mut out, text, true);
     out.push('"');
     out
 }
 
-/// `text` with every hidden character written as an escape.
+/// `text` with every character [`is_hidden_after`] names written as an
+/// escape (`\u{3000}`): the same rule by which
+/// [`plain_line`](crate::constraint::plain_line) refuses text.
+///
+/// [`is_hidden_after`]: crate::constraint::is_hidden_after
 fn visible(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        push_visible(&mut out, c);
-    }
+    escape_into(&mut out, text, false);
     out
 }
 
-fn push_visible(out: &mut String, c: char) {
-    if crate::constraint::is_hidden(c) {
-        out.push_str(&format!("\\u{{{:04X}}}", u32::from(c)));
-    } else {
-        out.push(c);
+fn escape_into(out: &mut String, text: &str, quoting: bool) {
+    let mut previous = None;
+    for c in text.chars() {
+        match c {
+            '"' if quoting => out.push_str("\\\""),
+            '\\' if quoting => out.push_str("\\\\"),
+            c if crate::constraint::is_hidden_after(previous, c) => {
+                out.push_str(&format!("\\u{{{:04X}}}", u32::from(c)));
+            }
+            c => out.push(c),
+        }
+        previous = Some(c);
     }
 }
 
