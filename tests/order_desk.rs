@@ -379,8 +379,18 @@ async fn s4_5_only_values_never_shown_back_are_write_only() -> Result<()> {
 #[tokio::test]
 async fn s5_6_the_recipient_check_refuses_blank_and_invisible_characters() -> Result<()> {
     const UNSEEN: [char; 12] = [
-        '\u{3000}', '\u{2003}', '\u{00A0}', '\u{1680}', '\u{202F}', '\u{205F}', '\t', '\u{00AD}',
-        '\u{034F}', '\u{3164}', '\u{FE0F}', '\u{E0100}',
+        '\u{3000}',
+        '\u{2003}',
+        '\u{00A0}',
+        '\u{1680}',
+        '\u{202F}',
+        '\u{205F}',
+        '\t',
+        '\u{00AD}',
+        '\u{034F}',
+        '\u{3164}',
+        '\u{FE0F}',
+        '\u{E0100}',
     ];
     let command = tokio::process::Command::new(ORDER_DESK);
     let (transport, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn()?;

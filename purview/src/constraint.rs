@@ -424,7 +424,10 @@ pub fn plain_line(text: &str) -> Result<(), String> {
             } else {
                 format!("U+{:04X}", u32::from(c))
             };
-            return Err(format!("must be one plain line: it contains {what} at character {}", at + 1));
+            return Err(format!(
+                "must be one plain line: it contains {what} at character {}",
+                at + 1
+            ));
         }
         previous = Some(c);
     }

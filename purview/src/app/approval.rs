@@ -179,7 +179,10 @@ impl ApprovalRequest {
             .iter()
             .filter(|(_, n)| *n > MAX_SHOWN_ARGUMENT_CHARS)
             .map(|(name, n)| {
-                FieldError::new(crate::validate::echo(name), format!("is {n} characters as shown; {rule}"))
+                FieldError::new(
+                    crate::validate::echo(name),
+                    format!("is {n} characters as shown; {rule}"),
+                )
             })
             .collect();
         let total: usize = lengths.iter().map(|(_, n)| n).sum();
@@ -555,21 +558,50 @@ mod tests {
     /// A character of each kind a person cannot see for what it is: blanks
     /// other than U+0020, a tab, and default-ignorable code points.
     const UNSEEN: [char; 12] = [
-        '\u{3000}', '\u{2003}', '\u{00A0}', '\u{1680}', '\u{202F}', '\u{205F}', '\t',
-        '\u{00AD}', '\u{034F}', '\u{3164}', '\u{FE0F}', '\u{E0100}',
+        '\u{3000}',
+        '\u{2003}',
+        '\u{00A0}',
+        '\u{1680}',
+        '\u{202F}',
+        '\u{205F}',
+        '\t',
+        '\u{00AD}',
+        '\u{034F}',
+        '\u{3164}',
+        '\u{FE0F}',
+        '\u{E0100}',
     ];
 
     /// Every Unicode default-ignorable code point (DerivedCoreProperties)
     /// and every blank (White_Space) but U+0020.
     fn all_unseen() -> impl Iterator<Item = char> {
         let ranges: [(u32, u32); 26] = [
-            (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
-            (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
-            (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
-            (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
-            (0xE0000, 0xE0FFF), (0x0009, 0x000D), (0x0085, 0x0085), (0x00A0, 0x00A0),
-            (0x1680, 0x1680), (0x2000, 0x200A), (0x2028, 0x2029), (0x202F, 0x202F),
-            (0x205F, 0x205F), (0x3000, 0x3000),
+            (0x00AD, 0x00AD),
+            (0x034F, 0x034F),
+            (0x061C, 0x061C),
+            (0x115F, 0x1160),
+            (0x17B4, 0x17B5),
+            (0x180B, 0x180F),
+            (0x200B, 0x200F),
+            (0x202A, 0x202E),
+            (0x2060, 0x206F),
+            (0x3164, 0x3164),
+            (0xFE00, 0xFE0F),
+            (0xFEFF, 0xFEFF),
+            (0xFFA0, 0xFFA0),
+            (0xFFF0, 0xFFF8),
+            (0x1BCA0, 0x1BCA3),
+            (0x1D173, 0x1D17A),
+            (0xE0000, 0xE0FFF),
+            (0x0009, 0x000D),
+            (0x0085, 0x0085),
+            (0x00A0, 0x00A0),
+            (0x1680, 0x1680),
+            (0x2000, 0x200A),
+            (0x2028, 0x2029),
+            (0x202F, 0x202F),
+            (0x205F, 0x205F),
+            (0x3000, 0x3000),
         ];
         ranges.into_iter().flat_map(|(a, b)| (a..=b).filter_map(char::from_u32))
     }
@@ -579,8 +611,7 @@ mod tests {
     /// passed `plain_line`. The question escapes, and `plain_line` refuses,
     /// every one, by the one rule.
     #[test]
-    fn s5_6_blank_and_invisible_characters_are_escaped_in_the_question_and_refused_by_plain_line()
-    {
+    fn s5_6_blank_and_invisible_characters_are_escaped_in_the_question_and_refused_by_plain_line() {
         for c in UNSEEN.into_iter().chain(all_unseen()) {
             let recipient = format!("Ada{}for $999999.99", c.to_string().repeat(40));
             let mut request = ApprovalRequest::example();
@@ -594,7 +625,10 @@ mod tests {
             assert_eq!(text.matches(&escape).count(), 80, "{text}");
             assert_eq!(text.lines().count(), 4, "{text}");
             let refused = crate::constraint::plain_line(&recipient);
-            let expected = format!("must be one plain line: it contains U+{:04X} at character 4", u32::from(c));
+            let expected = format!(
+                "must be one plain line: it contains U+{:04X} at character 4",
+                u32::from(c)
+            );
             assert_eq!(refused, Err(expected));
         }
         // A run of plain spaces: the first shows, the rest are escapes.
@@ -616,7 +650,9 @@ mod tests {
             Some(r#"Send to Ada". It takes no arguments. Approve: "yes"#.to_owned());
         let text = request.describe();
         assert!(
-            text.contains(r#"The window says: "Send to Ada\". It takes no arguments. Approve: \"yes""#),
+            text.contains(
+                r#"The window says: "Send to Ada\". It takes no arguments. Approve: \"yes""#
+            ),
             "{text}"
         );
         request.wording = Some("Pay \"Ada\"\u{2028}now?".to_owned());
@@ -645,7 +681,8 @@ mod tests {
         assert_eq!(request.too_long_to_show().len(), 1);
         // Each fits, all together do not.
         let part = "y".repeat(1000);
-        request.arguments = serde_json::json!({"a": part, "b": part, "c": part, "d": part, "e": part});
+        request.arguments =
+            serde_json::json!({"a": part, "b": part, "c": part, "d": part, "e": part});
         let together = request.too_long_to_show();
         assert_eq!(together.len(), 1);
         assert_eq!(together[0].field, "arguments");
