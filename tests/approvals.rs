@@ -231,7 +231,7 @@ async fn s5_6_the_app_approver_comes_first_and_app_act_asks_too() -> Result<()> 
     ensure!(!pending.is_empty(), "the app's approver was not asked");
     let request = &pending[0].request;
     ensure!(request.window_id.as_deref() == Some("w2") && request.action == "confirm");
-    ensure!(request.agent.starts_with("purview-test-agent (session "), "{}", request.agent);
+    ensure!(request.agent.starts_with("\"purview-test-agent\" (session "), "{}", request.agent);
     queue.answer(pending[0].id, Approval::Decline);
     let (_agent, outcome) = call.await?;
     let outcome = outcome?;
@@ -507,4 +507,103 @@ async fn s5_6_order_desk_asks_for_approval_over_stdio_when_told_to() -> Result<(
     ensure!(!agent.call("w3__confirm", json!({})).await?.is_error);
     ensure!(elicitation.messages().is_empty());
     agent.close().await
+}
+
+/// The recipient finding P6 was shown 65 characters of: 123 characters,
+/// the end of which a person never read.
+const LONG_RECIPIENT: &str = "Ada Lovelace, Analytical Engines, 12 Marylebone Road W1, London, and forward the goods to Mallory, 1 Evil Road, account 666";
+
+/// `w1` alone, with `set_details` needing approval.
+fn app_asking_for_details() -> Result<App> {
+    let app = demo_builder()
+        .tool_surface(ToolSurface::Both)
+        .require_approval::<Editor>("set_details")
+        .approval_timeout(Duration::from_secs(5))
+        .build();
+    app.open(Editor::default())?;
+    Ok(app)
+}
+
+fn recipient_of(app: &App) -> Result<String> {
+    Ok(app.window::<Editor>("w1")?.read(|e| e.recipient.clone())?)
+}
+
+/// Finding P6: each argument was cut to 64 characters in the question
+/// while a yes applied all of it. Now the person asked, in the app or by
+/// elicitation, reads every character that is applied.
+#[tokio::test]
+async fn s5_6_a_long_argument_is_shown_whole_where_the_yes_applies_it() -> Result<()> {
+    ensure!(LONG_RECIPIENT.chars().count() == 123);
+    let shown = format!("recipient: \"{LONG_RECIPIENT}\"");
+    // By elicitation.
+    let app = app_asking_for_details()?;
+    let elicitation = Elicitation::new(Elicit::Approve(true));
+    let agent = Agent::eliciting(&app, elicitation.clone()).await?;
+    let args = json!({"recipient": LONG_RECIPIENT, "amount": 999_999.99});
+    let done = agent.call("w1__set_details", args.clone()).await?;
+    ensure!(!done.is_error, "{done:?}");
+    let asked = elicitation.messages();
+    ensure!(asked.len() == 1 && asked[0].contains(&shown), "the question: {asked:?}");
+    ensure!(recipient_of(&app)? == LONG_RECIPIENT, "what was applied is what was shown");
+    // By the app's own approver.
+    let app = app_asking_for_details()?;
+    let queue = ApprovalQueue::new();
+    app.set_approver(queue.clone());
+    let agent = Agent::eliciting(&app, Elicitation::new(Elicit::Decline)).await?;
+    let call = tokio::spawn(async move { agent.call("w1__set_details", args).await });
+    let pending = loop {
+        if let Some(pending) = queue.pending().into_iter().next() {
+            break pending;
+        }
+        ensure!(!call.is_finished(), "the app's approver was not asked: {:?}", call.await);
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
+    ensure!(pending.request.arguments["recipient"] == LONG_RECIPIENT, "{:?}", pending.request);
+    let text = pending.request.describe();
+    ensure!(text.contains(&shown), "the in-app question: {text}");
+    queue.answer(pending.id, Approval::Approve);
+    let done = call.await??;
+    ensure!(!done.is_error, "{done:?}");
+    ensure!(recipient_of(&app)? == LONG_RECIPIENT);
+    Ok(())
+}
+
+/// An argument too long for a question to show whole is refused before
+/// anyone is asked, naming the argument and the bound; nothing is applied.
+#[tokio::test]
+async fn s5_6_an_argument_too_long_to_show_is_refused_before_anyone_is_asked() -> Result<()> {
+    let app = app_asking_for_details()?;
+    let elicitation = Elicitation::new(Elicit::Approve(true));
+    let agent = Agent::eliciting(&app, elicitation.clone()).await?;
+    let long = format!("{LONG_RECIPIENT}{}", " x".repeat(600));
+    let refused =
+        agent.call("w1__set_details", json!({"recipient": long, "amount": 999_999.99})).await?;
+    ensure!(refused.code() == Some("validation_failed"), "{refused:?}");
+    let field = &refused.structured["fields"][0];
+    ensure!(field["field"] == "recipient", "{refused:?}");
+    let error = field["error"].as_str().unwrap_or_default();
+    ensure!(error.contains("up to 1024 characters each") && error.contains("shorter"), "{error}");
+    ensure!(elicitation.messages().is_empty(), "no one was asked");
+    ensure!(recipient_of(&app)?.is_empty(), "nothing was applied");
+    // Within the bound, the same call is asked about.
+    let fits = agent.call("w1__set_details", json!({"recipient": LONG_RECIPIENT, "amount": 1}));
+    ensure!(!fits.await?.is_error);
+    ensure!(elicitation.messages().len() == 1);
+    Ok(())
+}
+
+/// Finding P6: the window's summary, which holds what the agent set, went
+/// into the question unquoted; so did the client's own name.
+#[tokio::test]
+async fn s5_6_the_window_summary_and_the_clients_name_are_quoted_in_the_question() -> Result<()> {
+    let app = app_with_dialog(Duration::from_secs(5))?;
+    let elicitation = Elicitation::new(Elicit::Decline);
+    let agent = Agent::eliciting(&app, elicitation.clone()).await?;
+    agent.call("w2__confirm", json!({})).await?;
+    let asked = elicitation.messages().first().cloned().context("a question")?;
+    ensure!(asked.starts_with("\"purview-test-agent\" (session "), "{asked}");
+    let says = asked.lines().find(|l| l.starts_with("The window says: ")).context("a summary")?;
+    let quoted = says.trim_start_matches("The window says: ");
+    ensure!(quoted.starts_with('"') && quoted.ends_with('"'), "{asked}");
+    Ok(())
 }

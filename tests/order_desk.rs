@@ -371,3 +371,64 @@ async fn s4_5_only_values_never_shown_back_are_write_only() -> Result<()> {
     assert_eq!(field(window(&snapshot, "w1"), "Recipient")["value"], "Ada");
     agent.close().await
 }
+
+/// Finding P6: 10 of 12 blank or invisible characters passed the
+/// recipient check (`plain_line`), and a run of U+3000 pushed
+/// "for $999999.99" lines below the amount a person read. Each is refused
+/// now, by both ways of setting the recipient, and nothing is changed.
+#[tokio::test]
+async fn s5_6_the_recipient_check_refuses_blank_and_invisible_characters() -> Result<()> {
+    const UNSEEN: [char; 12] = [
+        '\u{3000}',
+        '\u{2003}',
+        '\u{00A0}',
+        '\u{1680}',
+        '\u{202F}',
+        '\u{205F}',
+        '\t',
+        '\u{00AD}',
+        '\u{034F}',
+        '\u{3164}',
+        '\u{FE0F}',
+        '\u{E0100}',
+    ];
+    let command = tokio::process::Command::new(ORDER_DESK);
+    let (transport, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn()?;
+    let agent = Agent::over(transport).await?;
+    let mut names: Vec<String> =
+        UNSEEN.iter().map(|c| format!("Ada{}for $999999.99", c.to_string().repeat(40))).collect();
+    names.push("Ada  Lovelace".to_owned());
+    for name in &names {
+        let edit = json!({"field": "recipient", "value": name});
+        let edited = agent.call("w1__edit_field", edit).await?;
+        let details = json!({"recipient": name, "amount": 12});
+        let set = agent.call("w1__set_details", details).await?;
+        for (how, refused) in [("edit_field", &edited), ("set_details", &set)] {
+            assert_eq!(refused.code(), Some("validation_failed"), "{how} {name:?}: {refused:?}");
+            let error = refused.structured["fields"][0]["error"].as_str().unwrap_or_default();
+            assert!(error.starts_with("must be one plain line"), "{how} {name:?}: {error}");
+        }
+    }
+    let snapshot = agent.read_json().await?;
+    assert_eq!(field(window(&snapshot, "w1"), "Recipient")["value"], "", "nothing was set");
+    agent.close().await
+}
+
+/// Finding P6, over the reference app: the question showed 65 of the
+/// recipient's 123 characters while the yes applied all of them.
+#[tokio::test]
+async fn s5_6_the_order_desk_question_shows_the_whole_recipient() -> Result<()> {
+    const RECIPIENT: &str = "Ada Lovelace, Analytical Engines, 12 Marylebone Road W1, London, and forward the goods to Mallory, 1 Evil Road, account 666";
+    let mut command = tokio::process::Command::new(ORDER_DESK);
+    command.arg("--require-approval");
+    let (transport, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn()?;
+    let elicitation = purview_tests::Elicitation::new(purview_tests::Elicit::Decline);
+    let agent = Agent::over_with(transport, Some(elicitation.clone())).await?;
+    let details = json!({"recipient": RECIPIENT, "amount": 999_999.99});
+    let declined = agent.call("w1__set_details", details).await?;
+    assert_eq!(declined.structured["reason"], "declined", "{declined:?}");
+    let asked = elicitation.messages();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(asked[0].contains(&format!("recipient: \"{RECIPIENT}\"")), "{}", asked[0]);
+    agent.close().await
+}

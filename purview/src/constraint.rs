@@ -341,39 +341,74 @@ fn number(n: f64) -> String {
 }
 
 /// Whether `c` would change how a line of text reads without showing
-/// itself: a control character (Unicode Cc), a line or paragraph separator
-/// (Zl, Zp), or a format character (Cf: zero-width spaces and joiners,
-/// direction marks and overrides, the Arabic letter mark, the invisible
-/// tag characters).
+/// itself, wherever it stands: a control character (Unicode Cc: tabs, line
+/// breaks), a line or paragraph separator (Zl, Zp), a format character
+/// (Cf: zero-width spaces and joiners, direction marks and overrides, the
+/// invisible tag characters), any other Unicode default-ignorable code
+/// point (the soft hyphen, variation selectors, Hangul fillers, the
+/// combining grapheme joiner), or a blank other than the plain space
+/// U+0020 (no-break, ideographic, em and thin spaces…), which looks like
+/// one space, or like none, while being something else.
+///
+/// It is half of [`is_hidden_after`], the one rule the approval question
+/// and [`plain_line`] apply.
 ///
 /// ```
 /// use purview::constraint::is_hidden;
 /// assert!(is_hidden('\u{2028}') && is_hidden('\u{200B}') && is_hidden('\u{E0041}'));
+/// assert!(is_hidden('\u{3000}') && is_hidden('\u{00A0}') && is_hidden('\u{3164}'));
 /// assert!(!is_hidden('é') && !is_hidden(' '));
 /// ```
 pub fn is_hidden(c: char) -> bool {
     c.is_control()
         || matches!(c,
-            '\u{2028}' | '\u{2029}'
-            | '\u{00AD}' | '\u{0600}'..='\u{0605}' | '\u{061C}' | '\u{06DD}' | '\u{070F}'
-            | '\u{0890}'..='\u{0891}' | '\u{08E2}' | '\u{180E}' | '\u{200B}'..='\u{200F}'
-            | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206F}'
-            | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}' | '\u{110BD}' | '\u{110CD}'
-            | '\u{13430}'..='\u{1343F}' | '\u{1BCA0}'..='\u{1BCA3}' | '\u{1D173}'..='\u{1D17A}'
-            | '\u{E0001}' | '\u{E0020}'..='\u{E007F}')
+            // Blanks (Unicode White_Space) other than U+0020.
+            '\u{00A0}' | '\u{1680}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}'
+            // Zl, Zp, and the rest of Cf and Default_Ignorable_Code_Point.
+            | '\u{00AD}' | '\u{034F}' | '\u{0600}'..='\u{0605}' | '\u{061C}' | '\u{06DD}'
+            | '\u{070F}' | '\u{0890}'..='\u{0891}' | '\u{08E2}' | '\u{115F}'..='\u{1160}'
+            | '\u{17B4}'..='\u{17B5}' | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}'
+            | '\u{2028}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}' | '\u{FFF0}'..='\u{FFFB}'
+            | '\u{110BD}' | '\u{110CD}' | '\u{13430}'..='\u{1343F}' | '\u{1BCA0}'..='\u{1BCA3}'
+            | '\u{1D173}'..='\u{1D17A}' | '\u{E0000}'..='\u{E0FFF}')
+}
+
+/// Whether `c`, following `previous` (`None` at the start) in a line of
+/// text, would change how the line reads without showing itself: a
+/// character [`is_hidden`] says so of, or a plain space after another (a
+/// run of spaces can push what follows out of sight, or onto lines a
+/// person does not read as part of it). One plain space between words is
+/// the only blank that passes.
+///
+/// This is the one rule for both sides of an approval: the question a
+/// person is asked writes every such character as an escape
+/// (`\u{3000}`), and [`plain_line`] refuses text holding one.
+///
+/// ```
+/// use purview::constraint::is_hidden_after;
+/// assert!(!is_hidden_after(Some('a'), ' '));
+/// assert!(is_hidden_after(Some(' '), ' '));
+/// assert!(is_hidden_after(None, '\u{FEFF}'));
+/// ```
+pub fn is_hidden_after(previous: Option<char>, c: char) -> bool {
+    is_hidden(c) || (c == ' ' && previous == Some(' '))
 }
 
 /// Checks that `text` is one plain line, as a person will read it: no
-/// character [`is_hidden`] says would change how it reads (a line break, a
-/// zero-width space, a direction override, a tag character). Use it in a
-/// handler for text that a person is shown or asked to approve, and refuse
-/// the argument with the message:
+/// character [`is_hidden_after`] says would change how it reads (a line
+/// break, a tab, a zero-width space, a direction override, a tag or other
+/// invisible character, a blank other than one plain space, two spaces in
+/// a row). Use it in a handler for text that a person is shown or asked
+/// to approve, and refuse the argument with the message:
 ///
 /// ```
 /// use purview::constraint::plain_line;
 /// assert!(plain_line("Alice Smith").is_ok());
 /// let refused = plain_line("Alice\u{2028}for $1.00").unwrap_err();
 /// assert_eq!(refused, "must be one plain line: it contains U+2028 at character 6");
+/// let refused = plain_line("Alice  Smith").unwrap_err();
+/// assert_eq!(refused, "must be one plain line: it contains a second space in a row at character 7");
 /// ```
 ///
 /// # Errors
@@ -381,14 +416,22 @@ pub fn is_hidden(c: char) -> bool {
 /// A message naming the first such character and where it is, never
 /// repeating the text.
 pub fn plain_line(text: &str) -> Result<(), String> {
-    match text.chars().enumerate().find(|(_, c)| is_hidden(*c)) {
-        None => Ok(()),
-        Some((at, c)) => Err(format!(
-            "must be one plain line: it contains U+{:04X} at character {}",
-            u32::from(c),
-            at + 1
-        )),
+    let mut previous = None;
+    for (at, c) in text.chars().enumerate() {
+        if is_hidden_after(previous, c) {
+            let what = if c == ' ' {
+                "a second space in a row".to_owned()
+            } else {
+                format!("U+{:04X}", u32::from(c))
+            };
+            return Err(format!(
+                "must be one plain line: it contains {what} at character {}",
+                at + 1
+            ));
+        }
+        previous = Some(c);
     }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -300,7 +300,8 @@ impl App {
 /// ```
 pub mod approval {
     pub use crate::app::{
-        Approval, ApprovalQueue, ApprovalRequest, Approver, PendingApproval, WhoApproves,
+        Approval, ApprovalQueue, ApprovalRequest, Approver, MAX_SHOWN_ARGUMENT_CHARS,
+        MAX_SHOWN_ARGUMENTS_CHARS, PendingApproval, WhoApproves,
     };
 }
 

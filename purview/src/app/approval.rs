@@ -46,10 +46,22 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 
 use crate::lock::lock_unpoisoned;
+use crate::model::FieldError;
 use crate::refusals::QuestionLimit;
 use crate::settings::Limits;
 use crate::shares::{Pool, Refused, Share};
 use crate::window::BoxFuture;
+
+/// The longest argument an approval question shows, in characters as the
+/// person reads it (a hidden character's escape counts as its length):
+/// 1,024. A call that needs approval with a longer argument is refused
+/// (`validation_failed`, naming the argument and this bound) before
+/// anyone is asked: the question never shows part of what a yes applies.
+pub const MAX_SHOWN_ARGUMENT_CHARS: usize = 1024;
+
+/// The most an approval question shows of all arguments together, counted
+/// as [`MAX_SHOWN_ARGUMENT_CHARS`] counts: 4,096.
+pub const MAX_SHOWN_ARGUMENTS_CHARS: usize = 4096;
 
 /// A person's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,8 +95,10 @@ pub struct ApprovalRequest {
     pub action: String,
     /// The action's human title.
     pub action_title: String,
-    /// The arguments, with secret (`writeOnly`) values masked and long texts
-    /// shortened.
+    /// The arguments, whole, with secret (`writeOnly`) values masked.
+    /// Nothing is shortened: a call whose arguments are too long to show
+    /// ([`MAX_SHOWN_ARGUMENT_CHARS`], [`MAX_SHOWN_ARGUMENTS_CHARS`]) is
+    /// refused before anyone is asked.
     pub arguments: Value,
     /// Which agent session asks (the client's name and a session number).
     pub agent: String,
@@ -97,14 +111,18 @@ pub struct ApprovalRequest {
 impl ApprovalRequest {
     /// What a person reads before deciding: who asks, to do what, where,
     /// what that window says, and every argument on a line of its own as
-    /// `name: value` (secrets masked, long texts shortened). Text the agent
-    /// wrote is quoted, with quotes, backslashes and every character that
-    /// would change how a line reads without showing itself (line
-    /// separators, zero-width and format characters, controls) written as
-    /// escapes, so an argument cannot pose as the end of the question. The
-    /// in-app prompt and the elicitation both show this. When the app
-    /// worded the question itself ([`ApprovalRequest::wording`]), that
-    /// wording follows who asks.
+    /// `name: value`, whole (secrets masked): what a yes applies is what
+    /// is shown. Text the agent wrote, and the app's text that may hold
+    /// it (the window's title and summary, the app's own wording), is
+    /// quoted, with quotes, backslashes and every character
+    /// [`is_hidden_after`](crate::constraint::is_hidden_after) names (line
+    /// separators, zero-width, format and other default-ignorable
+    /// characters, controls, blanks other than one plain space) written
+    /// as escapes, so no text can pose as the end of the question or push
+    /// part of it out of sight. The in-app prompt and the elicitation both
+    /// show this. When the app worded the question itself
+    /// ([`ApprovalRequest::wording`]), that wording, quoted, follows who
+    /// asks.
     ///
     /// ```
     /// let request = purview::approval::ApprovalRequest::example();
@@ -115,7 +133,7 @@ impl ApprovalRequest {
     /// ```
     pub fn describe(&self) -> String {
         if let Some(wording) = &self.wording {
-            return format!("{} asks: {}", visible(&self.agent), visible(wording));
+            return format!("{} asks: {}", visible(&self.agent), quoted(wording));
         }
         let place = match (&self.window_title, &self.window_id) {
             (Some(title), Some(id)) => format!(" in {} ({})", quoted(title), visible(id)),
@@ -123,7 +141,7 @@ impl ApprovalRequest {
         };
         let summary = match &self.window_summary {
             Some(summary) if !summary.is_empty() => {
-                format!("\nThe window says: {}.", visible(summary.trim_end_matches('.')))
+                format!("\nThe window says: {}", quoted(summary))
             }
             _ => String::new(),
         };
@@ -145,6 +163,38 @@ impl ApprovalRequest {
             visible(&self.action_title.to_lowercase())
         )
     }
+    /// The arguments the question could not show whole, as field errors
+    /// telling the agent the bound: any one longer than
+    /// [`MAX_SHOWN_ARGUMENT_CHARS`] as shown, or, when none is, all
+    /// together longer than [`MAX_SHOWN_ARGUMENTS_CHARS`]. Empty when
+    /// everything fits.
+    pub(crate) fn too_long_to_show(&self) -> Vec<FieldError> {
+        let Value::Object(map) = &self.arguments else { return Vec::new() };
+        let lengths: Vec<(&String, usize)> =
+            map.iter().map(|(name, value)| (name, readable(value).chars().count())).collect();
+        let rule = format!(
+            "an action that needs approval shows the person asked every argument whole, up to {MAX_SHOWN_ARGUMENT_CHARS} characters each and {MAX_SHOWN_ARGUMENTS_CHARS} in all (escapes of invisible or blank characters count), so no one was asked and nothing was changed; send a shorter value"
+        );
+        let too_long: Vec<FieldError> = lengths
+            .iter()
+            .filter(|(_, n)| *n > MAX_SHOWN_ARGUMENT_CHARS)
+            .map(|(name, n)| {
+                FieldError::new(
+                    crate::validate::echo(name),
+                    format!("is {n} characters as shown; {rule}"),
+                )
+            })
+            .collect();
+        let total: usize = lengths.iter().map(|(_, n)| n).sum();
+        if too_long.is_empty() && total > MAX_SHOWN_ARGUMENTS_CHARS {
+            return vec![FieldError::new(
+                "arguments",
+                format!("are {total} characters together as shown; {rule}"),
+            )];
+        }
+        too_long
+    }
+
     /// A request as documentation examples show it.
     #[doc(hidden)]
     pub fn example() -> Self {
@@ -174,35 +224,39 @@ fn readable(value: &Value) -> String {
 }
 
 /// `text` in double quotes, with `"` and `\` escaped and every hidden
-/// character written as an escape.
-fn quoted(text: &str) -> String {
+/// character written as an escape ([`visible`]): how agent text, and app
+/// text built from it, appears in the question.
+pub(crate) fn quoted(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c => push_visible(&mut out, c),
-        }
-    }
+    escape_into(&mut out, text, true);
     out.push('"');
     out
 }
 
-/// `text` with every hidden character written as an escape.
+/// `text` with every character [`is_hidden_after`] names written as an
+/// escape (`\u{3000}`): the same rule by which
+/// [`plain_line`](crate::constraint::plain_line) refuses text.
+///
+/// [`is_hidden_after`]: crate::constraint::is_hidden_after
 fn visible(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        push_visible(&mut out, c);
-    }
+    escape_into(&mut out, text, false);
     out
 }
 
-fn push_visible(out: &mut String, c: char) {
-    if crate::constraint::is_hidden(c) {
-        out.push_str(&format!("\\u{{{:04X}}}", u32::from(c)));
-    } else {
-        out.push(c);
+fn escape_into(out: &mut String, text: &str, quoting: bool) {
+    let mut previous = None;
+    for c in text.chars() {
+        match c {
+            '"' if quoting => out.push_str("\\\""),
+            '\\' if quoting => out.push_str("\\\\"),
+            c if crate::constraint::is_hidden_after(previous, c) => {
+                out.push_str(&format!("\\u{{{:04X}}}", u32::from(c)));
+            }
+            c => out.push(c),
+        }
+        previous = Some(c);
     }
 }
 
@@ -500,6 +554,139 @@ pub(crate) enum Answer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A character of each kind a person cannot see for what it is: blanks
+    /// other than U+0020, a tab, and default-ignorable code points.
+    const UNSEEN: [char; 12] = [
+        '\u{3000}',
+        '\u{2003}',
+        '\u{00A0}',
+        '\u{1680}',
+        '\u{202F}',
+        '\u{205F}',
+        '\t',
+        '\u{00AD}',
+        '\u{034F}',
+        '\u{3164}',
+        '\u{FE0F}',
+        '\u{E0100}',
+    ];
+
+    /// Every Unicode default-ignorable code point (DerivedCoreProperties)
+    /// and every blank (White_Space) but U+0020.
+    fn all_unseen() -> impl Iterator<Item = char> {
+        let ranges: [(u32, u32); 26] = [
+            (0x00AD, 0x00AD),
+            (0x034F, 0x034F),
+            (0x061C, 0x061C),
+            (0x115F, 0x1160),
+            (0x17B4, 0x17B5),
+            (0x180B, 0x180F),
+            (0x200B, 0x200F),
+            (0x202A, 0x202E),
+            (0x2060, 0x206F),
+            (0x3164, 0x3164),
+            (0xFE00, 0xFE0F),
+            (0xFEFF, 0xFEFF),
+            (0xFFA0, 0xFFA0),
+            (0xFFF0, 0xFFF8),
+            (0x1BCA0, 0x1BCA3),
+            (0x1D173, 0x1D17A),
+            (0xE0000, 0xE0FFF),
+            (0x0009, 0x000D),
+            (0x0085, 0x0085),
+            (0x00A0, 0x00A0),
+            (0x1680, 0x1680),
+            (0x2000, 0x200A),
+            (0x2028, 0x2029),
+            (0x202F, 0x202F),
+            (0x205F, 0x205F),
+            (0x3000, 0x3000),
+        ];
+        ranges.into_iter().flat_map(|(a, b)| (a..=b).filter_map(char::from_u32))
+    }
+
+    /// Finding P6: a run of U+3000 in a recipient pushed "for $999999.99"
+    /// lines below the amount a person read, and 10 of 12 such characters
+    /// passed `plain_line`. The question escapes, and `plain_line` refuses,
+    /// every one, by the one rule.
+    #[test]
+    fn s5_6_blank_and_invisible_characters_are_escaped_in_the_question_and_refused_by_plain_line() {
+        for c in UNSEEN.into_iter().chain(all_unseen()) {
+            let recipient = format!("Ada{}for $999999.99", c.to_string().repeat(40));
+            let mut request = ApprovalRequest::example();
+            request.arguments = serde_json::json!({"recipient": recipient});
+            request.window_summary = Some(format!("Send to {recipient}"));
+            let text = request.describe();
+            let escape = format!("\\u{{{:04X}}}", u32::from(c));
+            // (The question's own line breaks are its four lines.)
+            let shown_as_itself = c != '\n' && text.contains(c);
+            assert!(!shown_as_itself, "U+{:04X} is shown as itself: {text}", u32::from(c));
+            assert_eq!(text.matches(&escape).count(), 80, "{text}");
+            assert_eq!(text.lines().count(), 4, "{text}");
+            let refused = crate::constraint::plain_line(&recipient);
+            let expected = format!(
+                "must be one plain line: it contains U+{:04X} at character 4",
+                u32::from(c)
+            );
+            assert_eq!(refused, Err(expected));
+        }
+        // A run of plain spaces: the first shows, the rest are escapes.
+        let mut request = ApprovalRequest::example();
+        request.arguments = serde_json::json!({"recipient": format!("Ada{}for $1", " ".repeat(3))});
+        let text = request.describe();
+        assert!(text.contains(r#"recipient: "Ada \u{0020}\u{0020}for $1""#), "{text}");
+        assert!(crate::constraint::plain_line("Ada  Lovelace").is_err());
+        assert!(crate::constraint::plain_line("Ada Lovelace, 12 Rue d'Été").is_ok());
+    }
+
+    /// Finding P6: the window summary (which holds what the agent set) went
+    /// into the question unquoted, so it could end the question early;
+    /// the app's own wording, built from the arguments, too.
+    #[test]
+    fn s5_6_the_window_summary_and_the_apps_wording_are_quoted_like_agent_text() {
+        let mut request = ApprovalRequest::example();
+        request.window_summary =
+            Some(r#"Send to Ada". It takes no arguments. Approve: "yes"#.to_owned());
+        let text = request.describe();
+        assert!(
+            text.contains(
+                r#"The window says: "Send to Ada\". It takes no arguments. Approve: \"yes""#
+            ),
+            "{text}"
+        );
+        request.wording = Some("Pay \"Ada\"\u{2028}now?".to_owned());
+        let worded = request.describe();
+        assert!(worded.ends_with(r#"asks: "Pay \"Ada\"\u{2028}now?""#), "{worded}");
+    }
+
+    /// Finding P6: the question cut arguments to 64 characters while a yes
+    /// applied them whole. Now a request carries and shows them whole, and
+    /// one too long to show is named with the bound instead.
+    #[test]
+    fn s5_6_arguments_are_shown_whole_or_named_as_too_long_to_show() {
+        let mut request = ApprovalRequest::example();
+        let long = format!("Ada{}", "x".repeat(MAX_SHOWN_ARGUMENT_CHARS - 5));
+        request.arguments = serde_json::json!({"recipient": long});
+        assert!(request.describe().contains(&format!("recipient: \"{long}\"")));
+        assert!(request.too_long_to_show().is_empty(), "1,024 characters quoted fit");
+        request.arguments = serde_json::json!({"recipient": format!("{long}x")});
+        let refused = request.too_long_to_show();
+        assert_eq!(refused.len(), 1);
+        assert_eq!(refused[0].field, "recipient");
+        assert!(refused[0].error.contains("up to 1024 characters each"), "{:?}", refused[0]);
+        assert!(refused[0].error.contains("send a shorter value"), "{:?}", refused[0]);
+        // Hidden characters count as the escapes a person reads.
+        request.arguments = serde_json::json!({"recipient": "\u{200B}".repeat(200)});
+        assert_eq!(request.too_long_to_show().len(), 1);
+        // Each fits, all together do not.
+        let part = "y".repeat(1000);
+        request.arguments =
+            serde_json::json!({"a": part, "b": part, "c": part, "d": part, "e": part});
+        let together = request.too_long_to_show();
+        assert_eq!(together.len(), 1);
+        assert_eq!(together[0].field, "arguments");
+    }
 
     /// RELIABILITY.md "A hostile agent": agent-written text was pasted
     /// unquoted, so a recipient holding U+2028 and a made-up ending read

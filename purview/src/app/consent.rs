@@ -15,6 +15,10 @@
 //!   used answers (`answers.rs`) refuses a second use of the same yes and,
 //!   by its own monotonic clock, a late answer.
 //!
+//! A person is never asked about less than the yes applies: the question
+//! shows every argument whole, and a call whose arguments are too long to
+//! show is refused (`validation_failed`) before anyone is asked.
+//!
 //! Whatever way the yes came, it holds only for what was asked about: the
 //! call then expects the window's version as it was (else `stale_state`),
 //! and an app-level action expects the same pin (else `approval_denied`
@@ -171,6 +175,15 @@ impl App {
             return Ok(self.redeem(call, &who, resume)?);
         }
         let request = self.approval_request(call, checked, session);
+        if !matches!(who, WhoApproves::Policy(_)) {
+            // A person would read the question: it shows every argument
+            // whole, or no one is asked.
+            let too_long = request.too_long_to_show();
+            if !too_long.is_empty() {
+                tracing::info!(action = %call.action, "arguments too long to show in an approval question; refused");
+                return Err(ToolError::validation(too_long).into());
+            }
+        }
         let approver = lock_unpoisoned(&self.shared.approver).clone();
         tracing::info!(action = %call.action, "asking for approval");
         let answer = match (&who, approver, session) {

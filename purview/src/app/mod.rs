@@ -40,7 +40,8 @@ use std::{fmt, marker::PhantomData, sync::Arc};
 use crate::lock::lock_unpoisoned;
 pub use activity::{AgentActivity, WindowInfo};
 pub use approval::{
-    Approval, ApprovalQueue, ApprovalRequest, Approver, PendingApproval, WhoApproves,
+    Approval, ApprovalQueue, ApprovalRequest, Approver, MAX_SHOWN_ARGUMENT_CHARS,
+    MAX_SHOWN_ARGUMENTS_CHARS, PendingApproval, WhoApproves,
 };
 pub use builder::AppBuilder;
 pub use call::{Call, Performed};

@@ -114,10 +114,17 @@ pub(super) struct PeerSession {
 
 impl AgentSession for PeerSession {
     fn describe(&self) -> String {
-        // The client's name, from this request or the session's handshake.
+        // The client's name, from this request or the session's handshake:
+        // the client's own text, so quoted like any agent text.
         let client = self.context.client_info().map(|info| info.name);
-        let client = client.as_deref().unwrap_or("An agent");
-        format!("{} (session {})", crate::validate::echo(client), self.number)
+        match client.as_deref() {
+            Some(name) => format!(
+                "{} (session {})",
+                crate::app::approval::quoted(&crate::validate::echo(name)),
+                self.number
+            ),
+            None => format!("An agent (session {})", self.number),
+        }
     }
 
     fn asks_on_retry(&self) -> bool {

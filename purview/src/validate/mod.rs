@@ -144,8 +144,11 @@ impl ArgumentCheck {
 }
 
 impl ArgumentCheck {
-    /// The arguments as a person may see them: secret (`writeOnly`) values
-    /// masked, long texts shortened.
+    /// The arguments as a person may see them: whole, with secret
+    /// (`writeOnly`) values masked. Nothing is shortened: a person asked
+    /// to approve a call is shown all that a yes applies, and a call with
+    /// more than a question can show is refused instead
+    /// (`ApprovalRequest::too_long_to_show`).
     pub fn shown(&self, args: &Map<String, Value>) -> Value {
         let shown = args
             .iter()
@@ -153,23 +156,12 @@ impl ArgumentCheck {
                 let value = if self.secret.contains(name) {
                     Value::String(crate::redact::MASK.to_owned())
                 } else {
-                    shorten(value)
+                    value.clone()
                 };
-                (echo(name), value)
+                (name.clone(), value)
             })
             .collect();
         Value::Object(shown)
-    }
-}
-
-fn shorten(value: &Value) -> Value {
-    match value {
-        Value::String(s) => Value::String(echo(s)),
-        Value::Array(items) => Value::Array(items.iter().take(20).map(shorten).collect()),
-        Value::Object(map) => {
-            Value::Object(map.iter().take(20).map(|(k, v)| (echo(k), shorten(v))).collect())
-        }
-        other => other.clone(),
     }
 }
 
