@@ -14,10 +14,7 @@ use std::{
     collections::HashMap,
     fmt::Write as _,
     future::Future,
-    sync::{
-        Mutex, OnceLock,
-        atomic::{AtomicU64, Ordering},
-    },
+    sync::{Mutex, OnceLock},
     time::{Duration, Instant},
 };
 
@@ -102,9 +99,24 @@ fn summarise(what: &str, dropped: u64) {
 }
 
 /// Runs `request` with rmcp's warnings and errors bounded (see the
-/// module's documentation); everything else is logged as before.
-pub(crate) fn quieted<F: Future>(request: F) -> impl Future<Output = F::Output> {
-    request.with_subscriber(relay().clone())
+/// module's documentation); everything else is logged as before. The lines
+/// let through are logged once the request is answered, outside the
+/// relaying dispatcher (an event cannot be logged from inside another).
+pub(crate) async fn quieted<F: Future>(request: F) -> F::Output {
+    let output = request.with_subscriber(relay().clone()).await;
+    let pending = std::mem::take(&mut *lock_unpoisoned(&PENDING));
+    for line in pending {
+        match line {
+            Pending::Dropped(what, dropped) => summarise(what, dropped),
+            Pending::Line(Level::ERROR, origin, line) => {
+                tracing::error!(target: "purview::rmcp", origin, "{line}");
+            }
+            Pending::Line(_, origin, line) => {
+                tracing::warn!(target: "purview::rmcp", origin, "{line}");
+            }
+        }
+    }
+    output
 }
 
 /// The relaying dispatcher, made once: making a dispatcher re-registers
@@ -114,44 +126,46 @@ fn relay() -> &'static Dispatch {
     static RELAY: OnceLock<Dispatch> = OnceLock::new();
     RELAY.get_or_init(|| {
         let inner = tracing::dispatcher::get_default(Dispatch::clone);
-        Dispatch::new(Relay { inner, windows: Mutex::default(), dropped_total: AtomicU64::new(0) })
+        Dispatch::new(Relay { inner })
     })
 }
 
+/// A line waiting to be logged once its request is answered.
+enum Pending {
+    Line(Level, &'static str, String),
+    Dropped(&'static str, u64),
+}
+
+/// Lines let through and not logged yet: at most [`LINES_PER_INTERVAL`]
+/// per place in rmcp's code per interval, and one summary each.
+static PENDING: Mutex<Vec<Pending>> = Mutex::new(Vec::new());
+/// The budget of each place in rmcp's code that logged.
+static WINDOWS: Mutex<Option<HashMap<Identifier, Window>>> = Mutex::new(None);
+
 /// Forwards everything to `inner`, but rmcp's events at WARN and above
-/// are rate-limited per call site and relayed with their fields cut.
+/// are rate-limited per call site and kept, their fields cut, to be logged
+/// by [`quieted`].
 struct Relay {
     inner: Dispatch,
-    windows: Mutex<HashMap<Identifier, Window>>,
-    dropped_total: AtomicU64,
 }
 
 impl Relay {
     fn relay(&self, event: &Event<'_>) {
         let meta = event.metadata();
-        let (allowed, dropped) =
-            lock_unpoisoned(&self.windows).entry(meta.callsite()).or_default().admit();
-        if !allowed {
-            self.dropped_total.fetch_add(1, Ordering::Relaxed);
+        let (allowed, dropped) = lock_unpoisoned(&WINDOWS)
+            .get_or_insert_with(HashMap::new)
+            .entry(meta.callsite())
+            .or_default()
+            .admit();
+        let mut pending = lock_unpoisoned(&PENDING);
+        if dropped > 0 {
+            pending.push(Pending::Dropped(meta.name(), dropped));
         }
-        let mut fields = Cut::default();
         if allowed {
+            let mut fields = Cut::default();
             event.record(&mut fields);
+            pending.push(Pending::Line(*meta.level(), meta.target(), fields.line));
         }
-        tracing::dispatcher::with_default(&self.inner, || {
-            if dropped > 0 {
-                summarise(meta.name(), dropped);
-            }
-            if !allowed {
-                return;
-            }
-            let line = fields.line;
-            if *meta.level() == Level::ERROR {
-                tracing::error!(target: "purview::rmcp", origin = meta.target(), "{line}");
-            } else {
-                tracing::warn!(target: "purview::rmcp", origin = meta.target(), "{line}");
-            }
-        });
     }
 }
 
