@@ -12,6 +12,7 @@ use std::{borrow::Cow, collections::HashSet};
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage};
 use serde_json::{Value, json};
 
+use super::budget;
 use crate::validate::echo;
 
 /// MCP methods rmcp decodes into typed requests: one that arrives as a
@@ -50,11 +51,68 @@ pub(crate) fn error_frame(id: Value, code: i64, message: &str) -> Frame {
 }
 
 /// Decodes one line. `seen_request` says whether a request has arrived yet.
+/// Nothing is parsed before the line is found within the budgets of
+/// `budget.rs`.
 pub(crate) fn decode(line: &[u8], seen_request: bool) -> Frame {
     let line = line.trim_ascii();
     if line.is_empty() {
         return Frame::Ignore("blank line");
     }
+    let shape = match budget::check(line) {
+        Ok(shape) => shape,
+        Err(refused) => return over_budget(refused),
+    };
+    match decode_within_budget(line, seen_request) {
+        Frame::Message(message) => held_to_budget(message, line.len(), shape),
+        other => other,
+    }
+}
+
+/// The answer to a message over the budgets of `budget.rs`, if `body` is
+/// one: checked before anything parses it.
+pub(crate) fn over_budget_body(body: &[u8]) -> Option<Frame> {
+    budget::check(body.trim_ascii()).err().map(over_budget)
+}
+
+fn over_budget(refused: budget::Refusal) -> Frame {
+    let code = match refused.over {
+        budget::Over::Values => -32600,
+        budget::Over::Depth => -32700,
+    };
+    error_frame(refused.id, code, budget::refusal_message(refused.over))
+}
+
+/// A decoded message, unless rmcp would keep more of it than the handshake
+/// budget allows (an `initialize` or `subscriptions/listen`), or it names a
+/// protocol version longer than any (rmcp's answers and logs repeat it).
+fn held_to_budget(message: Box<ClientJsonRpcMessage>, bytes: usize, shape: budget::Shape) -> Frame {
+    use rmcp::model::GetMeta;
+    let JsonRpcMessage::Request(request) = &*message else {
+        return Frame::Message(message);
+    };
+    let id = serde_json::to_value(&request.id).unwrap_or_default();
+    if budget::over_handshake_budget(request.request.method(), bytes, shape) {
+        return error_frame(id, -32600, budget::HANDSHAKE_REFUSAL);
+    }
+    let in_params = match &request.request {
+        ClientRequest::InitializeRequest(r) => Some(r.params.protocol_version.as_str().len()),
+        _ => None,
+    };
+    let in_meta = request
+        .request
+        .get_meta()
+        .0
+        .get("io.modelcontextprotocol/protocolVersion")
+        .and_then(Value::as_str)
+        .map(str::len);
+    if in_params.into_iter().chain(in_meta).any(|len| len > budget::MAX_VERSION_CHARS) {
+        let text = "Invalid params: a protocol version is a date such as \"2025-11-25\", at most 64 characters; send one the server supports (`server/discover` lists them).";
+        return error_frame(id, -32602, text);
+    }
+    Frame::Message(message)
+}
+
+fn decode_within_budget(line: &[u8], seen_request: bool) -> Frame {
     // A well-formed message, by far the most common line, is parsed
     // straight into its type: by its method for the requests agents send
     // most (by_method.rs), else by rmcp's own decoding. Anything else (and a

@@ -324,102 +324,106 @@ const ROOM_NEEDED: &str = "this client holds more of the server's connections th
 /// with a JSON-RPC error (rmcp would answer 500 with a bare text). Other
 /// methods pass through, a DELETE's answer made [`ended`].
 async fn answer_malformed(limits: BodyLimits, request: Request, next: Next) -> Response {
-    if request.method() != axum::http::Method::POST {
-        let delete = request.method() == axum::http::Method::DELETE;
-        let response = next.run(request).await;
-        return if delete { ended(response) } else { response };
-    }
-    let (parts, body) = request.into_parts();
-    let mark = parts.extensions.get::<ConnectionMark>().cloned();
-    let bytes = match read_body(body, limits, mark.as_ref()).await {
-        Ok(bytes) => bytes,
-        Err(why) => return unread(why),
-    };
-    let revision = parts.headers.get("mcp-protocol-version").and_then(|v| v.to_str().ok());
-    if let Some(Frame::Reply(reply)) = super::owed::removed_method(revision, &bytes) {
-        let body = serde_json::to_vec(&reply).unwrap_or_default();
+    // What rmcp logs while serving a request passes a budget of lines, its
+    // fields cut (`quiet.rs`): its errors quote the client's values whole.
+    super::quiet::quieted(async move {
+        static NOT_MESSAGES: super::quiet::Quiet =
+            super::quiet::Quiet::new("request bodies answered as not valid messages");
+        if request.method() != axum::http::Method::POST {
+            let delete = request.method() == axum::http::Method::DELETE;
+            let response = bounded(next.run(request).await).await;
+            return if delete { ended(response) } else { response };
+        }
+        let (parts, body) = request.into_parts();
+        let mark = parts.extensions.get::<ConnectionMark>().cloned();
+        let bytes = match read_body(body, limits, mark.as_ref()).await {
+            Ok(bytes) => bytes,
+            Err(why) => return unread(why),
+        };
         let json = [(axum::http::header::CONTENT_TYPE, "application/json")];
-        return (StatusCode::NOT_FOUND, json, body).into_response();
-    }
-    match frame::decode(&bytes, true) {
-        Frame::Message(message) => {
-            let opens_session = !parts.headers.contains_key("mcp-session-id")
-                && matches!(
-                    &*message,
-                    rmcp::model::JsonRpcMessage::Request(r)
-                        if matches!(r.request, rmcp::model::ClientRequest::InitializeRequest(_))
-                );
-            let request = Request::from_parts(parts, axum::body::Body::from(bytes));
-            if !opens_session {
-                return bounded(next.run(request).await).await;
-            }
-            let id = match &*message {
-                rmcp::model::JsonRpcMessage::Request(r) => {
-                    serde_json::to_value(&r.id).unwrap_or_default()
-                }
-                _ => serde_json::Value::Null,
-            };
-            SESSION_REFUSED
-                .scope(Cell::new(None), async move {
-                    let response = next.run(request).await;
-                    match SESSION_REFUSED.with(Cell::get) {
-                        Some(limit) => sessions_full(id, limit),
-                        None => response,
-                    }
-                })
-                .await
-        }
-        Frame::Reply(reply) => {
-            tracing::info!("answered a request body that is not a valid message");
+        // Nothing is parsed before the body is found within the budgets of
+        // values and nesting (`budget.rs`).
+        if let Some(Frame::Reply(reply)) = frame::over_budget_body(&bytes) {
+            NOT_MESSAGES.note(|| tracing::info!("refused a request body over the JSON budget"));
             let body = serde_json::to_vec(&reply).unwrap_or_default();
-            let json = [(axum::http::header::CONTENT_TYPE, "application/json")];
-            (StatusCode::BAD_REQUEST, json, body).into_response()
+            return (StatusCode::BAD_REQUEST, json, body).into_response();
         }
-        Frame::Ignore(_) => {
-            (StatusCode::BAD_REQUEST, "the request body must be one JSON-RPC message")
-                .into_response()
+        let revision = parts.headers.get("mcp-protocol-version").and_then(|v| v.to_str().ok());
+        if let Some(Frame::Reply(reply)) = super::owed::removed_method(revision, &bytes) {
+            let body = serde_json::to_vec(&reply).unwrap_or_default();
+            return (StatusCode::NOT_FOUND, json, body).into_response();
         }
-    }
+        match frame::decode(&bytes, true) {
+            Frame::Message(message) => {
+                let opens_session = !parts.headers.contains_key("mcp-session-id")
+                    && matches!(
+                        &*message,
+                        rmcp::model::JsonRpcMessage::Request(r)
+                            if matches!(r.request, rmcp::model::ClientRequest::InitializeRequest(_))
+                    );
+                let id = match &*message {
+                    rmcp::model::JsonRpcMessage::Request(r) if opens_session => {
+                        serde_json::to_value(&r.id).unwrap_or_default()
+                    }
+                    _ => serde_json::Value::Null,
+                };
+                // rmcp parses the body again: this parse is not held
+                // meanwhile.
+                drop(message);
+                let request = Request::from_parts(parts, axum::body::Body::from(bytes));
+                if !opens_session {
+                    return bounded(next.run(request).await).await;
+                }
+                SESSION_REFUSED
+                    .scope(Cell::new(None), async move {
+                        let response = next.run(request).await;
+                        match SESSION_REFUSED.with(Cell::get) {
+                            Some(limit) => sessions_full(id, limit),
+                            None => bounded(response).await,
+                        }
+                    })
+                    .await
+            }
+            Frame::Reply(reply) => {
+                NOT_MESSAGES
+                    .note(|| tracing::info!("answered a request body that is not a valid message"));
+                let body = serde_json::to_vec(&reply).unwrap_or_default();
+                (StatusCode::BAD_REQUEST, json, body).into_response()
+            }
+            Frame::Ignore(_) => {
+                (StatusCode::BAD_REQUEST, "the request body must be one JSON-RPC message")
+                    .into_response()
+            }
+        }
+    })
+    .await
 }
 
-/// The longest error message an HTTP answer carries.
-const MESSAGE_LIMIT: usize = 256;
-
-/// An error answer whose message is longer than [`MESSAGE_LIMIT`], cut to
-/// it: rmcp's header-mismatch errors (`-32020`) quote the client's header
-/// and body values in full (a 1 MB tool name came back as a 1 MB answer).
+/// An error answer (HTTP 4xx) that repeats more than
+/// [`super::cut::MESSAGE_LIMIT`] characters of anything, cut to it: rmcp's
+/// errors quote the client's header and body values in full (a 1 MB tool
+/// name came back as a 1 MB answer; a 200,000-character
+/// `MCP-Protocol-Version` header, in a plain-text 400), in `error.message`,
+/// in `error.data`, or as the whole text.
 async fn bounded(response: Response) -> Response {
-    if response.status() != StatusCode::BAD_REQUEST {
+    if !response.status().is_client_error() {
         return response;
     }
-    let (parts, body) = response.into_parts();
+    let (mut parts, body) = response.into_parts();
     // rmcp's error answers are whole in memory; anything larger than any of
     // them is not one, and is not kept.
     let Ok(bytes) = axum::body::to_bytes(body, 16 * 1024 * 1024).await else {
-        return (StatusCode::BAD_REQUEST, "the request was refused").into_response();
+        return (parts.status, "the request was refused").into_response();
     };
-    let mut reply: serde_json::Value = match serde_json::from_slice(&bytes) {
-        Ok(reply) => reply,
-        Err(_) => return Response::from_parts(parts, axum::body::Body::from(bytes)),
+    let cut = match serde_json::from_slice::<serde_json::Value>(&bytes) {
+        Ok(mut reply) => super::cut::cut_error_value(&mut reply).then(|| reply.to_string()),
+        Err(_) => super::cut::cut_text(&String::from_utf8_lossy(&bytes)),
     };
-    let Some(message) = reply.pointer_mut("/error/message") else {
+    let Some(cut) = cut else {
         return Response::from_parts(parts, axum::body::Body::from(bytes));
     };
-    let text = message.as_str().unwrap_or_default();
-    if text.len() <= MESSAGE_LIMIT {
-        return Response::from_parts(parts, axum::body::Body::from(bytes));
-    }
-    let mut cut = MESSAGE_LIMIT;
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    *message = format!("{}… (cut)", &text[..cut]).into();
-    if let Some(error) = reply.get_mut("error").and_then(serde_json::Value::as_object_mut) {
-        error.remove("data");
-    }
-    let mut parts = parts;
     parts.headers.remove(axum::http::header::CONTENT_LENGTH);
-    Response::from_parts(parts, axum::body::Body::from(reply.to_string()))
+    Response::from_parts(parts, axum::body::Body::from(cut))
 }
 
 /// A session ended by HTTP DELETE is answered 204 No Content: rmcp answers

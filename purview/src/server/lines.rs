@@ -54,6 +54,7 @@ pub(crate) use super::outbound::{Closed, OUTBOUND_FRAMES};
 use super::{
     frame::{Frame, decode, error_frame},
     outbound::{Ends, Outbound},
+    quiet::Quiet,
 };
 use crate::lock::lock_unpoisoned;
 
@@ -71,6 +72,10 @@ pub(crate) const STALL_LIMIT: Duration = Duration::from_secs(10);
 const DRAIN_LIMIT: Duration = Duration::from_secs(35);
 /// How much is read at once.
 const CHUNK: usize = 64 * 1024;
+/// The lines about bad frames, a few per interval (a client repeating one
+/// would otherwise cost a line each).
+static BAD_FRAMES: Quiet = Quiet::new("frames answered as not valid messages");
+static TAKEN_IDS: Quiet = Quiet::new("requests refused for an id already in use");
 
 /// A line-framed transport over a reader and a writer. When it is dropped
 /// nothing more is read; sends already under way still write their frames
@@ -186,7 +191,8 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
                     continue;
                 }
                 if let Some(taken) = self.take_place(&message) {
-                    tracing::info!("refused a request whose id is already in use");
+                    TAKEN_IDS
+                        .note(|| tracing::info!("refused a request whose id is already in use"));
                     self.reply = Some((frame_bytes(&taken), Instant::now()));
                     continue;
                 }
@@ -201,7 +207,9 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineTransport<R> {
                         self.held = Some(message);
                     }
                     Frame::Reply(reply) => {
-                        tracing::info!("answered a frame that is not a valid message");
+                        BAD_FRAMES.note(|| {
+                            tracing::info!("answered a frame that is not a valid message");
+                        });
                         self.reply = Some((frame_bytes(&reply), Instant::now()));
                     }
                     Frame::Ignore(what) => tracing::debug!(frame = what, "ignored"),
@@ -361,8 +369,12 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
 
     fn send(
         &mut self,
-        item: ServerJsonRpcMessage,
+        mut item: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Closed>> + Send + 'static {
+        // rmcp's own errors may quote a client's text whole.
+        if let JsonRpcMessage::Error(error) = &mut item {
+            super::cut::cut_error(&mut error.error);
+        }
         let outbound = self.outbound.clone();
         let answer = match &item {
             JsonRpcMessage::Response(response) => Some(response.id.clone()),

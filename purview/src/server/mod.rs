@@ -3,7 +3,9 @@
 //! HTTP transports. Everything protocol-specific is decided in `app/`; this
 //! module translates.
 
+mod budget;
 pub(crate) mod by_method;
+mod cut;
 #[cfg(feature = "http")]
 mod fair;
 pub(crate) mod frame;
@@ -21,6 +23,7 @@ mod outbound;
 mod owed;
 #[cfg(feature = "http")]
 mod paced;
+mod quiet;
 mod round_trip;
 mod sessions;
 
