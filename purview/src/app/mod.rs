@@ -243,6 +243,21 @@ impl App {
         self.shared.read(|state| catalog::tools(state, config))
     }
 
+    /// How long one tools/list holds the state lock, measured inside it:
+    /// for measuring what a list costs others. Not part of the API.
+    #[cfg(feature = "bench-internals")]
+    #[doc(hidden)]
+    pub fn tools_lock_hold(&self) -> Result<std::time::Duration, Error> {
+        let config = &self.shared.config;
+        self.shared.read(|state| {
+            let start = std::time::Instant::now();
+            let tools = catalog::tools(state, config);
+            let held = start.elapsed();
+            drop(tools);
+            held
+        })
+    }
+
     /// Calls `f` after every change agents will be notified of, and after
     /// every successful agent call ([`Change::agent`]): use it to wake a GUI
     /// event loop (`ctx.request_repaint()` in egui). It runs on the thread

@@ -390,6 +390,25 @@ impl App {
         outcome
     }
 
+    /// The answer to tools/list, as every session gets it.
+    fn tools_reply(&self) -> Result<ListToolsResult, Error> {
+        let tools = self.tools()?;
+        let ttl = match self.tool_surface() {
+            ToolSurface::Dispatcher => DISPATCHER_TTL_MS,
+            _ => WINDOW_TOOLS_TTL_MS,
+        };
+        Ok(ListToolsResult::with_all_items(tools.into_iter().map(rmcp_tool).collect())
+            .with_ttl_ms(ttl))
+    }
+
+    /// The answer to tools/list as a session's handler makes it: for
+    /// measuring what one list costs. Not part of the API.
+    #[cfg(feature = "bench-internals")]
+    #[doc(hidden)]
+    pub fn tools_list_reply(&self) -> Result<ListToolsResult, Error> {
+        self.tools_reply()
+    }
+
     fn server_config(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
@@ -598,13 +617,7 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let tools = self.app.tools().map_err(internal)?;
-        let ttl = match self.app.tool_surface() {
-            ToolSurface::Dispatcher => DISPATCHER_TTL_MS,
-            _ => WINDOW_TOOLS_TTL_MS,
-        };
-        Ok(ListToolsResult::with_all_items(tools.into_iter().map(rmcp_tool).collect())
-            .with_ttl_ms(ttl))
+        self.app.tools_reply().map_err(internal)
     }
 
     async fn call_tool(
