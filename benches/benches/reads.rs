@@ -52,5 +52,5 @@ fn main() {
     println!("| server CPU, whole answer | {:.2} ms |", per(whole, rounds));
     println!("| of which JSON alone (same run) | {:.2} ms |", per(json_only, rounds));
     println!("| whole ÷ JSON alone | {:.2} |", whole.as_secs_f64() / json_only.as_secs_f64());
-    println!("| state lock held | {:.3} ms |", per(held, rounds));
+    println!("| state lock held | {:.1} µs |", per(held, rounds) * 1e3);
 }
