@@ -938,3 +938,115 @@ async fn s5_4_a_window_left_with_no_actions_is_named_with_an_empty_list() -> Res
     );
     Ok(())
 }
+
+/// One agent of each protocol generation on `app`.
+async fn both_generations(app: &App) -> Result<[Agent; 2]> {
+    Ok([Agent::legacy(app).await?, Agent::modern(app).await?])
+}
+
+#[tokio::test]
+async fn s5_1_tools_list_is_built_once_per_change_on_every_surface_and_generation() -> Result<()> {
+    use purview::settings::ToolSurface;
+    // The dispatcher surface's list never changes, and clients keep it
+    // for its TTL; the `Both` surface lists the dispatcher's tools too.
+    for surface in [ToolSurface::Windows, ToolSurface::Both] {
+        let app = purview_tests::demo_app_on(surface);
+        let editor = app.open(Editor::default())?;
+        let agents = both_generations(&app).await?;
+        let before = app.build_counts()?.tool_lists;
+        let first = agents[0].tool_names().await?;
+        for i in 0..100 {
+            assert_eq!(agents[i % 2].tool_names().await?, first, "{surface:?}");
+        }
+        assert_eq!(app.build_counts()?.tool_lists, before + 1, "{surface:?}: 100 lists, no change");
+        // One change of the tool set: one more build, and the lists show it.
+        let modal = editor.open_modal(Confirm { depth: 0 })?;
+        let changed = agents[1].tool_names().await?;
+        for i in 0..100 {
+            assert_eq!(agents[i % 2].tool_names().await?, changed, "{surface:?}");
+        }
+        assert_eq!(app.build_counts()?.tool_lists, before + 2, "{surface:?}: one change");
+        assert_ne!(changed, first, "{surface:?}: the modal took over the editor's tools");
+        assert!(changed.iter().any(|t| t.starts_with(&format!("{}__", modal.id()))));
+    }
+    Ok(())
+}
+
+#[tokio::test]
+async fn s4_1_app_windows_is_serialized_once_per_change_for_every_reader() -> Result<()> {
+    let app = demo_app();
+    let editor = app.open(Editor::default())?;
+    let agents = both_generations(&app).await?;
+    let before = app.build_counts()?.snapshots;
+    let first = agents[0].read_json().await?;
+    for i in 0..100 {
+        assert_eq!(agents[i % 2].read_json().await?, first);
+    }
+    assert_eq!(app.build_counts()?.snapshots, before + 1, "100 reads, no change");
+    editor.update(|e| e.recipient = "Ada".into())?;
+    let changed = agents[1].read_json().await?;
+    for i in 0..100 {
+        assert_eq!(agents[i % 2].read_json().await?, changed);
+    }
+    assert_eq!(app.build_counts()?.snapshots, before + 2, "one change");
+    assert!(changed.to_string().contains("Ada"), "the read shows the change");
+    Ok(())
+}
+
+#[tokio::test]
+async fn s4_1_app_read_windows_is_built_once_per_change_with_and_without_schemas() -> Result<()> {
+    let app = purview_tests::demo_app_on(purview::settings::ToolSurface::Both);
+    let editor = app.open(Editor::default())?;
+    let agents = both_generations(&app).await?;
+    let read = async |i: usize, schemas: bool| -> Result<Value> {
+        let arguments = if schemas { json!({"schemas": true}) } else { json!({}) };
+        let outcome = agents[i % 2].call("app__read_windows", arguments).await?;
+        anyhow::ensure!(!outcome.is_error, "{}", outcome.structured);
+        Ok(outcome.structured)
+    };
+    let before = app.build_counts()?.window_reads;
+    let (plain, full) = (read(0, false).await?, read(1, true).await?);
+    for i in 0..100 {
+        assert_eq!(read(i, false).await?, plain);
+        assert_eq!(read(i, true).await?, full);
+    }
+    assert_eq!(app.build_counts()?.window_reads, before + 2, "100 reads of each, no change");
+    editor.update(|e| e.recipient = "Ada".into())?;
+    let (plain, full) = (read(0, false).await?, read(1, true).await?);
+    for i in 0..100 {
+        assert_eq!(read(i, false).await?, plain);
+        assert_eq!(read(i, true).await?, full);
+    }
+    assert_eq!(app.build_counts()?.window_reads, before + 4, "one change");
+    assert!(plain.to_string().contains("Ada") && full.to_string().contains("Ada"));
+    // A narrowed read is answered for its own windows, not from the cache.
+    let only =
+        agents[0].call("app__read_windows", json!({"windows": [editor.id()]})).await?.structured;
+    assert_eq!(only["windows"].as_array().map(Vec::len), Some(1));
+    Ok(())
+}
+
+#[test]
+fn s10_1_a_scene_with_nothing_changed_projects_no_window() -> Result<()> {
+    let app = demo_app();
+    let editor = app.open(Editor::default())?;
+    for _ in 0..3 {
+        app.open(Editor::default())?;
+    }
+    let first = app.scene()?;
+    let before = app.build_counts()?.projections;
+    for _ in 0..100 {
+        assert_eq!(app.scene()?, first);
+    }
+    assert_eq!(app.build_counts()?.projections, before, "100 frames, nothing changed");
+    // A person's edit projects the edited window once, for agents and the
+    // GUI alike, and the next frame shows it.
+    editor.update(|e| e.recipient = "Ada".into())?;
+    let changed = app.scene()?;
+    assert_eq!(app.build_counts()?.projections, before + 1);
+    let shown = changed.windows.iter().find(|w| w.state.id == editor.id()).expect("editor");
+    assert_eq!(shown.state.version, editor.version()?);
+    assert!(serde_json::to_string(&shown.state.blocks)?.contains("Ada"));
+    assert_eq!(shown.state, app.snapshot()?.windows[0], "the scene shows what agents read");
+    Ok(())
+}

@@ -219,6 +219,8 @@ mod macro_docs {
 pub use purview_naming as naming;
 
 pub use action::{ActionOutput, ActionSpec};
+#[doc(hidden)]
+pub use app::BuildCounts;
 pub use app::{
     App, AppActions, AppBuilder, Call, Context, Error, Performed, TypedCalls, WindowHandle,
     WindowKind,

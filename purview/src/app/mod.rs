@@ -27,6 +27,7 @@ mod handle;
 mod lookup;
 mod phases;
 pub(crate) mod progress;
+mod reads;
 mod registry;
 mod route;
 mod run;
@@ -52,6 +53,8 @@ pub use context::{CalledBy, Context};
 pub use error::Error;
 pub use handle::WindowHandle;
 pub(crate) use phases::Caller;
+#[doc(hidden)]
+pub use reads::BuildCounts;
 pub use scene::{ActionInfo, Scene, SceneWindow};
 #[doc(hidden)]
 pub use typed::CallTarget;
@@ -214,9 +217,9 @@ impl App {
     }
 
     /// The `app://windows` snapshot as the exact JSON text agents read,
-    /// cached between changes.
+    /// serialized once per change and shared by every read until the next.
     pub fn snapshot_json(&self) -> Result<Arc<str>, Error> {
-        Ok(self.shared.lock()?.snapshot_json())
+        self.shared.read(|state| state.snapshot_json())
     }
 
     /// The snapshot serialized afresh, bypassing the cache: for measuring
@@ -238,10 +241,25 @@ impl App {
         self.shared.read(|state| catalog::tool_names(state, surface))
     }
 
-    /// The tool definitions tools/list returns now.
+    /// The tool definitions tools/list returns now (built once per change
+    /// of the tool set, and copied out for each caller).
     pub fn tools(&self) -> Result<Vec<ToolDefinition>, Error> {
+        Ok(self.listed_tools()?.to_vec())
+    }
+
+    /// How long one tools/list holds the state lock, measured inside it:
+    /// for measuring what a list costs others. Not part of the API.
+    #[cfg(feature = "bench-internals")]
+    #[doc(hidden)]
+    pub fn tools_lock_hold(&self) -> Result<std::time::Duration, Error> {
         let config = &self.shared.config;
-        self.shared.read(|state| catalog::tools(state, config))
+        self.shared.read(|state| {
+            let start = std::time::Instant::now();
+            let tools = state.listed_tools(config);
+            let held = start.elapsed();
+            drop(tools);
+            held
+        })
     }
 
     /// Calls `f` after every change agents will be notified of, and after

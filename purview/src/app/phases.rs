@@ -93,7 +93,18 @@ impl App {
     /// assert!(view.get("schemas").is_none());
     /// ```
     pub fn read_windows(&self, only: Option<&[String]>) -> Result<Value, Error> {
-        self.shared.read(|state| catalog::read_windows(state, only, false))
+        self.read_windows_as(only, false)
+    }
+
+    /// `app__read_windows`'s answer: unfiltered, the one kept since the
+    /// last change (copied out of the lock); narrowed, built for the call.
+    fn read_windows_as(&self, only: Option<&[String]>, schemas: bool) -> Result<Value, Error> {
+        match only {
+            None => Ok(Value::clone(&*self.shared.read(|state| state.windows_read(schemas))?)),
+            Some(only) => {
+                self.shared.read(|state| catalog::read_windows(state, Some(only), schemas))
+            }
+        }
     }
 
     /// [`App::read_windows`] with `schemas`, as `app__read_windows` answers
@@ -108,7 +119,7 @@ impl App {
     /// assert_eq!(view["schemas"], serde_json::json!({}));
     /// ```
     pub fn read_windows_with_schemas(&self, only: Option<&[String]>) -> Result<Value, Error> {
-        self.shared.read(|state| catalog::read_windows(state, only, true))
+        self.read_windows_as(only, true)
     }
 
     /// The transport's entry point: any tool, with who is calling.
@@ -138,8 +149,7 @@ impl App {
                         refusals::too_many_windows_asked(only.len(), limits.max_windows).into()
                     );
                 }
-                self.shared
-                    .read(|state| catalog::read_windows(state, only.as_deref(), schemas))
+                self.read_windows_as(only.as_deref(), schemas)
                     .map_err(|e| ToolError::from(e).into())
             }
             Request::Action(call) => {

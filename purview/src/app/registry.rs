@@ -46,6 +46,9 @@ pub(crate) struct Entry {
     /// from, and goes into a read as it is.
     pub blocks: Box<RawValue>,
     pub version: u64,
+    /// The content as the GUI's scene shows it, read back from `blocks`
+    /// on the first scene after the content changed.
+    pub shown: std::sync::OnceLock<Arc<WindowState>>,
 }
 
 impl Entry {
@@ -83,7 +86,28 @@ impl Entry {
         if title_changed {
             self.title = title.into_boxed_str();
         }
+        if content_changed || title_changed {
+            self.shown = std::sync::OnceLock::new();
+        }
         content_changed || title_changed
+    }
+
+    /// The window as the GUI's scene shows it: the settled projection.
+    pub fn shown(&self) -> Arc<WindowState> {
+        self.shown.get_or_init(|| Arc::new(self.state())).clone()
+    }
+
+    /// The window as `app://windows` shows it, as a value.
+    pub fn state(&self) -> WindowState {
+        WindowState {
+            id: self.id.to_string(),
+            title: self.title.to_string(),
+            modal: self.modal,
+            owner_id: self.owner.as_deref().map(str::to_owned),
+            version: self.version,
+            summary: self.summary.as_deref().map(str::to_owned),
+            blocks: self.blocks(),
+        }
     }
 
     /// The blocks as values (for the typed snapshot).
@@ -167,7 +191,8 @@ pub(crate) struct State {
     pub tools_before: Option<Vec<ToolRef>>,
     /// Actions the app requires approval for beyond their own specs.
     pub required_approvals: Vec<(TypeId, String)>,
-    snapshot_json: Option<Arc<str>>,
+    /// The answers kept until the next change (`reads.rs`).
+    pub reads: super::reads::Reads,
     /// How many times the windows were serialized for agents (a read of
     /// `app://windows` or `app__read_windows`): what a GUI that redraws
     /// often must not add to ([`App::windows_serialized`](crate::App)).
@@ -290,7 +315,9 @@ impl State {
             summary: None,
             blocks: no_blocks(),
             version: 0,
+            shown: std::sync::OnceLock::new(),
         };
+        self.reads.projected();
         entry.reproject();
         entry.version = entry.version.max(1);
         self.ids_used.insert(id.clone());
@@ -328,6 +355,7 @@ impl State {
         let mut availability_changed = touched.topology;
         for seq in touched.windows {
             if let Some(entry) = self.windows.get_mut(&seq) {
+                self.reads.projected();
                 change.resource |= entry.reproject();
                 availability_changed |= entry.actor.refresh_availability();
             }
@@ -353,8 +381,10 @@ impl State {
                 self.tools_before = Some(std::mem::replace(&mut self.tools, tools));
             }
         }
-        if change.resource {
-            self.snapshot_json = None;
+        if change.resource || change.tools {
+            self.reads.forget();
+        } else if availability_changed {
+            self.reads.forget_scene();
         }
         change
     }
@@ -400,16 +430,6 @@ impl State {
         }
     }
 
-    /// The `app://windows` JSON, cached until the next visible change.
-    pub fn snapshot_json(&mut self) -> Arc<str> {
-        if let Some(json) = &self.snapshot_json {
-            return json.clone();
-        }
-        let json: Arc<str> = Arc::from(self.render_snapshot_json());
-        self.snapshot_json = Some(json.clone());
-        json
-    }
-
     /// Serializes `app://windows` from the registry, bypassing the cache.
     pub fn render_snapshot_json(&self) -> String {
         self.windows_serialized.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -430,19 +450,7 @@ impl State {
     pub fn snapshot(&self) -> Snapshot {
         Snapshot {
             operable_window_ids: self.operable.iter().map(|id| id.to_string()).collect(),
-            windows: self
-                .windows
-                .values()
-                .map(|e| WindowState {
-                    id: e.id.to_string(),
-                    title: e.title.to_string(),
-                    modal: e.modal,
-                    owner_id: e.owner.as_deref().map(str::to_owned),
-                    version: e.version,
-                    summary: e.summary.as_deref().map(str::to_owned),
-                    blocks: e.blocks(),
-                })
-                .collect(),
+            windows: self.windows.values().map(|e| e.state()).collect(),
         }
     }
 

@@ -1,24 +1,14 @@
-//! What a GUI draws in one frame, read under one lock from the app's own
-//! types: each window projected afresh from its view-model, whether it is
-//! operable and what blocks it, its available actions with their input
-//! schemas, and which action loads each paged table. Nothing here is
-//! serialized to JSON: the agents' snapshot is left alone.
+//! What a GUI draws in one frame: each window as it was last projected
+//! (the projection agents read, made once per change by `settle`), whether
+//! it is operable and what blocks it, its available actions with their
+//! input schemas, and which action loads each paged table. It is gathered
+//! once per change (`reads.rs`); a frame with nothing changed only clones
+//! an `Arc` under the state lock. Nothing here is serialized to JSON.
 
-use std::{
-    panic::{AssertUnwindSafe, catch_unwind},
-    sync::Arc,
-};
+use std::sync::Arc;
 
-use super::{
-    App, Call, Error,
-    actor::Actor,
-    registry::{Entry, dedupe_block_ids},
-};
-use crate::{
-    View,
-    action::JsonObject,
-    model::{Block, WindowState},
-};
+use super::{App, Call, Error, actor::Actor, registry::State};
+use crate::{action::JsonObject, model::WindowState};
 
 /// Everything one frame of a GUI draws, read in one consistent state
 /// ([`App::scene`]).
@@ -36,8 +26,8 @@ pub struct Scene {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct SceneWindow {
-    /// Its id, title, version, summary and blocks, projected now from the
-    /// view-model.
+    /// Its id, title, version, summary and blocks, as last projected from
+    /// the view-model (the projection agents read).
     pub state: WindowState,
     /// Whether it may be operated now (no modal blocks it).
     pub operable: bool,
@@ -117,11 +107,13 @@ impl ActionInfo {
 }
 
 impl App {
-    /// What a GUI draws in one frame, read under one lock from the app's own
-    /// types ([`Scene`]): no JSON is made and agents' cached snapshot is
-    /// left alone. It projects every window while holding the state lock,
-    /// as a change does, so agents' calls wait that long; a GUI reads it
-    /// once per frame it draws, not in a loop.
+    /// What a GUI draws in one frame, read in one consistent state from
+    /// the app's own types ([`Scene`]): no JSON is made and agents'
+    /// cached snapshot is left alone. Each window shows its settled
+    /// projection, the one agents read: no view-model is projected for a
+    /// frame. What it shows is gathered once per change; a frame with
+    /// nothing changed holds the state lock only to clone a handle, and
+    /// copies the scene out after releasing it.
     ///
     /// ```
     /// use purview::prelude::*;
@@ -148,34 +140,8 @@ impl App {
     /// assert!(scene.windows[0].operable);
     /// ```
     pub fn scene(&self) -> Result<Scene, Error> {
-        self.shared.read(|state| {
-            let topology = state.topology();
-            let windows = state
-                .windows
-                .values()
-                .map(|entry| {
-                    let operable = state.is_operable(&entry.id);
-                    SceneWindow {
-                        state: project(entry),
-                        operable,
-                        blocked_by: (!operable).then(|| topology.blocker_of(&entry.id).to_owned()),
-                        actions: actions_of(&entry.actor, Some(&entry.id)),
-                        paged_by: entry
-                            .actor
-                            .vm
-                            .paged_by()
-                            .iter()
-                            .map(|(block, action)| ((*block).to_owned(), (*action).to_owned()))
-                            .collect(),
-                    }
-                })
-                .collect();
-            let app_actions = match &state.app {
-                Some(app) => state.app_actions_operable().then(|| actions_of(app, None)),
-                None => Some(Vec::new()),
-            };
-            Scene { windows, app_actions }
-        })
+        let parts = self.shared.read(State::scene_parts)?;
+        Ok(parts.scene())
     }
 
     /// How many times this app has serialized its windows for agents (a
@@ -189,29 +155,65 @@ impl App {
     }
 }
 
-/// The window as its view-model projects now; the stored content when the
-/// projection panics.
-fn project(entry: &Entry) -> WindowState {
-    let vm = &entry.actor.vm;
-    let projected = catch_unwind(AssertUnwindSafe(|| {
-        let mut view = View::default();
-        vm.project(&mut view);
-        (vm.title(), view.into_parts())
-    }));
-    let (title, summary, blocks): (String, Option<String>, Vec<Block>) = match projected {
-        Ok((title, (summary, blocks))) => (title, summary, dedupe_block_ids(&entry.id, blocks)),
-        Err(_) => {
-            (entry.title.to_string(), entry.summary.as_deref().map(str::to_owned), entry.blocks())
-        }
-    };
-    WindowState {
-        id: entry.id.to_string(),
-        title,
-        modal: entry.modal,
-        owner_id: entry.owner.as_deref().map(str::to_owned),
-        version: entry.version,
-        summary,
-        blocks,
+/// A scene as gathered under the lock: each window's settled state
+/// behind an `Arc`, so gathering after a change reads back only the
+/// windows that changed, and a frame copies the rest outside the lock.
+pub(super) struct SceneParts {
+    windows: Vec<WindowPart>,
+    app_actions: Option<Vec<ActionInfo>>,
+}
+
+struct WindowPart {
+    state: Arc<WindowState>,
+    operable: bool,
+    blocked_by: Option<String>,
+    actions: Vec<ActionInfo>,
+    paged_by: &'static [(&'static str, &'static str)],
+}
+
+impl SceneParts {
+    /// Gathers what a frame draws from the settled state.
+    pub(super) fn gather(state: &State) -> Self {
+        let topology = state.topology();
+        let windows = state
+            .windows
+            .values()
+            .map(|entry| {
+                let operable = state.is_operable(&entry.id);
+                WindowPart {
+                    state: entry.shown(),
+                    operable,
+                    blocked_by: (!operable).then(|| topology.blocker_of(&entry.id).to_owned()),
+                    actions: actions_of(&entry.actor, Some(&entry.id)),
+                    paged_by: entry.actor.vm.paged_by(),
+                }
+            })
+            .collect();
+        let app_actions = match &state.app {
+            Some(app) => state.app_actions_operable().then(|| actions_of(app, None)),
+            None => Some(Vec::new()),
+        };
+        Self { windows, app_actions }
+    }
+
+    /// The scene a GUI owns, copied out (outside the state lock).
+    fn scene(&self) -> Scene {
+        let windows = self
+            .windows
+            .iter()
+            .map(|part| SceneWindow {
+                state: WindowState::clone(&part.state),
+                operable: part.operable,
+                blocked_by: part.blocked_by.clone(),
+                actions: part.actions.clone(),
+                paged_by: part
+                    .paged_by
+                    .iter()
+                    .map(|(block, action)| ((*block).to_owned(), (*action).to_owned()))
+                    .collect(),
+            })
+            .collect();
+        Scene { windows, app_actions: self.app_actions.clone() }
     }
 }
 

@@ -287,6 +287,24 @@ impl App {
         outcome
     }
 
+    /// The answer to tools/list, as every session gets it.
+    fn tools_reply(&self) -> Result<ListToolsResult, Error> {
+        let tools = self.listed_tools()?;
+        let ttl = match self.tool_surface() {
+            ToolSurface::Dispatcher => DISPATCHER_TTL_MS,
+            _ => WINDOW_TOOLS_TTL_MS,
+        };
+        Ok(ListToolsResult::with_all_items(tools.iter().map(rmcp_tool).collect()).with_ttl_ms(ttl))
+    }
+
+    /// The answer to tools/list as a session's handler makes it: for
+    /// measuring what one list costs. Not part of the API.
+    #[cfg(feature = "bench-internals")]
+    #[doc(hidden)]
+    pub fn tools_list_reply(&self) -> Result<ListToolsResult, Error> {
+        self.tools_reply()
+    }
+
     fn server_config(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
@@ -363,16 +381,16 @@ pub(super) fn asks_on_retry(context: &RequestContext<RoleServer>) -> bool {
     new && form
 }
 
-fn rmcp_tool(tool: ToolDefinition) -> Tool {
+fn rmcp_tool(tool: &ToolDefinition) -> Tool {
     let hints = tool.annotations;
     let mut annotations = ToolAnnotations::new();
     annotations.read_only_hint = hints.read_only;
     annotations.destructive_hint = hints.destructive;
     annotations.idempotent_hint = hints.idempotent;
     annotations.open_world_hint = hints.open_world;
-    Tool::new(tool.name, tool.description, tool.input_schema)
-        .with_title(tool.title)
-        .with_raw_output_schema(tool.output_schema)
+    Tool::new(tool.name.clone(), tool.description.clone(), tool.input_schema.clone())
+        .with_title(tool.title.clone())
+        .with_raw_output_schema(tool.output_schema.clone())
         .with_annotations(annotations)
 }
 
@@ -495,13 +513,7 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let tools = self.app.tools().map_err(internal)?;
-        let ttl = match self.app.tool_surface() {
-            ToolSurface::Dispatcher => DISPATCHER_TTL_MS,
-            _ => WINDOW_TOOLS_TTL_MS,
-        };
-        Ok(ListToolsResult::with_all_items(tools.into_iter().map(rmcp_tool).collect())
-            .with_ttl_ms(ttl))
+        self.app.tools_reply().map_err(internal)
     }
 
     async fn call_tool(
