@@ -40,6 +40,7 @@ pub(crate) fn cut_error(error: &mut ErrorData) -> bool {
 
 /// Cuts a JSON-RPC error answer's `error.message` and the strings of its
 /// `error.data`; whether anything was cut. Other JSON is left alone.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) fn cut_error_value(reply: &mut Value) -> bool {
     let Some(error) = reply.get_mut("error").and_then(Value::as_object_mut) else {
         return false;

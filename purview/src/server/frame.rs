@@ -70,6 +70,7 @@ pub(crate) fn decode(line: &[u8], seen_request: bool) -> Frame {
 
 /// The answer to a message over the budgets of `budget.rs`, if `body` is
 /// one: checked before anything parses it.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) fn over_budget_body(body: &[u8]) -> Option<Frame> {
     budget::check(body.trim_ascii()).err().map(over_budget)
 }

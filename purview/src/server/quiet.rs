@@ -10,6 +10,9 @@
 //!   ERROR line per refused GET stream) passed through the same budget, per
 //!   place in rmcp's code, each field cut to [`FIELD_LIMIT`] characters.
 
+// The relay of rmcp's lines serves the HTTP transport alone.
+#![cfg_attr(not(feature = "http"), allow(dead_code))]
+
 use std::{
     collections::HashMap,
     fmt::Write as _,
