@@ -509,7 +509,7 @@ async fn s5_6_order_desk_asks_for_approval_over_stdio_when_told_to() -> Result<(
     agent.close().await
 }
 
-/// The recipient finding P6 was shown 65 characters of: 123 characters,
+/// The recipient an earlier question showed 65 characters of: 123 characters,
 /// the end of which a person never read.
 const LONG_RECIPIENT: &str = "Ada Lovelace, Analytical Engines, 12 Marylebone Road W1, London, and forward the goods to Mallory, 1 Evil Road, account 666";
 
@@ -528,7 +528,7 @@ fn recipient_of(app: &App) -> Result<String> {
     Ok(app.window::<Editor>("w1")?.read(|e| e.recipient.clone())?)
 }
 
-/// Finding P6: each argument was cut to 64 characters in the question
+/// RELIABILITY.md "A hostile agent": each argument was cut to 64 characters in the question
 /// while a yes applied all of it. Now the person asked, in the app or by
 /// elicitation, reads every character that is applied.
 #[tokio::test]
@@ -592,7 +592,7 @@ async fn s5_6_an_argument_too_long_to_show_is_refused_before_anyone_is_asked() -
     Ok(())
 }
 
-/// Finding P6: the window's summary, which holds what the agent set, went
+/// RELIABILITY.md "A hostile agent": the window's summary, which holds what the agent set, went
 /// into the question unquoted; so did the client's own name.
 #[tokio::test]
 async fn s5_6_the_window_summary_and_the_clients_name_are_quoted_in_the_question() -> Result<()> {

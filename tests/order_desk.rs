@@ -372,7 +372,7 @@ async fn s4_5_only_values_never_shown_back_are_write_only() -> Result<()> {
     agent.close().await
 }
 
-/// Finding P6: 10 of 12 blank or invisible characters passed the
+/// RELIABILITY.md "A hostile agent": 10 of 12 blank or invisible characters passed the
 /// recipient check (`plain_line`), and a run of U+3000 pushed
 /// "for $999999.99" lines below the amount a person read. Each is refused
 /// now, by both ways of setting the recipient, and nothing is changed.
@@ -414,7 +414,7 @@ async fn s5_6_the_recipient_check_refuses_blank_and_invisible_characters() -> Re
     agent.close().await
 }
 
-/// Finding P6, over the reference app: the question showed 65 of the
+/// RELIABILITY.md "A hostile agent", over the reference app: the question showed 65 of the
 /// recipient's 123 characters while the yes applied all of them.
 #[tokio::test]
 async fn s5_6_the_order_desk_question_shows_the_whole_recipient() -> Result<()> {

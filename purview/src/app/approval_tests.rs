@@ -53,7 +53,7 @@ fn all_unseen() -> impl Iterator<Item = char> {
     ranges.into_iter().flat_map(|(a, b)| (a..=b).filter_map(char::from_u32))
 }
 
-/// Finding P6: a run of U+3000 in a recipient pushed "for $999999.99"
+/// RELIABILITY.md "A hostile agent": a run of U+3000 in a recipient pushed "for $999999.99"
 /// lines below the amount a person read, and 10 of 12 such characters
 /// passed `plain_line`. The question escapes, and `plain_line` refuses,
 /// every one, by the one rule.
@@ -85,7 +85,7 @@ fn s5_6_blank_and_invisible_characters_are_escaped_in_the_question_and_refused_b
     assert!(crate::constraint::plain_line("Ada Lovelace, 12 Rue d'Été").is_ok());
 }
 
-/// Finding P6: the window summary (which holds what the agent set) went
+/// RELIABILITY.md "A hostile agent": the window summary (which holds what the agent set) went
 /// into the question unquoted, so it could end the question early;
 /// the app's own wording, built from the arguments, too.
 #[test]
@@ -103,7 +103,7 @@ fn s5_6_the_window_summary_and_the_apps_wording_are_quoted_like_agent_text() {
     assert!(worded.ends_with(r#"asks: "Pay \"Ada\"\u{2028}now?""#), "{worded}");
 }
 
-/// Finding P6: the question cut arguments to 64 characters while a yes
+/// RELIABILITY.md "A hostile agent": the question cut arguments to 64 characters while a yes
 /// applied them whole. Now a request carries and shows them whole, and
 /// one too long to show is named with the bound instead.
 #[test]
