@@ -246,3 +246,55 @@ async fn s12_clients_that_could_not_be_told_apart_are_refused_at_start_up() -> R
     }
     Ok(())
 }
+
+/// RELIABILITY.md "A LAN neighbour": sessions and listen streams were
+/// caps, so while one client held all of each, a second client got 0 of
+/// 5. They are shares now: the second named client gets each, and the
+/// client holding the most gives up its oldest.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s12_a_second_named_client_gets_a_session_and_a_listen_stream_from_one_holding_all()
+-> Result<()> {
+    use purview_tests::{Agent, Editor, Note};
+    let transport = |url: &str, token: &str| {
+        let config =
+            StreamableHttpClientTransportConfig::with_uri(url.to_owned()).auth_header(token);
+        StreamableHttpClientTransport::from_config(config)
+    };
+    let app = purview_tests::demo_builder().coalesce(Duration::ZERO).build();
+    app.open(Editor::default())?;
+    let options = HttpOptions::default()
+        .client("hostile", HOSTILE)
+        .client("honest", HONEST)
+        .max_sessions(4)
+        .max_listen_streams(4);
+    let server = app.serve_http(options).await?;
+    let url = server.url();
+    // Every listen stream, and one more asked for.
+    let mut listeners = Vec::new();
+    for _ in 0..5 {
+        if let Ok(agent) = Agent::modern_over(transport(&url, HOSTILE)).await {
+            listeners.push(agent);
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    ensure!(app.session_count() == 4, "{} listen streams subscribed", app.session_count());
+    // The second client's listen stream is held, and hears a change.
+    let mut honest = Agent::modern_over(transport(&url, HONEST)).await?;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    ensure!(app.session_count() == 4, "still four: the hostile client gave one up");
+    app.open(Editor::default())?;
+    honest.expect(Note::ToolsChanged).await?;
+    // Every session, and one more asked for; then the second client's.
+    let mut held = Vec::new();
+    for _ in 0..5 {
+        if let Ok(client) = connect(&url, HOSTILE).await {
+            held.push(client);
+        }
+    }
+    ensure!(held.len() == 4, "{} sessions of one client", held.len());
+    let session = connect(&url, HONEST).await.context("the second client's first session")?;
+    ensure!(!session.list_all_tools().await?.is_empty());
+    drop((held, listeners, honest, session));
+    server.shutdown().await;
+    Ok(())
+}
