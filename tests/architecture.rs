@@ -68,6 +68,61 @@ fn architecture_md_names_only_files_that_exist() {
     assert!(named > 20, "only {named} paths found: the check is not reading the document");
 }
 
+/// The rooms ARCHITECTURE.md names: the paths in backticks of its `###`
+/// headings, and the folders a heading lists "(with `a/`, `b/`)" inside
+/// its first path.
+fn rooms_named(text: &str) -> Vec<String> {
+    let mut rooms = Vec::new();
+    for heading in text.lines().filter_map(|l| l.strip_prefix("### ")) {
+        let (own, with) = heading.split_once(" (with ").unwrap_or((heading, ""));
+        let ticked = |text: &str| -> Vec<String> {
+            text.split('`').skip(1).step_by(2).map(|p| p.trim_end_matches('/').to_owned()).collect()
+        };
+        let own = ticked(own);
+        if let Some(base) = own.first() {
+            rooms.extend(ticked(with).into_iter().map(|inner| format!("{base}/{inner}")));
+        }
+        rooms.extend(own);
+    }
+    rooms
+}
+
+/// Every folder under a workspace crate's `src/`, the `src/` itself included.
+fn source_folders() -> Vec<String> {
+    let manifest = fs::read_to_string(workspace().join("Cargo.toml")).expect("Cargo.toml");
+    let members = manifest.split("members = [").nth(1).and_then(|m| m.split(']').next());
+    let mut folders = Vec::new();
+    for member in members.unwrap_or_default().split(',') {
+        let member = member.trim().trim_matches('"');
+        let src = workspace().join(member).join("src");
+        let mut stack = vec![src];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = fs::read_dir(&dir) else { continue };
+            let relative = dir.strip_prefix(workspace()).unwrap_or(&dir);
+            folders.push(relative.display().to_string());
+            stack.extend(entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()));
+        }
+    }
+    folders
+}
+
+#[test]
+fn every_source_folder_is_a_room_architecture_md_names() {
+    let text = fs::read_to_string(workspace().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let rooms = rooms_named(&text);
+    let folders = source_folders();
+    assert!(folders.len() > 10, "only {} source folders found: {folders:?}", folders.len());
+    let unnamed: Vec<&String> = folders.iter().filter(|f| !rooms.contains(f)).collect();
+    assert!(
+        unnamed.is_empty(),
+        "source folders ARCHITECTURE.md names no room for (a `###` heading, or \"(with `x/`)\" \
+         in one): {unnamed:?}"
+    );
+    let gone: Vec<&String> =
+        rooms.iter().filter(|r| r.contains("/src") && !workspace().join(r).is_dir()).collect();
+    assert!(gone.is_empty(), "ARCHITECTURE.md names rooms that do not exist: {gone:?}");
+}
+
 #[test]
 fn compile_errors_never_name_an_internal_path() {
     let fail = workspace().join("ui-tests/fail");
@@ -588,6 +643,40 @@ fn app_has_one_way_to_start_a_call_besides_the_typed_ones() {
             && !s.contains("-> ToolOutcome")),
         "an App method returns a wire result instead of a Call"
     );
+}
+
+#[test]
+fn app_is_a_thin_facade_and_every_call_takes_one_path() {
+    // `App`'s methods live in app/facade.rs and delegate to the rooms that
+    // decide; serving an app is the server's (server/mod.rs, http.rs).
+    // The rooms below are functions over the shared state: none adds
+    // methods to `App`.
+    let src = workspace().join("purview/src");
+    let mut with_impl: Vec<String> = rust_files(&src)
+        .into_iter()
+        .filter(|file| {
+            let text = code_of(&fs::read_to_string(file).expect("readable source"));
+            text.lines().any(|line| line.starts_with("impl App {"))
+        })
+        .map(|file| file.strip_prefix(&src).unwrap_or(&file).display().to_string())
+        .collect();
+    with_impl.sort_unstable();
+    assert!(with_impl.len() <= 3, "`impl App` in {} files: {with_impl:?}", with_impl.len());
+    let in_app: Vec<&String> = with_impl.iter().filter(|f| f.starts_with("app/")).collect();
+    assert_eq!(in_app, ["app/facade.rs"], "`impl App` below the facade");
+    // Every call — typed, by tool name, listed by a scene, an agent's
+    // tools/call — is a `Call` that ends in `phases::perform`: the old
+    // side doors stay shut.
+    for file in rust_files(&src) {
+        let text = code_of(&fs::read_to_string(&file).expect("readable source"));
+        for gone in ["call_tool_as", "call_action", "run_call", "route_tool"] {
+            assert!(
+                !text.contains(&format!("fn {gone}")) && !text.contains(&format!(".{gone}(")),
+                "{gone} is back in {}: every call is a `Call`",
+                file.display()
+            );
+        }
+    }
 }
 
 #[test]

@@ -100,7 +100,12 @@ fn outcome(result: Result<purview::Performed<Option<Value>>, purview::ToolError>
             "openedWindowIds": ok.opened_window_ids,
             "next": ok.next,
         }}),
-        Err(err) => json!({"error": err}),
+        Err(mut err) => {
+            // `app__act` alone repeats, on a `validation_failed`, the
+            // signature the agent built its call from.
+            err.signature = None;
+            json!({"error": err})
+        }
     }
 }
 

@@ -248,38 +248,6 @@ pub use server::McpServer;
 pub use view::View;
 pub use window::{Actions, Window};
 
-// At the root, so a compile error for a type that is not the app-level
-// actions names `purview::App::act`, not a private module.
-impl App {
-    /// The typed calls of the app-level actions registered with
-    /// [`AppBuilder::app_actions`](crate::AppBuilder::app_actions):
-    /// `app.act::<Desk>().lock().await`. Only a type declared with
-    /// `#[actions(app)]` ([`AppActions`]) compiles here; one that is not the
-    /// type the app was built with fails with `action_not_available`.
-    ///
-    /// ```
-    /// use purview::prelude::*;
-    ///
-    /// #[derive(Clone, Default)]
-    /// struct Desk { opened: u32 }
-    ///
-    /// #[actions(app)]
-    /// impl Desk {
-    ///     /// Count one more report.
-    ///     #[action]
-    ///     fn new_report(&mut self) -> u32 { self.opened += 1; self.opened }
-    /// }
-    ///
-    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-    /// let app = App::builder().app_actions(Desk::default()).build();
-    /// assert_eq!(app.act::<Desk>().new_report().await.unwrap().value, 1);
-    /// # });
-    /// ```
-    pub fn act<A: AppActions + TypedCalls>(&self) -> A::Calls {
-        A::__calls(app::CallTarget::new::<A>(self.clone(), None))
-    }
-}
-
 /// Approvals: what an agent's call that needs a person's yes asks, who may
 /// answer it, and the queue a GUI answers from.
 ///

@@ -1,7 +1,7 @@
 //! What a GUI needs to show beside the windows themselves: the list of
 //! windows, and where the agent is working.
 
-use super::{App, Change, Error};
+use super::{Change, Error, shared::Shared};
 use crate::lock::lock_unpoisoned;
 
 /// One open window, as a GUI draws its list of windows.
@@ -47,74 +47,45 @@ pub struct AgentActivity {
     pub focus_request: Option<(String, u64)>,
 }
 
-impl App {
-    /// Every open window, in the order they were opened.
-    ///
-    /// ```
-    /// # use purview::{by_hand::*, *};
-    /// # #[derive(Clone)] struct W;
-    /// # impl Window for W { fn title(&self) -> String { "W".into() } fn project(&self, _: &mut View) {} }
-    /// # impl Actions for W { fn actions() -> Vec<ActionSpec> { vec![] }
-    /// #   fn call<'a>(&'a mut self, a: &'a str, _: Args, _: &'a mut Context) -> BoxFuture<'a> { Box::pin(async move { Err(unknown_action(a)) }) } }
-    /// let app = App::builder().build();
-    /// let w = app.open(W).unwrap();
-    /// w.open_modal(W).unwrap();
-    /// let list = app.window_list().unwrap();
-    /// assert_eq!(list.len(), 2);
-    /// assert!(!list[0].operable && list[1].operable);
-    /// assert_eq!(list[0].blocked_by.as_deref(), Some(list[1].id.as_str()));
-    /// assert_eq!(list[1].blocked_by, None);
-    /// ```
-    pub fn window_list(&self) -> Result<Vec<WindowInfo>, Error> {
-        self.shared.read(|state| {
-            let topology = state.topology();
-            state
-                .windows
-                .values()
-                .map(|e| {
-                    let operable = state.is_operable(&e.id);
-                    WindowInfo {
-                        id: e.id.to_string(),
-                        title: e.title.to_string(),
-                        modal: e.modal,
-                        owner_id: e.owner.as_deref().map(str::to_owned),
-                        operable,
-                        version: e.version,
-                        blocked_by: (!operable).then(|| topology.blocker_of(&e.id).to_owned()),
-                    }
-                })
-                .collect()
-        })
-    }
+/// Every open window, in the order they were opened.
+pub(super) fn window_list(shared: &Shared) -> Result<Vec<WindowInfo>, Error> {
+    shared.read(|state| {
+        let topology = state.topology();
+        state
+            .windows
+            .values()
+            .map(|e| {
+                let operable = state.is_operable(&e.id);
+                WindowInfo {
+                    id: e.id.to_string(),
+                    title: e.title.to_string(),
+                    modal: e.modal,
+                    owner_id: e.owner.as_deref().map(str::to_owned),
+                    operable,
+                    version: e.version,
+                    blocked_by: (!operable).then(|| topology.blocker_of(&e.id).to_owned()),
+                }
+            })
+            .collect()
+    })
+}
 
-    /// The agent's most recent successful call, if any. The person's own
-    /// calls ([`Call::by_person`](crate::Call::by_person)) are not recorded.
-    ///
-    /// ```
-    /// let app = purview::App::builder().build();
-    /// assert!(app.agent_activity().is_none());
-    /// ```
-    pub fn agent_activity(&self) -> Option<AgentActivity> {
-        lock_unpoisoned(&self.shared.activity).clone()
-    }
+/// The agent's most recent successful call, if any.
+pub(super) fn latest(shared: &Shared) -> Option<AgentActivity> {
+    lock_unpoisoned(&shared.activity).clone()
+}
 
-    /// Records an agent's successful call and tells the GUI.
-    pub(super) fn record_activity(&self, window: Option<String>, action: &str, focus: bool) {
-        {
-            let mut activity = lock_unpoisoned(&self.shared.activity);
-            let serial = activity.as_ref().map_or(1, |a| a.serial + 1);
-            let focus_request = match (&window, focus) {
-                (Some(w), true) => Some((w.clone(), serial)),
-                _ => activity.as_ref().and_then(|a| a.focus_request.clone()),
-            };
-            *activity = Some(AgentActivity {
-                window,
-                action: action.to_owned(),
-                focus,
-                serial,
-                focus_request,
-            });
-        }
-        self.shared.signal(Change { agent: true, ..Change::default() });
+/// Records an agent's successful call and tells the GUI.
+pub(super) fn record(shared: &Shared, window: Option<String>, action: &str, focus: bool) {
+    {
+        let mut activity = lock_unpoisoned(&shared.activity);
+        let serial = activity.as_ref().map_or(1, |a| a.serial + 1);
+        let focus_request = match (&window, focus) {
+            (Some(w), true) => Some((w.clone(), serial)),
+            _ => activity.as_ref().and_then(|a| a.focus_request.clone()),
+        };
+        *activity =
+            Some(AgentActivity { window, action: action.to_owned(), focus, serial, focus_request });
     }
+    shared.signal(Change { agent: true, ..Change::default() });
 }

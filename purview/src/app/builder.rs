@@ -5,9 +5,11 @@ use crate::lock::lock_unpoisoned;
 use std::{any::TypeId, sync::Arc, time::Duration};
 
 use super::{
-    App, AppActions, Approval, Approver, Error, Shared, Touched, WhoApproves,
+    App, AppActions, Approval, Approver, Error, WhoApproves,
     actor::{Actor, AsAppActions, Level},
     registry::State,
+    registry::Touched,
+    shared::Shared,
 };
 use crate::settings::{Limits, ToolSurface};
 use crate::{ActionSpec, Actions, naming};
@@ -312,9 +314,8 @@ impl AppBuilder {
         state.tools_before = None;
         let shared = Shared::new(state, self.config);
         *lock_unpoisoned(&shared.approver) = self.approver;
-        let app = App { shared: Arc::new(shared) };
-        app.warn_if_no_one_can_approve();
-        Ok(app)
+        super::consent::warn_if_no_one_can_approve(&shared);
+        Ok(App { shared: Arc::new(shared) })
     }
 }
 

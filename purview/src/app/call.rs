@@ -27,8 +27,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::{
     App,
-    phases::Caller,
-    route::{ActionCall, Request},
+    phases::{self, Answer, Caller, Settled},
+    route::{ActionCall, Request, route},
     typed::CallTarget,
 };
 use crate::{
@@ -143,42 +143,18 @@ impl<R> fmt::Debug for Call<R> {
     }
 }
 
-impl App {
-    /// A call of a tool by name, as an agent sends it: `{windowId}__{action}`,
-    /// `app__{action}` or `app__act` (whose result is the action's), with its
-    /// JSON arguments. It runs as an agent unless made
-    /// [`by_person`](Call::by_person); awaiting it gives the exact result or
-    /// error the MCP layer sends, and [`Call::outcome`] the wire form (which
-    /// also answers `app__read_windows`).
-    ///
-    /// ```
-    /// # use purview::prelude::*;
-    /// # #[window(summary = "W")] #[derive(Clone, Default)] struct W;
-    /// # #[actions] impl W {
-    /// #     /// Close it.
-    /// #     #[action] fn close(&mut self, cx: &mut Context) -> ActionOutput { cx.close(); ActionOutput::message("closed") }
-    /// # }
-    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-    /// let app = App::builder().build();
-    /// let w = app.open(W).unwrap();
-    /// let ok = app.call(&format!("{}__close", w.id()), None).await.unwrap();
-    /// assert_eq!(ok.message.as_deref(), Some("closed"));
-    /// let err = app.call(&format!("{}__close", w.id()), None).await.unwrap_err();
-    /// assert_eq!(err.code, purview::model::ErrorCode::WindowNotFound);
-    /// # });
-    /// ```
-    pub fn call(&self, tool: &str, arguments: Option<JsonObject>) -> Call<Option<Value>> {
-        Call {
-            app: self.clone(),
-            aim: Aim::Tool { name: tool.to_owned(), arguments: arguments.unwrap_or_default() },
+impl Call {
+    /// A call of a tool by name, as an agent sends it ([`App::call`]).
+    pub(super) fn tool(app: &App, tool: &str, arguments: JsonObject) -> Self {
+        Self {
+            app: app.clone(),
+            aim: Aim::Tool { name: tool.to_owned(), arguments },
             caller: Caller::ANONYMOUS,
             cancel: CancellationToken::new(),
             _result: PhantomData,
         }
     }
-}
 
-impl Call {
     /// A call of an action a scene listed, as the person.
     pub(super) fn listed(
         app: &App,
@@ -328,63 +304,69 @@ impl<R> Call<R> {
     /// # });
     /// ```
     pub async fn outcome(self) -> ToolOutcome {
-        let timeout = self.app.shared.config.approval_timeout;
-        let tool = self.tool_name();
+        let (action, timeout) = (self.tool_name(), self.app.shared.config.approval_timeout);
+        self.answer().await.unasked(&action, timeout).wire()
+    }
+
+    /// Who calls, as the transport knows them (an MCP session, its
+    /// progress reports and a retry's approval answer).
+    pub(crate) fn made_by(mut self, caller: Caller) -> Self {
+        self.caller = caller;
+        self
+    }
+
+    /// Runs the call to its answer, through the phases: the one way every
+    /// call ends.
+    pub(crate) async fn answer(self) -> Answer {
         let Self { app, aim, caller, cancel, .. } = self;
-        let answer = match aim {
-            Aim::Tool { name, arguments } => app
-                .call_tool_as(&name, Some(arguments), caller, cancel)
-                .await
-                .map_err(|stop| stop.refusal(&tool, timeout)),
-            Aim::Typed { target, key, action, arguments } => {
-                run_typed(&app, target, (key, action), arguments, caller, cancel)
-                    .await
-                    .map(|(result, _)| serde_json::to_value(result).unwrap_or_default())
+        let shared = &app.shared;
+        let request = match aim {
+            Aim::Tool { name, arguments } => {
+                let limits = &shared.config.limits;
+                // An action's arguments meet the same check in its gates.
+                let over = (name == naming::READ_WINDOWS_TOOL)
+                    .then(|| crate::validate::over_limits(&arguments, limits))
+                    .flatten();
+                match over {
+                    Some(problem) => Err(ToolError::validation(vec![problem])),
+                    None => route(shared.config.surface, &name, arguments),
+                }
             }
-            Aim::Listed { window, key, action, arguments } => app
-                .run_call(
-                    ActionCall::with_json(window, action, Some(key), arguments),
-                    caller,
-                    cancel,
-                )
-                .await
-                .map(|(result, _)| serde_json::to_value(result).unwrap_or_default()),
+            Aim::Listed { window, key, action, arguments } => {
+                Ok(Request::Action(ActionCall::with_json(window, action, Some(key), arguments)))
+            }
+            Aim::Typed { target, key, action, arguments } => {
+                typed_request(&target, key, action, arguments)
+            }
         };
-        wire(answer)
+        phases::perform(shared, request, caller, cancel).await
     }
 
     async fn run(self) -> Result<Performed<R>, ToolError>
     where
         R: 'static,
     {
-        let action = self.action().to_owned();
-        let Self { app, aim, caller, cancel, .. } = self;
-        let (result, value): (ToolResult, Box<dyn Any + Send>) = match aim {
-            Aim::Typed { target, key, action, arguments } => {
-                let (result, value) =
-                    run_typed(&app, target, (key, action), arguments, caller, cancel).await?;
-                // An action that returns nothing has `()` for its value, and
-                // so has one declared `-> ActionOutput`, whatever typed
-                // value its output carries (its typed call is `Call<()>`).
-                let value = match value {
-                    Some(value) if TypeId::of::<R>() != TypeId::of::<()>() => value,
-                    _ => Box::new(()),
-                };
-                (result, value)
+        let (action, timeout) = (self.action().to_owned(), self.app.shared.config.approval_timeout);
+        let typed_aim = matches!(self.aim, Aim::Typed { .. });
+        let (result, typed) = match self.answer().await.unasked(&action, timeout) {
+            Settled::Applied { result, typed } => (result, typed),
+            Settled::Read(_) => return Err(refusals::read_windows_is_no_action()),
+            Settled::Refused(error) => return Err(error),
+        };
+        let value: Box<dyn Any + Send> = if typed_aim {
+            // An action that returns nothing has `()` for its value, and
+            // so has one declared `-> ActionOutput`, whatever typed value
+            // its output carries (its typed call is `Call<()>`).
+            match typed {
+                Some(value) if TypeId::of::<R>() != TypeId::of::<()>() => value,
+                _ => Box::new(()),
             }
-            Aim::Listed { window, key, action, arguments } => {
-                let call = ActionCall::with_json(window, action, Some(key), arguments);
-                json_result::<R>(app.run_call(call, caller, cancel).await?)
-            }
-            Aim::Tool { name, arguments } => {
-                let call = match app.route_tool(&name, arguments)? {
-                    Request::ReadWindows { .. } => {
-                        return Err(refusals::read_windows_is_no_action());
-                    }
-                    Request::Action(call) => call,
-                };
-                json_result::<R>(app.run_call(call, caller, cancel).await?)
-            }
+        } else {
+            // A call made with JSON arguments ([`App::call`],
+            // `ActionInfo::call`, both `Call<Option<Value>>`) has the JSON
+            // result for its value.
+            debug_assert_eq!(TypeId::of::<R>(), TypeId::of::<Option<Value>>());
+            Box::new(result.result.clone())
         };
         let value = value.downcast::<R>().map_err(|_| {
             tracing::error!(action, "a call's result was of another type");
@@ -395,15 +377,13 @@ impl<R> Call<R> {
     }
 }
 
-/// A typed call through the phases: app-level actions must be the app's own.
-async fn run_typed(
-    app: &App,
-    target: CallTarget,
-    (key, action): (usize, &'static str),
+/// A typed call's request: app-level actions must be the app's own.
+fn typed_request(
+    target: &CallTarget,
+    key: usize,
+    action: &'static str,
     arguments: Option<Box<dyn Any + Send>>,
-    caller: Caller,
-    cancel: CancellationToken,
-) -> Result<(ToolResult, Option<Box<dyn Any + Send>>), ToolError> {
+) -> Result<Request, ToolError> {
     let window = match &target.window {
         Some(id) => id.to_string(),
         None => {
@@ -411,7 +391,7 @@ async fn run_typed(
             naming::APP.to_owned()
         }
     };
-    let call = ActionCall {
+    Ok(Request::Action(ActionCall {
         window,
         action: action.to_owned(),
         key: Some(key),
@@ -419,28 +399,7 @@ async fn run_typed(
         expected_version: None,
         typed: arguments,
         dispatched: false,
-    };
-    app.run_call(call, caller, cancel).await
-}
-
-/// A call made with JSON arguments ([`App::call`], `ActionInfo::call`, both
-/// `Call<Option<Value>>`) has the JSON result for its value.
-fn json_result<R: 'static>(
-    (result, _): (ToolResult, Option<Box<dyn Any + Send>>),
-) -> (ToolResult, Box<dyn Any + Send>) {
-    debug_assert_eq!(TypeId::of::<R>(), TypeId::of::<Option<Value>>());
-    let json = Box::new(result.result.clone());
-    (result, json)
-}
-
-fn wire(answer: Result<Value, ToolError>) -> ToolOutcome {
-    match answer {
-        Ok(structured) => ToolOutcome { is_error: false, structured },
-        Err(error) => ToolOutcome {
-            is_error: true,
-            structured: serde_json::to_value(error).unwrap_or_default(),
-        },
-    }
+    }))
 }
 
 impl<R: Send + 'static> IntoFuture for Call<R> {

@@ -38,11 +38,12 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    App, Approval, ApprovalRequest, WhoApproves,
+    Approval, ApprovalRequest, WhoApproves,
     answers::NotUsable,
     approval::{AgentSession, Answer},
     registry::State,
     route::ActionCall,
+    shared::Shared,
 };
 use crate::{
     model::{ApprovedBy, DenialReason, ToolError},
@@ -74,17 +75,6 @@ pub(crate) enum Stop {
 impl From<ToolError> for Stop {
     fn from(error: ToolError) -> Self {
         Self::Refused(error)
-    }
-}
-
-impl Stop {
-    /// For callers no question can be put to (the person, in-process
-    /// agents): a refusal. They never get asked by round trip.
-    pub(super) fn refusal(self, action: &str, timeout: Duration) -> ToolError {
-        match self {
-            Self::Refused(error) => error,
-            Self::Ask(_) => refusals::denied(action, DenialReason::NoApprover, timeout),
-        }
     }
 }
 
@@ -157,237 +147,234 @@ pub(super) fn pin(state: &State) -> u64 {
     hasher.finish()
 }
 
-impl App {
-    /// Gets the yes `call` needs, or the refusal; on 2026-07-28 the first
-    /// call ends in a [`Stop::Ask`] instead. A yes makes the call expect
-    /// the window's version as it was asked about.
-    pub(super) async fn approve(
-        &self,
-        call: &mut ActionCall,
-        checked: &Checked,
-        session: Option<&dyn AgentSession>,
-        resume: Option<Resume>,
-        cancel: &CancellationToken,
-    ) -> Result<Approved, Stop> {
-        let who = self.shared.config.who_approves.clone();
-        let timeout = self.shared.config.approval_timeout;
-        if let Some(resume) = resume {
-            return Ok(self.redeem(call, &who, resume)?);
+/// Gets the yes `call` needs, or the refusal; on 2026-07-28 the first
+/// call ends in a [`Stop::Ask`] instead. A yes makes the call expect
+/// the window's version as it was asked about.
+pub(super) async fn approve(
+    shared: &Shared,
+    call: &mut ActionCall,
+    checked: &Checked,
+    session: Option<&dyn AgentSession>,
+    resume: Option<Resume>,
+    cancel: &CancellationToken,
+) -> Result<Approved, Stop> {
+    let who = shared.config.who_approves.clone();
+    let timeout = shared.config.approval_timeout;
+    if let Some(resume) = resume {
+        return Ok(redeem(shared, call, &who, resume)?);
+    }
+    let request = approval_request(shared, call, checked, session);
+    if !matches!(who, WhoApproves::Policy(_)) {
+        // A person would read the question: it shows every argument
+        // whole, or no one is asked.
+        let too_long = request.too_long_to_show();
+        if !too_long.is_empty() {
+            tracing::info!(action = %call.action, "arguments too long to show in an approval question; refused");
+            return Err(ToolError::validation(too_long).into());
         }
-        let request = self.approval_request(call, checked, session);
-        if !matches!(who, WhoApproves::Policy(_)) {
-            // A person would read the question: it shows every argument
-            // whole, or no one is asked.
-            let too_long = request.too_long_to_show();
-            if !too_long.is_empty() {
-                tracing::info!(action = %call.action, "arguments too long to show in an approval question; refused");
-                return Err(ToolError::validation(too_long).into());
+    }
+    let approver = lock_unpoisoned(&shared.approver).clone();
+    tracing::info!(action = %call.action, "asking for approval");
+    let answer = match (&who, approver, session) {
+        (WhoApproves::Policy(rule), ..) => {
+            match catch_unwind(AssertUnwindSafe(|| rule(&request))) {
+                Ok(Approval::Approve) => Ok(ApprovedBy::Policy),
+                Ok(Approval::Decline) => Err(DenialReason::Declined),
+                Err(_) => {
+                    tracing::error!(action = %call.action, "the app's approval policy panicked; refusing");
+                    Err(DenialReason::Declined)
+                }
             }
         }
-        let approver = lock_unpoisoned(&self.shared.approver).clone();
-        tracing::info!(action = %call.action, "asking for approval");
-        let answer = match (&who, approver, session) {
-            (WhoApproves::Policy(rule), ..) => {
-                match catch_unwind(AssertUnwindSafe(|| rule(&request))) {
-                    Ok(Approval::Approve) => Ok(ApprovedBy::Policy),
+        (_, Some(approver), _) => {
+            let place = take_place(shared, call, session)?;
+            tokio::select! {
+                () = cancel.cancelled() => return Err(refusals::cancelled(&call.action).into()),
+                () = place.cut.cancelled() => return Err(withdrawn(call)),
+                answer = tokio::time::timeout(timeout, approver.ask(request)) => match answer {
+                    Ok(Approval::Approve) => Ok(ApprovedBy::InApp),
                     Ok(Approval::Decline) => Err(DenialReason::Declined),
-                    Err(_) => {
-                        tracing::error!(action = %call.action, "the app's approval policy panicked; refusing");
-                        Err(DenialReason::Declined)
-                    }
-                }
-            }
-            (_, Some(approver), _) => {
-                let place = self.take_place(call, session)?;
-                tokio::select! {
-                    () = cancel.cancelled() => return Err(refusals::cancelled(&call.action).into()),
-                    () = place.cut.cancelled() => return Err(withdrawn(call)),
-                    answer = tokio::time::timeout(timeout, approver.ask(request)) => match answer {
-                        Ok(Approval::Approve) => Ok(ApprovedBy::InApp),
-                        Ok(Approval::Decline) => Err(DenialReason::Declined),
-                        Err(_) => Err(DenialReason::Timeout),
-                    },
-                }
-            }
-            (who, None, Some(session)) if who.trusts_client() => {
-                let message = question_text(&request);
-                if session.asks_on_retry() {
-                    return Err(Stop::Ask(Box::new(self.question(call, checked, message))));
-                }
-                let place = self.take_place(call, Some(session))?;
-                let asked = tokio::select! {
-                    () = cancel.cancelled() => return Err(refusals::cancelled(&call.action).into()),
-                    () = place.cut.cancelled() => return Err(withdrawn(call)),
-                    answer = session.elicit(message, timeout) => answer,
-                };
-                match asked {
-                    Some(Answer::Given(Approval::Approve)) => Ok(ApprovedBy::Client),
-                    Some(Answer::Given(Approval::Decline)) => Err(DenialReason::Declined),
-                    Some(Answer::TimedOut) => Err(DenialReason::Timeout),
-                    None => self.no_one_asked(call),
-                }
-            }
-            _ => self.no_one_asked(call),
-        };
-        match answer {
-            Ok(by) => {
-                tracing::info!(action = %call.action, approved_by = %by, "approval given");
-                if call.expected_version.is_none() {
-                    call.expected_version = checked.version.map(Value::from);
-                }
-                Ok(Approved { by, pin: checked.pin })
-            }
-            Err(reason) => {
-                tracing::info!(action = %call.action, %reason, "approval not given");
-                Err(refusals::denied(&call.action, reason, timeout).into())
+                    Err(_) => Err(DenialReason::Timeout),
+                },
             }
         }
-    }
-
-    /// A 2026-07-28 retry: the answer holds only once, only for the call it
-    /// was asked about, and only from a client the app trusts.
-    fn redeem(
-        &self,
-        call: &mut ActionCall,
-        who: &WhoApproves,
-        resume: Resume,
-    ) -> Result<Approved, ToolError> {
-        let timeout = self.shared.config.approval_timeout;
-        let refuse = |reason| {
-            tracing::info!(action = %call.action, %reason, "approval answer refused");
-            refusals::denied(&call.action, reason, timeout)
-        };
-        let (ticket, answer) = match resume {
-            Resume::Unusable(reason) => return Err(refuse(reason)),
-            Resume::Answered { ticket, answer } => (ticket, answer),
-        };
-        if ticket.window != call.window || ticket.action != call.action || !who.trusts_client() {
-            return Err(refuse(DenialReason::Invalid));
-        }
-        // A decline is recorded nowhere: only a yes is used up.
-        let yes = answer == Some(Approval::Approve);
-        let answers = &self.shared.used_answers;
-        let usable =
-            if yes { answers.use_yes(&ticket.nonce) } else { answers.check(&ticket.nonce) };
-        match usable {
-            Ok(()) if yes => {}
-            Ok(()) => return Err(refuse(DenialReason::Declined)),
-            Err(NotUsable::Used) => return Err(refuse(DenialReason::Replayed)),
-            Err(NotUsable::Expired) => return Err(refuse(DenialReason::Expired)),
-            Err(NotUsable::Foreign) => return Err(refuse(DenialReason::Invalid)),
-            Err(NotUsable::Crowded) => return Err(refusals::too_many_replica_answers(timeout)),
-        }
-        tracing::info!(action = %call.action, approved_by = %ApprovedBy::Client, "approval given");
-        call.expected_version = ticket.version.map(Value::from);
-        Ok(Approved { by: ApprovedBy::Client, pin: ticket.pin })
-    }
-
-    /// What the person is asked, with the app's own wording if it has one.
-    fn approval_request(
-        &self,
-        call: &ActionCall,
-        checked: &Checked,
-        session: Option<&dyn AgentSession>,
-    ) -> ApprovalRequest {
-        let mut request = ApprovalRequest {
-            window_id: checked.version.map(|_| call.window.clone()),
-            window_title: checked.window_title.clone(),
-            window_summary: checked.window_summary.clone(),
-            action: call.action.clone(),
-            action_title: checked.action_title.clone(),
-            arguments: checked.check.shown(&call.arguments),
-            agent: session.map_or_else(|| "An agent".to_owned(), |s| s.describe()),
-            wording: None,
-        };
-        let wording = lock_unpoisoned(&self.shared.approval_wording).clone();
-        if let Some(wording) = wording {
-            // The app's own code: a panic in it is its wording left out.
-            let worded = catch_unwind(AssertUnwindSafe(|| wording(&request)));
-            request.wording = worded.ok().flatten();
-        }
-        request
-    }
-
-    fn question(&self, call: &ActionCall, checked: &Checked, message: String) -> Question {
-        let ticket = Ticket {
-            nonce: self.shared.used_answers.nonce(),
-            window: call.window.clone(),
-            action: call.action.clone(),
-            version: checked.version,
-            pin: checked.pin,
-        };
-        tracing::info!(action = %call.action, "approval asked of the client's user, to answer on retry");
-        Question { ticket, message, expires_in: self.shared.config.approval_timeout }
-    }
-
-    /// A place among the questions waiting, or `limit_reached`.
-    fn take_place(
-        &self,
-        call: &ActionCall,
-        session: Option<&dyn AgentSession>,
-    ) -> Result<super::approval::PendingPlace, ToolError> {
-        // Charged to the client, where the transport knows one: a client's
-        // sessions (and 2026-07-28 requests, each its own) share one share.
-        let asker = match session {
-            Some(session) => match session.client() {
-                Some(client) => super::approval::Asker::Client(client),
-                None => super::approval::Asker::Session(session.number()),
-            },
-            None => super::approval::Asker::Session(0),
-        };
-        self.shared
-            .pending_approvals
-            .take(asker)
-            .map_err(|too_many| refusals::too_many_questions(&call.action, too_many))
-    }
-
-    /// No one the app accepts could be asked: its policy for that decides.
-    fn no_one_asked(&self, call: &ActionCall) -> Result<ApprovedBy, DenialReason> {
-        match self.shared.config.no_approver {
-            Approval::Approve => {
-                tracing::warn!(action = %call.action, "no one can approve; the app's policy lets it go ahead");
-                Ok(ApprovedBy::Policy)
+        (who, None, Some(session)) if who.trusts_client() => {
+            let message = question_text(&request);
+            if session.asks_on_retry() {
+                return Err(Stop::Ask(Box::new(question(shared, call, checked, message))));
             }
-            Approval::Decline => Err(DenialReason::NoApprover),
+            let place = take_place(shared, call, Some(session))?;
+            let asked = tokio::select! {
+                () = cancel.cancelled() => return Err(refusals::cancelled(&call.action).into()),
+                () = place.cut.cancelled() => return Err(withdrawn(call)),
+                answer = session.elicit(message, timeout) => answer,
+            };
+            match asked {
+                Some(Answer::Given(Approval::Approve)) => Ok(ApprovedBy::Client),
+                Some(Answer::Given(Approval::Decline)) => Err(DenialReason::Declined),
+                Some(Answer::TimedOut) => Err(DenialReason::Timeout),
+                None => no_one_asked(shared, call),
+            }
+        }
+        _ => no_one_asked(shared, call),
+    };
+    match answer {
+        Ok(by) => {
+            tracing::info!(action = %call.action, approved_by = %by, "approval given");
+            if call.expected_version.is_none() {
+                call.expected_version = checked.version.map(Value::from);
+            }
+            Ok(Approved { by, pin: checked.pin })
+        }
+        Err(reason) => {
+            tracing::info!(action = %call.action, %reason, "approval not given");
+            Err(refusals::denied(&call.action, reason, timeout).into())
         }
     }
+}
 
-    /// The seal of this app's 2026-07-28 approval questions, made by `make`
-    /// from the app's key ([`AppBuilder::approval_key`](crate::AppBuilder::approval_key))
-    /// the first time it is needed.
-    pub(crate) fn state_seal(
-        &self,
-        make: impl FnOnce(Option<&[u8]>) -> Arc<dyn StateSeal>,
-    ) -> Arc<dyn StateSeal> {
-        let key = self.shared.config.approval_key.as_deref();
-        self.shared.state_seal.get_or_init(|| make(key)).clone()
+/// A 2026-07-28 retry: the answer holds only once, only for the call it
+/// was asked about, and only from a client the app trusts.
+fn redeem(
+    shared: &Shared,
+    call: &mut ActionCall,
+    who: &WhoApproves,
+    resume: Resume,
+) -> Result<Approved, ToolError> {
+    let timeout = shared.config.approval_timeout;
+    let refuse = |reason| {
+        tracing::info!(action = %call.action, %reason, "approval answer refused");
+        refusals::denied(&call.action, reason, timeout)
+    };
+    let (ticket, answer) = match resume {
+        Resume::Unusable(reason) => return Err(refuse(reason)),
+        Resume::Answered { ticket, answer } => (ticket, answer),
+    };
+    if ticket.window != call.window || ticket.action != call.action || !who.trusts_client() {
+        return Err(refuse(DenialReason::Invalid));
     }
+    // A decline is recorded nowhere: only a yes is used up.
+    let yes = answer == Some(Approval::Approve);
+    let answers = &shared.used_answers;
+    let usable = if yes { answers.use_yes(&ticket.nonce) } else { answers.check(&ticket.nonce) };
+    match usable {
+        Ok(()) if yes => {}
+        Ok(()) => return Err(refuse(DenialReason::Declined)),
+        Err(NotUsable::Used) => return Err(refuse(DenialReason::Replayed)),
+        Err(NotUsable::Expired) => return Err(refuse(DenialReason::Expired)),
+        Err(NotUsable::Foreign) => return Err(refuse(DenialReason::Invalid)),
+        Err(NotUsable::Crowded) => return Err(refusals::too_many_replica_answers(timeout)),
+    }
+    tracing::info!(action = %call.action, approved_by = %ApprovedBy::Client, "approval given");
+    call.expected_version = ticket.version.map(Value::from);
+    Ok(Approved { by: ApprovedBy::Client, pin: ticket.pin })
+}
 
-    /// Logs, once, when an action needs approval and, as the app is set up
-    /// now, no one whose yes it accepts can give one: every such call would
-    /// be refused, or a client with no person behind it could approve its
-    /// own.
-    pub(crate) fn warn_if_no_one_can_approve(&self) {
-        let guarded = self.shared.read(needs_approval).unwrap_or_default();
-        let has_approver = lock_unpoisoned(&self.shared.approver).is_some();
-        let Some(action) = guarded else { return };
-        let who = &self.shared.config.who_approves;
-        if has_approver
-            || matches!(who, WhoApproves::Policy(_))
-            || self.shared.approval_warned.swap(true, Ordering::Relaxed)
-        {
-            return;
+/// What the person is asked, with the app's own wording if it has one.
+fn approval_request(
+    shared: &Shared,
+    call: &ActionCall,
+    checked: &Checked,
+    session: Option<&dyn AgentSession>,
+) -> ApprovalRequest {
+    let mut request = ApprovalRequest {
+        window_id: checked.version.map(|_| call.window.clone()),
+        window_title: checked.window_title.clone(),
+        window_summary: checked.window_summary.clone(),
+        action: call.action.clone(),
+        action_title: checked.action_title.clone(),
+        arguments: checked.check.shown(&call.arguments),
+        agent: session.map_or_else(|| "An agent".to_owned(), |s| s.describe()),
+        wording: None,
+    };
+    let wording = lock_unpoisoned(&shared.approval_wording).clone();
+    if let Some(wording) = wording {
+        // The app's own code: a panic in it is its wording left out.
+        let worded = catch_unwind(AssertUnwindSafe(|| wording(&request)));
+        request.wording = worded.ok().flatten();
+    }
+    request
+}
+
+fn question(shared: &Shared, call: &ActionCall, checked: &Checked, message: String) -> Question {
+    let ticket = Ticket {
+        nonce: shared.used_answers.nonce(),
+        window: call.window.clone(),
+        action: call.action.clone(),
+        version: checked.version,
+        pin: checked.pin,
+    };
+    tracing::info!(action = %call.action, "approval asked of the client's user, to answer on retry");
+    Question { ticket, message, expires_in: shared.config.approval_timeout }
+}
+
+/// A place among the questions waiting, or `limit_reached`.
+fn take_place(
+    shared: &Shared,
+    call: &ActionCall,
+    session: Option<&dyn AgentSession>,
+) -> Result<super::approval::PendingPlace, ToolError> {
+    // Charged to the client, where the transport knows one: a client's
+    // sessions (and 2026-07-28 requests, each its own) share one share.
+    let asker = match session {
+        Some(session) => match session.client() {
+            Some(client) => super::approval::Asker::Client(client),
+            None => super::approval::Asker::Session(session.number()),
+        },
+        None => super::approval::Asker::Session(0),
+    };
+    shared
+        .pending_approvals
+        .take(asker)
+        .map_err(|too_many| refusals::too_many_questions(&call.action, too_many))
+}
+
+/// No one the app accepts could be asked: its policy for that decides.
+fn no_one_asked(shared: &Shared, call: &ActionCall) -> Result<ApprovedBy, DenialReason> {
+    match shared.config.no_approver {
+        Approval::Approve => {
+            tracing::warn!(action = %call.action, "no one can approve; the app's policy lets it go ahead");
+            Ok(ApprovedBy::Policy)
         }
-        match who {
-            WhoApproves::InApp => tracing::warn!(
-                %action,
-                "actions need the approval of the person at the app, but it has no approver: every agent's call of them is refused until App::set_approver"
-            ),
-            _ => tracing::warn!(
-                %action,
-                "actions need approval and the app has no approver, so the calling client's user is asked; a client with no person behind it can approve its own calls. Register an approver, or choose AppBuilder::who_approves(WhoApproves::InApp)"
-            ),
-        }
+        Approval::Decline => Err(DenialReason::NoApprover),
+    }
+}
+
+/// The seal of this app's 2026-07-28 approval questions, made by `make`
+/// from the app's key ([`AppBuilder::approval_key`](crate::AppBuilder::approval_key))
+/// the first time it is needed.
+pub(super) fn state_seal(
+    shared: &Shared,
+    make: impl FnOnce(Option<&[u8]>) -> Arc<dyn StateSeal>,
+) -> Arc<dyn StateSeal> {
+    let key = shared.config.approval_key.as_deref();
+    shared.state_seal.get_or_init(|| make(key)).clone()
+}
+
+/// Logs, once, when an action needs approval and, as the app is set up
+/// now, no one whose yes it accepts can give one: every such call would
+/// be refused, or a client with no person behind it could approve its
+/// own.
+pub(super) fn warn_if_no_one_can_approve(shared: &Shared) {
+    let guarded = shared.read(needs_approval).unwrap_or_default();
+    let has_approver = lock_unpoisoned(&shared.approver).is_some();
+    let Some(action) = guarded else { return };
+    let who = &shared.config.who_approves;
+    if has_approver
+        || matches!(who, WhoApproves::Policy(_))
+        || shared.approval_warned.swap(true, Ordering::Relaxed)
+    {
+        return;
+    }
+    match who {
+        WhoApproves::InApp => tracing::warn!(
+            %action,
+            "actions need the approval of the person at the app, but it has no approver: every agent's call of them is refused until App::set_approver"
+        ),
+        _ => tracing::warn!(
+            %action,
+            "actions need approval and the app has no approver, so the calling client's user is asked; a client with no person behind it can approve its own calls. Register an approver, or choose AppBuilder::who_approves(WhoApproves::InApp)"
+        ),
     }
 }
 

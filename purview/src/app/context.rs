@@ -7,10 +7,11 @@ use std::{
 };
 
 use super::{
-    Error, Shared,
+    Error,
     actor::{Actor, AsWindow, DynActions},
     progress::{Progress, ProgressFeed},
     registry::Placement,
+    shared::Shared,
 };
 use crate::{Window, model::FieldError};
 

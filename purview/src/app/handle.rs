@@ -8,7 +8,10 @@ use std::{
     sync::Arc,
 };
 
-use super::{App, Error, Placement, Touched};
+use super::{
+    App, Error,
+    registry::{Placement, Touched},
+};
 use crate::Window;
 
 /// A typed handle to an open window, for the GUI.

@@ -18,29 +18,29 @@
 //!   settles and notifies;
 //! - **respond**: the result, with what can be operated next — or an error
 //!   that says what to do next on the agent's tool surface (advice.rs).
-use std::{sync::Arc, time::Duration};
+use std::{any::Any, sync::Arc, time::Duration};
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    App, Error,
+    Error, activity,
     actor::{DynActions, ResultShape},
     advice,
     approval::AgentSession,
     catalog,
     commit::{Finished, apply},
-    consent::{self, Approved, Checked, Resume, Stop},
+    consent::{self, Approved, Checked, Question, Resume, Stop},
     context::Context,
     gates::{self, Target},
     progress::ProgressFeed,
-    route::{ActionCall, Request, route},
+    route::{ActionCall, Request},
     run::{handler_output, refuse_reentry, run_handler},
+    shared::Shared,
 };
 use crate::{
     Args,
-    action::JsonObject,
-    model::{DenialReason, ErrorCode, Next, ToolError, ToolResult},
+    model::{DenialReason, ErrorCode, Next, ToolError, ToolOutcome, ToolResult},
     refusals,
 };
 
@@ -79,315 +79,281 @@ struct Prepared {
     timeout: Duration,
 }
 
-impl App {
-    /// What `app__read_windows` returns: the `app://windows` snapshot
-    /// (narrowed to `only`, when given; `operableWindowIds` stays whole) plus
-    /// `actions`, each operable window's available actions (and `"app"`'s)
-    /// as one-line signatures such as
-    /// `edit_field(field: 'recipient'|'amount', value: string)`.
-    ///
-    /// ```
-    /// let app = purview::App::builder().build();
-    /// let view = app.read_windows(None).unwrap();
-    /// assert_eq!(view["windows"], serde_json::json!([]));
-    /// assert!(view.get("schemas").is_none());
-    /// ```
-    pub fn read_windows(&self, only: Option<&[String]>) -> Result<Value, Error> {
-        self.read_windows_as(only, false)
-    }
+/// How a call ended: the one form every way of calling reads
+/// ([`Call`](crate::Call)'s `.await` and `.outcome()`, the MCP layer).
+pub(crate) enum Answer {
+    Settled(Settled),
+    /// (2026-07-28) An approval question for the client to put to its user,
+    /// the call to be retried with the answer.
+    Ask(Box<Question>),
+}
 
-    /// `app__read_windows`'s answer: unfiltered, the one kept since the
-    /// last change (copied out of the lock); narrowed, built for the call.
-    fn read_windows_as(&self, only: Option<&[String]>, schemas: bool) -> Result<Value, Error> {
-        match only {
-            None => Ok(Value::clone(&*self.shared.read(|state| state.windows_read(schemas))?)),
-            Some(only) => {
-                self.shared.read(|state| catalog::read_windows(state, Some(only), schemas))
+/// A call that ended here, with no question left to put.
+pub(crate) enum Settled {
+    /// The action ran and its effects committed; `typed` is the handler's
+    /// own value for a typed call.
+    Applied { result: ToolResult, typed: Option<Box<dyn Any + Send>> },
+    /// `app__read_windows`'s answer.
+    Read(Value),
+    /// Refused, with advice on what to do next.
+    Refused(ToolError),
+}
+
+impl Answer {
+    /// For callers no question can be put to by round trip (the person,
+    /// in-process agents): a question is a refusal, as for a client that
+    /// cannot put it.
+    pub(crate) fn unasked(self, action: &str, timeout: Duration) -> Settled {
+        match self {
+            Self::Settled(settled) => settled,
+            Self::Ask(_) => {
+                Settled::Refused(refusals::denied(action, DenialReason::NoApprover, timeout))
             }
         }
     }
+}
 
-    /// [`App::read_windows`] with `schemas`, as `app__read_windows` answers
-    /// `{"schemas": true}`: for each id under `actions`, its actions' title,
-    /// description, full input schema and annotations by name — or, for a
-    /// window whose type an earlier entry already describes, that entry's
-    /// window id.
-    ///
-    /// ```
-    /// let app = purview::App::builder().build();
-    /// let view = app.read_windows_with_schemas(None).unwrap();
-    /// assert_eq!(view["schemas"], serde_json::json!({}));
-    /// ```
-    pub fn read_windows_with_schemas(&self, only: Option<&[String]>) -> Result<Value, Error> {
-        self.read_windows_as(only, true)
-    }
-
-    /// The transport's entry point: any tool, with who is calling.
-    pub(crate) async fn call_tool_as(
-        &self,
-        tool: &str,
-        arguments: Option<JsonObject>,
-        caller: Caller,
-        cancel: CancellationToken,
-    ) -> Result<Value, Stop> {
-        let arguments = arguments.unwrap_or_default();
-        let limits = &self.shared.config.limits;
-        if tool == crate::naming::READ_WINDOWS_TOOL
-            && let Some(problem) = crate::validate::over_limits(&arguments, limits)
-        {
-            // An action's arguments meet the same check in its gates.
-            return Err(ToolError::validation(vec![problem]).into());
-        }
-        match route(self.shared.config.surface, tool, arguments).map_err(|e| self.explain(e))? {
-            Request::ReadWindows { only, schemas } => {
-                // No more windows than can ever be open: a longer list names
-                // windows that cannot exist, and costs a lookup each.
-                if let Some(only) = &only
-                    && only.len() > limits.max_windows
-                {
-                    return Err(
-                        refusals::too_many_windows_asked(only.len(), limits.max_windows).into()
-                    );
-                }
-                self.read_windows_as(only.as_deref(), schemas)
-                    .map_err(|e| ToolError::from(e).into())
-            }
-            Request::Action(call) => {
-                let (window, action) = (call.window.clone(), call.action.clone());
-                let dispatched = call.dispatched;
-                let result = self.call_action(call, caller, cancel).await;
-                let result = match result {
-                    Err(Stop::Refused(mut error))
-                        if dispatched && error.code == ErrorCode::ValidationFailed =>
-                    {
-                        // The line the agent built its call from, to correct it by.
-                        error.signature = self
-                            .shared
-                            .read(|state| catalog::signature_of(state, &window, &action))
-                            .ok()
-                            .flatten()
-                            .map(|s| Box::from(&*s));
-                        Err(error.into())
-                    }
-                    other => other,
-                }?;
-                Ok(serde_json::to_value(result).unwrap_or_default())
-            }
-        }
-    }
-
-    /// Runs an action call as `caller`, for [`Call`](crate::Call): the
-    /// refusal, if any, with advice on what to do next; the handler's own
-    /// result value beside the wire result.
-    pub(super) async fn run_call(
-        &self,
-        call: ActionCall,
-        caller: Caller,
-        cancel: CancellationToken,
-    ) -> Result<(ToolResult, Option<Box<dyn std::any::Any + Send>>), ToolError> {
-        let (action, timeout) = (call.action.clone(), self.shared.config.approval_timeout);
-        self.run_phases(call, caller, cancel)
-            .await
-            .map_err(|stop| self.explain(stop.refusal(&action, timeout)))
-    }
-
-    /// The route phase for a tool name, with advice when it names nothing.
-    pub(super) fn route_tool(
-        &self,
-        tool: &str,
-        arguments: JsonObject,
-    ) -> Result<Request, ToolError> {
-        route(self.shared.config.surface, tool, arguments).map_err(|e| self.explain(e))
-    }
-
-    /// The transport's action calls: a question stays a question.
-    async fn call_action(
-        &self,
-        call: ActionCall,
-        caller: Caller,
-        cancel: CancellationToken,
-    ) -> Result<ToolResult, Stop> {
-        self.run_phases(call, caller, cancel).await.map(|(result, _)| result).map_err(|stop| {
-            match stop {
-                Stop::Refused(error) => Stop::Refused(self.explain(error)),
-                ask => ask,
-            }
-        })
-    }
-
-    async fn run_phases(
-        &self,
-        mut call: ActionCall,
-        mut caller: Caller,
-        cancel: CancellationToken,
-    ) -> Result<(ToolResult, Option<Box<dyn std::any::Any + Send>>), Stop> {
-        refuse_reentry(&call)?;
-        let checked = self.check(&mut call)?;
-        let mut approved = None;
-        if checked.needs_approval
-            && let Caller::Agent { session, resume, .. } = &mut caller
-        {
-            if call.typed.is_some() {
-                // The approver would be shown no arguments: ask no one.
-                return Err(refusals::typed_call_cannot_be_approved(&call.action).into());
-            }
-            let resume = resume.take();
-            // Rare, and its future is large: it waits behind a pointer, so
-            // every other call's future stays small.
-            let approving = self.approve(&mut call, &checked, session.as_deref(), resume, &cancel);
-            approved = Some(Box::pin(approving).await?);
-        }
-        let _serialized = self.shared.op_lock.lock().await;
-        let pin = approved.as_ref().and_then(|a| a.pin);
-        let Prepared { target, index, mut working, base_revision, params, result_shape, timeout } =
-            self.prepare(&call, pin)?;
-        let ActionCall { action, arguments, typed, .. } = call;
-        let window = match &target {
-            Target::Window { id, .. } => Some(id.clone()),
-            Target::App => None,
+impl Settled {
+    /// The answer as the protocol carries it, `structuredContent` and
+    /// `isError`: the one place a call's response takes its wire form.
+    pub(crate) fn wire(self) -> ToolOutcome {
+        let (is_error, structured) = match self {
+            Self::Applied { result, .. } => (false, serde_json::to_value(result)),
+            Self::Read(value) => (false, Ok(value)),
+            Self::Refused(error) => (true, serde_json::to_value(error)),
         };
-        let (called_by, client, progress) = match &caller {
-            Caller::Person => (super::CalledBy::Person, None, None),
-            Caller::Agent { session, progress, .. } => (
-                super::CalledBy::Agent { session: session.as_ref().map(|s| s.number()) },
-                session.as_ref().and_then(|s| s.client()),
-                progress.clone(),
-            ),
-        };
-        let mut cx = Context::new(self.shared.clone(), window.clone(), called_by, progress);
-        cx.client = client;
-        let args = Args::new(arguments, params).with_typed(typed);
-        let outcome =
-            run_handler(&mut working, index, &action, args, &mut cx, timeout, &cancel).await;
-        let output = handler_output(outcome, &action, timeout, &cancel)?;
-        if !cx.invalid.is_empty() {
-            return Err(ToolError::validation(std::mem::take(&mut cx.invalid)).into());
-        }
-        if !cx.failures.is_empty() {
-            tracing::error!(action = %action, failures = ?cx.failures, "an action used its context wrongly");
-            return Err(refusals::context_misused(&action, &cx.failures).into());
-        }
-        if cancel.is_cancelled() {
-            return Err(refusals::cancelled(&action).into());
-        }
-        let effects = std::mem::take(&mut cx.effects);
-        let finished =
-            Finished { target, action: action.clone(), index, working, base_revision, effects };
-        let (opened, next) = self.commit(finished)?;
-        tracing::info!(action = %action, opened = opened.len(), "action applied");
-        if caller.is_agent() {
-            self.record_activity(window.map(|w| w.to_string()), &action, cx.focus);
-        }
-        let message = output
-            .message
-            .or(cx.message.take())
-            .unwrap_or_else(|| default_message(&action, &opened));
-        let result = output.result.map(|value| result_shape.wrap(value));
-        let typed = output.typed.0;
-        let approved_by = approved.map(|Approved { by, .. }| by);
-        Ok((
-            ToolResult {
-                message: Some(message),
-                opened_window_ids: opened,
-                result,
-                next,
-                approved_by,
-            },
-            typed,
-        ))
+        ToolOutcome { is_error, structured: structured.unwrap_or_default() }
     }
+}
 
-    /// The check phase, outside the operation lock: the gates as they stand now, and
-    /// the arguments against the action's schema.
-    fn check(&self, call: &mut ActionCall) -> Result<Checked, ToolError> {
-        let (checked, key) = self.shared.try_read(|state| {
-            let gates::Admitted { target, index, actor, entry } = gates::admit(state, call)?;
-            let pin = matches!(target, Target::App).then(|| consent::pin(state));
-            let action = &actor.spec.actions[index];
-            let needs_approval = action.spec.needs_approval();
-            // What the person is shown, copied only when someone is asked.
-            let shown = entry.filter(|_| needs_approval);
-            let checked = Checked {
-                needs_approval,
-                version: entry.map(|e| e.version),
-                pin,
-                window_title: shown.map(|e| e.title.to_string()),
-                window_summary: shown.and_then(|e| e.summary.as_deref().map(str::to_owned)),
-                action_title: if needs_approval {
-                    action.tool_title.clone()
-                } else {
-                    String::new()
-                },
-                params: action.params.clone(),
-                check: action.check.clone(),
-            };
-            Ok::<_, ToolError>((checked, index))
-        })?;
-        // Found once: from here on the call names its action by key (a
-        // window's type, and so its actions, never change).
-        call.key = Some(key);
+/// Runs a call to its answer: the route phase's `request` (or why it names
+/// nothing), as `caller`. Every call ends here, whoever makes it.
+pub(super) async fn perform(
+    shared: &Arc<Shared>,
+    request: Result<Request, ToolError>,
+    caller: Caller,
+    cancel: CancellationToken,
+) -> Answer {
+    let call = match request {
+        Err(error) => return Answer::Settled(Settled::Refused(explain(shared, error))),
+        Ok(Request::ReadWindows { only, schemas }) => {
+            return agent_reads_windows(shared, only.as_deref(), schemas);
+        }
+        Ok(Request::Action(call)) => call,
+    };
+    let dispatched = call.dispatched.then(|| (call.window.clone(), call.action.clone()));
+    match run_phases(shared, call, caller, cancel).await {
+        Ok((result, typed)) => Answer::Settled(Settled::Applied { result, typed }),
+        Err(Stop::Ask(question)) => Answer::Ask(question),
+        Err(Stop::Refused(error)) => {
+            let mut error = explain(shared, error);
+            if let Some((window, action)) = dispatched
+                && error.code == ErrorCode::ValidationFailed
+            {
+                // The line the agent built its call from, to correct it by.
+                error.signature = shared
+                    .read(|state| catalog::signature_of(state, &window, &action))
+                    .ok()
+                    .flatten()
+                    .map(|s| Box::from(&*s));
+            }
+            Answer::Settled(Settled::Refused(error))
+        }
+    }
+}
+
+/// `app__read_windows`: unfiltered, the answer kept since the last change
+/// (copied out of the lock); narrowed to `only`, built for the call.
+pub(super) fn read_windows(
+    shared: &Shared,
+    only: Option<&[String]>,
+    schemas: bool,
+) -> Result<Value, Error> {
+    match only {
+        None => shared.read(|state| Value::clone(&state.windows_read(schemas))),
+        Some(only) => shared.read(|state| catalog::read_windows(state, Some(only), schemas)),
+    }
+}
+
+/// An agent's `app__read_windows`: no more windows named than can ever be
+/// open (a longer list names windows that cannot exist, and costs a
+/// lookup each).
+fn agent_reads_windows(shared: &Shared, only: Option<&[String]>, schemas: bool) -> Answer {
+    let max = shared.config.limits.max_windows;
+    if let Some(only) = only
+        && only.len() > max
+    {
+        return Answer::Settled(Settled::Refused(refusals::too_many_windows_asked(
+            only.len(),
+            max,
+        )));
+    }
+    Answer::Settled(match read_windows(shared, only, schemas) {
+        Ok(value) => Settled::Read(value),
+        Err(error) => Settled::Refused(error.into()),
+    })
+}
+
+async fn run_phases(
+    shared: &Arc<Shared>,
+    mut call: ActionCall,
+    mut caller: Caller,
+    cancel: CancellationToken,
+) -> Result<(ToolResult, Option<Box<dyn Any + Send>>), Stop> {
+    refuse_reentry(&call)?;
+    let checked = check(shared, &mut call)?;
+    let mut approved = None;
+    if checked.needs_approval
+        && let Caller::Agent { session, resume, .. } = &mut caller
+    {
         if call.typed.is_some() {
-            // The compiler checked a typed call's arguments; there is no
-            // JSON to check.
-            return Ok(checked);
+            // The approver would be shown no arguments: ask no one.
+            return Err(refusals::typed_call_cannot_be_approved(&call.action).into());
         }
-        let limits = &self.shared.config.limits;
-        let problems = checked.check.check(&checked.params, &mut call.arguments, limits);
-        if problems.is_empty() { Ok(checked) } else { Err(ToolError::validation(problems)) }
+        let resume = resume.take();
+        // Rare, and its future is large: it waits behind a pointer, so
+        // every other call's future stays small.
+        let approving =
+            consent::approve(shared, &mut call, &checked, session.as_deref(), resume, &cancel);
+        approved = Some(Box::pin(approving).await?);
     }
-
-    /// The prepare phase, under the operation lock: the gates again (and, for an
-    /// app-level action approved at `pin`, the same pin), and a working copy.
-    fn prepare(&self, call: &ActionCall, pin: Option<u64>) -> Result<Prepared, ToolError> {
-        let default_timeout = self.shared.config.default_timeout;
-        let approval_timeout = self.shared.config.approval_timeout;
-        self.shared.read(|state| {
-            let gates::Admitted { target, index, actor, .. } = gates::admit(state, call)?;
-            if matches!(target, Target::App) && pin.is_some_and(|pin| pin != consent::pin(state)) {
-                return Err(refusals::denied(
-                    &call.action,
-                    DenialReason::Changed,
-                    approval_timeout,
-                ));
-            }
-            let compiled = &actor.spec.actions[index];
-            let working = actor.working_copy().ok_or_else(|| {
-                tracing::error!(action = %call.action, "cloning the view-model panicked");
-                refusals::failed_inside(&call.action)
-            })?;
-            Ok(Prepared {
-                target,
-                index,
-                working,
-                base_revision: actor.revision,
-                params: compiled.params.clone(),
-                result_shape: compiled.result_shape,
-                timeout: compiled.spec.timeout.unwrap_or(default_timeout),
-            })
-        })?
+    let _serialized = shared.op_lock.lock().await;
+    let pin = approved.as_ref().and_then(|a| a.pin);
+    let Prepared { target, index, mut working, base_revision, params, result_shape, timeout } =
+        prepare(shared, &call, pin)?;
+    let ActionCall { action, arguments, typed, .. } = call;
+    let window = match &target {
+        Target::Window { id, .. } => Some(id.clone()),
+        Target::App => None,
+    };
+    let mut cx = context_for(shared, window.clone(), &caller);
+    let args = Args::new(arguments, params).with_typed(typed);
+    let outcome = run_handler(&mut working, index, &action, args, &mut cx, timeout, &cancel).await;
+    let output = handler_output(outcome, &action, timeout, &cancel)?;
+    if !cx.invalid.is_empty() {
+        return Err(ToolError::validation(std::mem::take(&mut cx.invalid)).into());
     }
-
-    /// The commit phase: applies a finished call in one step, or nothing if the world
-    /// moved under it (user-first, §7.1). Returns the windows it opened and,
-    /// when it changed what can be operated, what can be operated now.
-    fn commit(&self, finished: Finished) -> Result<(Vec<String>, Option<Next>), ToolError> {
-        let max_windows = self.shared.config.limits.max_windows;
-        self.shared.mutate_and(
-            |state| apply(state, finished, max_windows),
-            |state, change, opened| {
-                let next = (change.tools || !opened.is_empty()).then(|| state.changed_next());
-                (opened, next)
-            },
-        )
+    if !cx.failures.is_empty() {
+        tracing::error!(action = %action, failures = ?cx.failures, "an action used its context wrongly");
+        return Err(refusals::context_misused(&action, &cx.failures).into());
     }
+    if cancel.is_cancelled() {
+        return Err(refusals::cancelled(&action).into());
+    }
+    let effects = std::mem::take(&mut cx.effects);
+    let finished =
+        Finished { target, action: action.clone(), index, working, base_revision, effects };
+    let (opened, next) = commit(shared, finished)?;
+    tracing::info!(action = %action, opened = opened.len(), "action applied");
+    if caller.is_agent() {
+        activity::record(shared, window.map(|w| w.to_string()), &action, cx.focus);
+    }
+    let message =
+        output.message.or(cx.message.take()).unwrap_or_else(|| default_message(&action, &opened));
+    let result = output.result.map(|value| result_shape.wrap(value));
+    let approved_by = approved.map(|Approved { by, .. }| by);
+    let result =
+        ToolResult { message: Some(message), opened_window_ids: opened, result, next, approved_by };
+    Ok((result, output.typed.0))
+}
 
-    /// The respond phase for failures: the advice of advice.rs, on the state as it is.
-    fn explain(&self, error: ToolError) -> ToolError {
-        let surface = self.shared.config.surface;
-        match self.shared.lock() {
-            Ok(state) => advice::explain(surface, Some(&state), error),
-            Err(_) => advice::explain(surface, None, error),
+/// The handler's context, for `caller`.
+fn context_for(shared: &Arc<Shared>, window: Option<Arc<str>>, caller: &Caller) -> Context {
+    let (called_by, client, progress) = match caller {
+        Caller::Person => (super::CalledBy::Person, None, None),
+        Caller::Agent { session, progress, .. } => (
+            super::CalledBy::Agent { session: session.as_ref().map(|s| s.number()) },
+            session.as_ref().and_then(|s| s.client()),
+            progress.clone(),
+        ),
+    };
+    let mut cx = Context::new(shared.clone(), window, called_by, progress);
+    cx.client = client;
+    cx
+}
+
+/// The check phase, outside the operation lock: the gates as they stand now, and
+/// the arguments against the action's schema.
+fn check(shared: &Shared, call: &mut ActionCall) -> Result<Checked, ToolError> {
+    let (checked, key) = shared.try_read(|state| {
+        let gates::Admitted { target, index, actor, entry } = gates::admit(state, call)?;
+        let pin = matches!(target, Target::App).then(|| consent::pin(state));
+        let action = &actor.spec.actions[index];
+        let needs_approval = action.spec.needs_approval();
+        // What the person is shown, copied only when someone is asked.
+        let shown = entry.filter(|_| needs_approval);
+        let checked = Checked {
+            needs_approval,
+            version: entry.map(|e| e.version),
+            pin,
+            window_title: shown.map(|e| e.title.to_string()),
+            window_summary: shown.and_then(|e| e.summary.as_deref().map(str::to_owned)),
+            action_title: if needs_approval { action.tool_title.clone() } else { String::new() },
+            params: action.params.clone(),
+            check: action.check.clone(),
+        };
+        Ok::<_, ToolError>((checked, index))
+    })?;
+    // Found once: from here on the call names its action by key (a
+    // window's type, and so its actions, never change).
+    call.key = Some(key);
+    if call.typed.is_some() {
+        // The compiler checked a typed call's arguments; there is no
+        // JSON to check.
+        return Ok(checked);
+    }
+    let limits = &shared.config.limits;
+    let problems = checked.check.check(&checked.params, &mut call.arguments, limits);
+    if problems.is_empty() { Ok(checked) } else { Err(ToolError::validation(problems)) }
+}
+
+/// The prepare phase, under the operation lock: the gates again (and, for an
+/// app-level action approved at `pin`, the same pin), and a working copy.
+fn prepare(shared: &Shared, call: &ActionCall, pin: Option<u64>) -> Result<Prepared, ToolError> {
+    let default_timeout = shared.config.default_timeout;
+    let approval_timeout = shared.config.approval_timeout;
+    shared.read(|state| {
+        let gates::Admitted { target, index, actor, .. } = gates::admit(state, call)?;
+        if matches!(target, Target::App) && pin.is_some_and(|pin| pin != consent::pin(state)) {
+            return Err(refusals::denied(&call.action, DenialReason::Changed, approval_timeout));
         }
+        let compiled = &actor.spec.actions[index];
+        let working = actor.working_copy().ok_or_else(|| {
+            tracing::error!(action = %call.action, "cloning the view-model panicked");
+            refusals::failed_inside(&call.action)
+        })?;
+        Ok(Prepared {
+            target,
+            index,
+            working,
+            base_revision: actor.revision,
+            params: compiled.params.clone(),
+            result_shape: compiled.result_shape,
+            timeout: compiled.spec.timeout.unwrap_or(default_timeout),
+        })
+    })?
+}
+
+/// The commit phase: applies a finished call in one step, or nothing if the world
+/// moved under it (user-first, §7.1). Returns the windows it opened and,
+/// when it changed what can be operated, what can be operated now.
+fn commit(shared: &Shared, finished: Finished) -> Result<(Vec<String>, Option<Next>), ToolError> {
+    let max_windows = shared.config.limits.max_windows;
+    shared.mutate_and(
+        |state| apply(state, finished, max_windows),
+        |state, change, opened| {
+            let next = (change.tools || !opened.is_empty()).then(|| state.changed_next());
+            (opened, next)
+        },
+    )
+}
+
+/// The respond phase for failures: the advice of advice.rs, on the state as it is.
+fn explain(shared: &Shared, error: ToolError) -> ToolError {
+    let surface = shared.config.surface;
+    match shared.lock() {
+        Ok(state) => advice::explain(surface, Some(&state), error),
+        Err(_) => advice::explain(surface, None, error),
     }
 }
 

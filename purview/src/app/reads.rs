@@ -13,7 +13,7 @@ use std::sync::{
 
 use serde_json::Value;
 
-use super::{App, Error, builder::Config, catalog, registry::State, scene::SceneParts};
+use super::{Error, builder::Config, catalog, registry::State, scene::SceneParts, shared::Shared};
 use crate::model::ToolDefinition;
 
 /// The answers kept between changes (an empty cell is built on its next
@@ -120,26 +120,23 @@ impl State {
     }
 }
 
-impl App {
-    /// The tool definitions tools/list returns now, shared: the state lock
-    /// is held only to clone the handle.
-    pub(crate) fn listed_tools(&self) -> Result<Arc<[ToolDefinition]>, Error> {
-        let config = &self.shared.config;
-        self.shared.read(|state| state.listed_tools(config))
-    }
+/// The tool definitions tools/list returns now, shared: the state lock
+/// is held only to clone the handle.
+pub(super) fn listed_tools(shared: &Shared) -> Result<Arc<[ToolDefinition]>, Error> {
+    let config = &shared.config;
+    shared.read(|state| state.listed_tools(config))
+}
 
-    /// How many times this app has built each answer it keeps between
-    /// changes, and projected a window. Not part of the API.
-    #[doc(hidden)]
-    pub fn build_counts(&self) -> Result<BuildCounts, Error> {
-        self.shared.read(|state| {
-            let counts = &state.reads.counts;
-            BuildCounts {
-                tool_lists: counts.tool_lists.load(Ordering::Relaxed),
-                snapshots: counts.snapshots.load(Ordering::Relaxed),
-                window_reads: counts.window_reads.load(Ordering::Relaxed),
-                projections: counts.projections.load(Ordering::Relaxed),
-            }
-        })
-    }
+/// How many times the app has built each answer it keeps between changes,
+/// and projected a window.
+pub(super) fn counts(shared: &Shared) -> Result<BuildCounts, Error> {
+    shared.read(|state| {
+        let counts = &state.reads.counts;
+        BuildCounts {
+            tool_lists: counts.tool_lists.load(Ordering::Relaxed),
+            snapshots: counts.snapshots.load(Ordering::Relaxed),
+            window_reads: counts.window_reads.load(Ordering::Relaxed),
+            projections: counts.projections.load(Ordering::Relaxed),
+        }
+    })
 }

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use super::{App, Call, Error, actor::Actor, registry::State};
+use super::{App, Call, Error, actor::Actor, registry::State, shared::Shared};
 use crate::{action::JsonObject, model::WindowState};
 
 /// Everything one frame of a GUI draws, read in one consistent state
@@ -106,53 +106,19 @@ impl ActionInfo {
     }
 }
 
-impl App {
-    /// What a GUI draws in one frame, read in one consistent state from
-    /// the app's own types ([`Scene`]): no JSON is made and agents'
-    /// cached snapshot is left alone. Each window shows its settled
-    /// projection, the one agents read: no view-model is projected for a
-    /// frame. What it shows is gathered once per change; a frame with
-    /// nothing changed holds the state lock only to clone a handle, and
-    /// copies the scene out after releasing it.
-    ///
-    /// ```
-    /// use purview::prelude::*;
-    ///
-    /// #[window(summary = "Counts to {count}")]
-    /// #[derive(Clone, Default)]
-    /// struct Counter {
-    ///     #[block(field)]
-    ///     count: u32,
-    /// }
-    ///
-    /// #[actions]
-    /// impl Counter {
-    ///     /// Count one more.
-    ///     #[action]
-    ///     fn increment(&mut self) { self.count += 1; }
-    /// }
-    ///
-    /// let app = App::builder().build();
-    /// app.open(Counter::default()).unwrap();
-    /// let scene = app.scene().unwrap();
-    /// assert_eq!(scene.windows[0].state.summary.as_deref(), Some("Counts to 0"));
-    /// assert_eq!(scene.windows[0].actions[0].title, "Increment");
-    /// assert!(scene.windows[0].operable);
-    /// ```
-    pub fn scene(&self) -> Result<Scene, Error> {
-        let parts = self.shared.read(State::scene_parts)?;
-        Ok(parts.scene())
-    }
+/// What a GUI draws in one frame ([`App::scene`](crate::App::scene)): the
+/// state lock is held only to clone the handle to what was gathered since
+/// the last change.
+pub(super) fn read(shared: &Shared) -> Result<Scene, Error> {
+    let parts = shared.read(State::scene_parts)?;
+    Ok(parts.scene())
+}
 
-    /// How many times this app has serialized its windows for agents (a
-    /// read of `app://windows` or `app__read_windows`, each cache fill
-    /// once): for tests that a GUI's frames add nothing to it.
-    #[doc(hidden)]
-    pub fn windows_serialized(&self) -> u64 {
-        self.shared
-            .read(|state| state.windows_serialized.load(std::sync::atomic::Ordering::Relaxed))
-            .unwrap_or_default()
-    }
+/// How many times the app has serialized its windows for agents.
+pub(super) fn windows_serialized(shared: &Shared) -> u64 {
+    shared
+        .read(|state| state.windows_serialized.load(std::sync::atomic::Ordering::Relaxed))
+        .unwrap_or_default()
 }
 
 /// A scene as gathered under the lock: each window's settled state

@@ -173,42 +173,6 @@ impl<W: Window + TypedCalls> WindowHandle<W> {
     }
 }
 
-impl App {
-    /// The open window `id` as one of the window types an app lists in a
-    /// [`WindowKind`] enum, for a `match` over them; `None` when it is closed
-    /// or of none of them.
-    ///
-    /// ```
-    /// use purview::prelude::*;
-    ///
-    /// #[window(summary = "Inbox")]
-    /// #[derive(Clone, Default)]
-    /// struct Inbox;
-    /// #[actions] impl Inbox {}
-    ///
-    /// #[window(summary = "Ticket")]
-    /// #[derive(Clone, Default)]
-    /// struct Ticket;
-    /// #[actions] impl Ticket {}
-    ///
-    /// #[derive(purview::WindowKind)]
-    /// enum Open {
-    ///     Inbox(WindowHandle<Inbox>),
-    ///     Ticket(WindowHandle<Ticket>),
-    /// }
-    ///
-    /// let app = App::builder().build();
-    /// let ticket = app.open(Ticket).unwrap();
-    /// match app.window_kind::<Open>(ticket.id()) {
-    ///     Some(Open::Ticket(t)) => assert_eq!(t.id(), ticket.id()),
-    ///     Some(Open::Inbox(_)) | None => unreachable!(),
-    /// }
-    /// ```
-    pub fn window_kind<K: WindowKind>(&self, id: &str) -> Option<K> {
-        K::from_window(self, id)
-    }
-}
-
 /// An enum of the window types an app draws, one variant per type, each
 /// holding a [`WindowHandle`]: `#[derive(WindowKind)]` implements it, so
 /// [`App::window_kind`] turns a window id into a variant to `match` on.

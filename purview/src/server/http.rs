@@ -95,8 +95,7 @@ impl App {
     /// characters, an address beyond loopback without a token, or a port
     /// that cannot be bound.
     pub async fn serve_http(&self, options: HttpOptions) -> Result<HttpServer, Error> {
-        self.warn_if_no_one_can_approve();
-        self.warn_if_no_windows();
+        self.warn_if_misconfigured();
         options.check()?;
         let listener = tokio::net::TcpListener::bind(options.addr)
             .await

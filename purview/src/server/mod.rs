@@ -54,9 +54,9 @@ pub use http_options::HttpOptions;
 use self::{listen::ListenBudget, sessions::LegacySession};
 use crate::{
     App, Error,
-    app::{Caller, Stop, broadcast::Subscription, progress::ProgressFeed},
+    app::{Answer, Caller, Settled, broadcast::Subscription, progress::ProgressFeed},
     lock::lock_unpoisoned,
-    model::{ToolDefinition, WINDOWS_URI},
+    model::{ToolDefinition, ToolOutcome, WINDOWS_URI},
     settings::ToolSurface,
     validate::echo,
 };
@@ -162,8 +162,13 @@ impl McpServer {
         let session = Arc::new(sessions::PeerSession { number: self.session.number, context });
         let caller =
             Caller::Agent { session: Some(session.clone()), progress: progress.clone(), resume };
-        let call = self.app.call_tool_as(&request.name, request.arguments.clone(), caller, cancel);
-        let outcome = match (token, progress) {
+        let call = self
+            .app
+            .call(&request.name, request.arguments.clone())
+            .made_by(caller)
+            .cancel_on(cancel)
+            .answer();
+        let answer = match (token, progress) {
             // Rare, and its future is large: it waits behind a pointer.
             (Some(token), Some(feed)) => {
                 let peer = &session.context.peer;
@@ -171,17 +176,22 @@ impl McpServer {
             }
             _ => call.await,
         };
-        let result = match outcome {
-            Ok(structured) => CallToolResult::structured(structured),
-            Err(Stop::Refused(err)) => {
-                // Debug-quoting keeps a newline or escape in a client's tool
-                // name from forging log lines.
-                tracing::info!(tool = ?echo(&request.name), code = %err.code, "call rejected");
-                CallToolResult::structured_error(serde_json::to_value(err).unwrap_or_default())
-            }
-            Err(Stop::Ask(question)) => {
+        let settled = match answer {
+            Answer::Settled(settled) => settled,
+            Answer::Ask(question) => {
                 return Ok(round_trip::ask(&self.app, &request, &question).into());
             }
+        };
+        if let Settled::Refused(err) = &settled {
+            // Debug-quoting keeps a newline or escape in a client's tool
+            // name from forging log lines.
+            tracing::info!(tool = ?echo(&request.name), code = %err.code, "call rejected");
+        }
+        let ToolOutcome { is_error, structured } = settled.wire();
+        let result = if is_error {
+            CallToolResult::structured_error(structured)
+        } else {
+            CallToolResult::structured(structured)
         };
         Ok(result.into())
     }
@@ -259,8 +269,7 @@ impl App {
         R: tokio::io::AsyncRead + Unpin + Send + 'static,
         W: tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
-        self.warn_if_no_one_can_approve();
-        self.warn_if_no_windows();
+        self.warn_if_misconfigured();
         let transport = lines::LineTransport::new(reader, writer);
         let flushed = transport.flushed();
         let stalled = transport.stalled();
