@@ -278,7 +278,7 @@ impl Tally {
     #[action]
     fn bump(&mut self) -> purview::ActionOutput {
         self.count += 1;
-        purview::ActionOutput::typed(self.count).with_message("counted")
+        purview::ActionOutput::result(self.count).with_message("counted")
     }
 }
 

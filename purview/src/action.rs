@@ -191,33 +191,6 @@ pub fn schema_for<T: schemars::JsonSchema>() -> JsonObject {
 pub struct ActionOutput {
     pub(crate) message: Option<String>,
     pub(crate) result: Option<Value>,
-    /// The result as the handler returned it, for a typed call
-    /// ([`Call`](crate::Call)) to hand back without a JSON round trip.
-    pub(crate) typed: TypedResult,
-}
-
-/// The handler's own result value, kept beside its JSON for typed calls.
-/// A copy or a comparison of an [`ActionOutput`] ignores it: it is handed
-/// on once, by the call that made it.
-#[derive(Default)]
-pub(crate) struct TypedResult(pub(crate) Option<Box<dyn std::any::Any + Send>>);
-
-impl Clone for TypedResult {
-    fn clone(&self) -> Self {
-        Self(None)
-    }
-}
-
-impl PartialEq for TypedResult {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-
-impl std::fmt::Debug for TypedResult {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.is_some() { "Some(..)" } else { "None" })
-    }
 }
 
 impl ActionOutput {
@@ -229,20 +202,6 @@ impl ActionOutput {
     /// An output carrying only a structured result.
     pub fn result<T: Serialize>(result: T) -> Self {
         Self::default().with_result(result)
-    }
-
-    /// An output carrying a structured result, and the value itself for a
-    /// typed call ([`Call`](crate::Call)) to hand back as it is: what
-    /// `#[actions]` makes of every action's returned value.
-    ///
-    /// ```
-    /// let out = purview::ActionOutput::typed(vec![1, 2, 3]);
-    /// assert_eq!(out, purview::ActionOutput::result(vec![1, 2, 3]));
-    /// ```
-    pub fn typed<T: Serialize + Send + 'static>(result: T) -> Self {
-        let mut output = Self::result(&result);
-        output.typed = TypedResult(Some(Box::new(result)));
-        output
     }
 
     /// Adds a structured result. Since the protocol's `result` is an object,

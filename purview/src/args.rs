@@ -11,6 +11,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::{
+    ActionOutput,
     action::JsonObject,
     model::{FieldError, ToolError},
     redact::describe_decode_error,
@@ -58,19 +59,32 @@ impl Args {
         self
     }
 
-    /// What generated dispatch code decodes with: the typed call's own
-    /// arguments when there are some, else [`Args::parse`]. Not public API.
+    /// What generated dispatch code decodes with: a typed call's own
+    /// arguments and the slot its result goes to (one downcast, the only
+    /// dynamic step of a typed call), else [`Args::parse`] and no slot.
+    /// Not public API.
     #[doc(hidden)]
-    pub fn __parse_or_take<T: DeserializeOwned + Send + 'static>(mut self) -> Result<T, ToolError> {
+    pub fn __parse_or_take<A, R>(mut self) -> Result<(A, Slot<R>), ToolError>
+    where
+        A: DeserializeOwned + Send + 'static,
+        R: Send + 'static,
+    {
         match self.typed.take() {
-            None => self.parse(),
-            Some(typed) => typed.downcast::<T>().map(|t| *t).map_err(|_| {
-                tracing::error!(
-                    expected = std::any::type_name::<T>(),
-                    "a typed call carried arguments of another action"
-                );
-                crate::refusals::arguments_for_another_action()
-            }),
+            None => Ok((self.parse()?, None)),
+            Some(typed) => {
+                let typed = downcast::<TypedArgs<A, R>>(typed)?;
+                Ok((typed.args, Some(typed.slot)))
+            }
+        }
+    }
+
+    /// [`Args::__parse_or_take`] for an action without arguments: a
+    /// typed call's slot, else [`Args::finish`]. Not public API.
+    #[doc(hidden)]
+    pub fn __finish_or_take<R: Send + 'static>(mut self) -> Result<Slot<R>, ToolError> {
+        match self.typed.take() {
+            None => self.finish().map(|()| None),
+            Some(typed) => Ok(Some(downcast::<TypedArgs<(), R>>(typed)?.slot)),
         }
     }
 
@@ -197,4 +211,57 @@ impl Args {
             self.errors.push(crate::validate::unknown_argument(&key, &self.params));
         }
     }
+}
+
+/// A typed call's arguments, with the slot its result goes to: the one
+/// value that crosses the type-erased dispatch to the handler.
+pub(crate) struct TypedArgs<A, R> {
+    pub args: A,
+    pub slot: Arc<ResultSlot<R>>,
+}
+
+fn downcast<T: 'static>(typed: Box<dyn Any + Send>) -> Result<T, ToolError> {
+    typed.downcast::<T>().map(|t| *t).map_err(|_| {
+        tracing::error!(
+            expected = std::any::type_name::<T>(),
+            "a typed call carried arguments of another action"
+        );
+        crate::refusals::arguments_for_another_action()
+    })
+}
+
+/// A typed call's result slot, as generated dispatch code holds it (`None`
+/// for a call with JSON arguments). Not public API.
+#[doc(hidden)]
+pub type Slot<R> = Option<Arc<ResultSlot<R>>>;
+
+/// Where a typed call's result waits for the call that made it: filled by
+/// the generated dispatch, so the value goes back as the handler's own
+/// type, with no dynamic step. Not public API.
+#[doc(hidden)]
+pub struct ResultSlot<R>(std::sync::Mutex<Option<R>>);
+
+impl<R> ResultSlot<R> {
+    pub(crate) fn new() -> Arc<Self> {
+        Arc::new(Self(std::sync::Mutex::new(None)))
+    }
+
+    pub(crate) fn take(&self) -> Option<R> {
+        crate::lock::lock_unpoisoned(&self.0).take()
+    }
+
+    fn fill(&self, value: R) {
+        *crate::lock::lock_unpoisoned(&self.0) = Some(value);
+    }
+}
+
+/// What generated dispatch code makes of an action's output: the output
+/// as it is, and `value` in a typed call's slot (the handler's own value,
+/// or `()` for an action whose typed call gives nothing). Not public API.
+#[doc(hidden)]
+pub fn __typed_output<T>(output: ActionOutput, value: T, slot: &Slot<T>) -> ActionOutput {
+    if let Some(slot) = slot {
+        slot.fill(value);
+    }
+    output
 }

@@ -371,6 +371,7 @@ pub mod __private {
         Window, WindowHandle, WindowKind,
         activity::VariantHandle,
         app::CallTarget,
+        args::__typed_output as typed_output,
         by_hand::{BoxFuture, unknown_action},
         constraint::{Check, argument},
         model::FieldError,

@@ -53,15 +53,32 @@ fn spec(krate: &syn::Path, action: &Action) -> TokenStream {
 /// Turns the value in `value` into `Result<ActionOutput, ToolError>`.
 fn convert(krate: &syn::Path, returns: &Returns, value: TokenStream) -> TokenStream {
     match returns {
-        Returns::Unit => {
-            quote!({ let () = #value; ::core::result::Result::Ok(#krate::__private::ActionOutput::default()) })
-        }
-        Returns::Output => quote!(::core::result::Result::Ok(#value)),
+        Returns::Unit => quote!({
+            let () = #value;
+            ::core::result::Result::Ok(#krate::__private::typed_output(
+                #krate::__private::ActionOutput::default(),
+                (),
+                &__purview_slot,
+            ))
+        }),
+        Returns::Output => quote!(::core::result::Result::Ok(
+            #krate::__private::typed_output(#value, (), &__purview_slot)
+        )),
         Returns::Value(ty) => {
             // Spanned at the user's return type, so a missing Serialize is
-            // reported there.
-            let wrap = quote_spanned!(ty.span()=> #krate::__private::ActionOutput::typed::<#ty>);
-            quote!(::core::result::Result::Ok(#wrap(#value)))
+            // reported there, as `ActionOutput::result`'s bound.
+            let json = quote_spanned!(ty.span()=>
+                #krate::__private::ActionOutput::result::<&#ty>(&__purview_value)
+            );
+            quote!({
+                let __purview_value: #ty = #value;
+                let __purview_output = #json;
+                ::core::result::Result::Ok(#krate::__private::typed_output(
+                    __purview_output,
+                    __purview_value,
+                    &__purview_slot,
+                ))
+            })
         }
         Returns::Result { ok, err } => {
             let inner = convert(krate, ok, quote!(__purview_ok));
@@ -92,12 +109,21 @@ fn dispatch_arm(
 ) -> TokenStream {
     let method = &action.method;
     let params: Vec<&syn::Ident> = action.params().map(|p| &p.ident).collect();
+    // The type a typed call of it gives back, and so of its result's slot.
+    let result = match action.returns.result_type() {
+        Some(ty) => quote!(#ty),
+        None => quote!(()),
+    };
     let decode = if params.is_empty() {
-        quote!(args.finish()?;)
+        quote!(let __purview_slot = args.__finish_or_take::<#result>()?;)
     } else {
         let ident = args_struct_ident(action);
         let checks = constraint_checks(krate, action);
-        quote!(let #ident { #(#params),* } = args.__parse_or_take::<#ident>()?; #checks)
+        quote! {
+            let (#ident { #(#params),* }, __purview_slot) =
+                args.__parse_or_take::<#ident, #result>()?;
+            #checks
+        }
     };
     let call_args = action.inputs.iter().map(|a| match a {
         Arg::Param(p) => {

@@ -14,10 +14,9 @@
 //! [`Call::outcome`] gives the wire form instead.
 
 use std::{
-    any::{Any, TypeId},
+    any::Any,
     fmt,
     future::{Future, IntoFuture},
-    marker::PhantomData,
     pin::Pin,
     sync::Arc,
 };
@@ -33,6 +32,7 @@ use super::{
 };
 use crate::{
     action::JsonObject,
+    args::{ResultSlot, TypedArgs},
     model::{ApprovedBy, Next, ToolError, ToolOutcome, ToolResult},
     naming, refusals,
 };
@@ -112,7 +112,16 @@ pub struct Call<R = Option<Value>> {
     aim: Aim,
     caller: Caller,
     cancel: CancellationToken,
-    _result: PhantomData<fn() -> R>,
+    take: Take<R>,
+}
+
+/// Where the call's value comes from once it is applied.
+enum Take<R> {
+    /// The JSON result (a call made with JSON arguments is a
+    /// `Call<Option<Value>>`).
+    Json(fn(Option<Value>) -> R),
+    /// The slot the generated dispatch fills with the handler's own value.
+    Typed(Arc<ResultSlot<R>>),
 }
 
 /// What a call names.
@@ -124,13 +133,9 @@ enum Aim {
     /// arguments.
     Listed { window: String, key: usize, action: String, arguments: JsonObject },
     /// A typed call: the action by its key (its place in the type's
-    /// actions) and name, the arguments as the handler's own value.
-    Typed {
-        target: CallTarget,
-        key: usize,
-        action: &'static str,
-        arguments: Option<Box<dyn Any + Send>>,
-    },
+    /// actions) and name, the arguments as the handler's own value (with
+    /// the slot its result goes to).
+    Typed { target: CallTarget, key: usize, action: &'static str, arguments: Box<dyn Any + Send> },
 }
 
 impl<R> fmt::Debug for Call<R> {
@@ -151,7 +156,7 @@ impl Call {
             aim: Aim::Tool { name: tool.to_owned(), arguments },
             caller: Caller::ANONYMOUS,
             cancel: CancellationToken::new(),
-            _result: PhantomData,
+            take: Take::Json(std::convert::identity),
         }
     }
 
@@ -173,28 +178,33 @@ impl Call {
             },
             caller: Caller::Person,
             cancel: CancellationToken::new(),
-            _result: PhantomData,
+            take: Take::Json(std::convert::identity),
         }
     }
 }
 
-impl<R> Call<R> {
-    /// A typed call, made by a generated `…Calls` method.
-    pub(super) fn typed(
+impl<R: Send + 'static> Call<R> {
+    /// A typed call, made by a generated `…Calls` method: its arguments
+    /// travel with the slot its result comes back in.
+    pub(super) fn typed<A: Send + 'static>(
         target: CallTarget,
         key: usize,
         action: &'static str,
-        arguments: Option<Box<dyn Any + Send>>,
+        arguments: A,
     ) -> Self {
+        let slot = ResultSlot::new();
+        let arguments = Box::new(TypedArgs { args: arguments, slot: slot.clone() });
         Self {
             app: target.app.clone(),
             aim: Aim::Typed { target, key, action, arguments },
             caller: Caller::Person,
             cancel: CancellationToken::new(),
-            _result: PhantomData,
+            take: Take::Typed(slot),
         }
     }
+}
 
+impl<R> Call<R> {
     /// Runs the call as the person at the keyboard: not recorded as agent
     /// activity, and no approval asked (the default for typed calls).
     ///
@@ -319,27 +329,7 @@ impl<R> Call<R> {
     /// call ends.
     pub(crate) async fn answer(self) -> Answer {
         let Self { app, aim, caller, cancel, .. } = self;
-        let shared = &app.shared;
-        let request = match aim {
-            Aim::Tool { name, arguments } => {
-                let limits = &shared.config.limits;
-                // An action's arguments meet the same check in its gates.
-                let over = (name == naming::READ_WINDOWS_TOOL)
-                    .then(|| crate::validate::over_limits(&arguments, limits))
-                    .flatten();
-                match over {
-                    Some(problem) => Err(ToolError::validation(vec![problem])),
-                    None => route(shared.config.surface, &name, arguments),
-                }
-            }
-            Aim::Listed { window, key, action, arguments } => {
-                Ok(Request::Action(ActionCall::with_json(window, action, Some(key), arguments)))
-            }
-            Aim::Typed { target, key, action, arguments } => {
-                typed_request(&target, key, action, arguments)
-            }
-        };
-        phases::perform(shared, request, caller, cancel).await
+        answer(&app, aim, caller, cancel).await
     }
 
     async fn run(self) -> Result<Performed<R>, ToolError>
@@ -347,34 +337,48 @@ impl<R> Call<R> {
         R: 'static,
     {
         let (action, timeout) = (self.action().to_owned(), self.app.shared.config.approval_timeout);
-        let typed_aim = matches!(self.aim, Aim::Typed { .. });
-        let (result, typed) = match self.answer().await.unasked(&action, timeout) {
-            Settled::Applied { result, typed } => (result, typed),
+        let Self { app, aim, caller, cancel, take } = self;
+        let result = match answer(&app, aim, caller, cancel).await.unasked(&action, timeout) {
+            Settled::Applied { result } => result,
             Settled::Read(_) => return Err(refusals::read_windows_is_no_action()),
             Settled::Refused(error) => return Err(error),
         };
-        let value: Box<dyn Any + Send> = if typed_aim {
-            // An action that returns nothing has `()` for its value, and
-            // so has one declared `-> ActionOutput`, whatever typed value
-            // its output carries (its typed call is `Call<()>`).
-            match typed {
-                Some(value) if TypeId::of::<R>() != TypeId::of::<()>() => value,
-                _ => Box::new(()),
-            }
-        } else {
-            // A call made with JSON arguments ([`App::call`],
-            // `ActionInfo::call`, both `Call<Option<Value>>`) has the JSON
-            // result for its value.
-            debug_assert_eq!(TypeId::of::<R>(), TypeId::of::<Option<Value>>());
-            Box::new(result.result.clone())
+        let ToolResult { message, opened_window_ids, result, next, approved_by } = result;
+        let value = match take {
+            Take::Json(value_of) => value_of(result),
+            Take::Typed(slot) => slot.take().ok_or_else(|| {
+                tracing::error!(action, "a typed call's result was not handed back");
+                refusals::wrong_result_type(&action)
+            })?,
         };
-        let value = value.downcast::<R>().map_err(|_| {
-            tracing::error!(action, "a call's result was of another type");
-            refusals::wrong_result_type(&action)
-        })?;
-        let ToolResult { message, opened_window_ids, next, approved_by, .. } = result;
-        Ok(Performed { value: *value, message, opened_window_ids, next, approved_by })
+        Ok(Performed { value, message, opened_window_ids, next, approved_by })
     }
+}
+
+/// Runs a call to its answer, through the phases: the one way every call
+/// ends.
+async fn answer(app: &App, aim: Aim, caller: Caller, cancel: CancellationToken) -> Answer {
+    let shared = &app.shared;
+    let request = match aim {
+        Aim::Tool { name, arguments } => {
+            let limits = &shared.config.limits;
+            // An action's arguments meet the same check in its gates.
+            let over = (name == naming::READ_WINDOWS_TOOL)
+                .then(|| crate::validate::over_limits(&arguments, limits))
+                .flatten();
+            match over {
+                Some(problem) => Err(ToolError::validation(vec![problem])),
+                None => route(shared.config.surface, &name, arguments),
+            }
+        }
+        Aim::Listed { window, key, action, arguments } => {
+            Ok(Request::Action(ActionCall::with_json(window, action, Some(key), arguments)))
+        }
+        Aim::Typed { target, key, action, arguments } => {
+            typed_request(&target, key, action, arguments)
+        }
+    };
+    phases::perform(shared, request, caller, cancel).await
 }
 
 /// A typed call's request: app-level actions must be the app's own.
@@ -382,7 +386,7 @@ fn typed_request(
     target: &CallTarget,
     key: usize,
     action: &'static str,
-    arguments: Option<Box<dyn Any + Send>>,
+    arguments: Box<dyn Any + Send>,
 ) -> Result<Request, ToolError> {
     let window = match &target.window {
         Some(id) => id.to_string(),
@@ -397,7 +401,7 @@ fn typed_request(
         key: Some(key),
         arguments: JsonObject::new(),
         expected_version: None,
-        typed: arguments,
+        typed: Some(arguments),
         dispatched: false,
     }))
 }

@@ -18,7 +18,7 @@
 //!   settles and notifies;
 //! - **respond**: the result, with what can be operated next — or an error
 //!   that says what to do next on the agent's tool surface (advice.rs).
-use std::{any::Any, sync::Arc, time::Duration};
+use std::{sync::Arc, time::Duration};
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -90,9 +90,9 @@ pub(crate) enum Answer {
 
 /// A call that ended here, with no question left to put.
 pub(crate) enum Settled {
-    /// The action ran and its effects committed; `typed` is the handler's
-    /// own value for a typed call.
-    Applied { result: ToolResult, typed: Option<Box<dyn Any + Send>> },
+    /// The action ran and its effects committed (a typed call's own value
+    /// waits in its slot).
+    Applied { result: ToolResult },
     /// `app__read_windows`'s answer.
     Read(Value),
     /// Refused, with advice on what to do next.
@@ -143,7 +143,7 @@ pub(super) async fn perform(
     };
     let dispatched = call.dispatched.then(|| (call.window.clone(), call.action.clone()));
     match run_phases(shared, call, caller, cancel).await {
-        Ok((result, typed)) => Answer::Settled(Settled::Applied { result, typed }),
+        Ok(result) => Answer::Settled(Settled::Applied { result }),
         Err(Stop::Ask(question)) => Answer::Ask(question),
         Err(Stop::Refused(error)) => {
             let mut error = explain(shared, error);
@@ -199,7 +199,7 @@ async fn run_phases(
     mut call: ActionCall,
     mut caller: Caller,
     cancel: CancellationToken,
-) -> Result<(ToolResult, Option<Box<dyn Any + Send>>), Stop> {
+) -> Result<ToolResult, Stop> {
     refuse_reentry(&call)?;
     let checked = check(shared, &mut call)?;
     let mut approved = None;
@@ -254,7 +254,7 @@ async fn run_phases(
     let approved_by = approved.map(|Approved { by, .. }| by);
     let result =
         ToolResult { message: Some(message), opened_window_ids: opened, result, next, approved_by };
-    Ok((result, output.typed.0))
+    Ok(result)
 }
 
 /// The handler's context, for `caller`.

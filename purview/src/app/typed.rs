@@ -113,19 +113,19 @@ impl CallTarget {
 
     /// A call of the action at `key` (its place in the type's actions),
     /// named `action`, without arguments.
-    pub fn call<R>(&self, key: usize, action: &'static str) -> Call<R> {
-        Call::typed(self.clone(), key, action, None)
+    pub fn call<R: Send + 'static>(&self, key: usize, action: &'static str) -> Call<R> {
+        Call::typed(self.clone(), key, action, ())
     }
 
     /// A call of the action at `key`, named `action`, with its decoded
     /// arguments.
-    pub fn call_with<R, T: Send + 'static>(
+    pub fn call_with<R: Send + 'static, T: Send + 'static>(
         &self,
         key: usize,
         action: &'static str,
         arguments: T,
     ) -> Call<R> {
-        Call::typed(self.clone(), key, action, Some(Box::new(arguments)))
+        Call::typed(self.clone(), key, action, arguments)
     }
 
     /// A typed call of app-level actions must be of the app's own actions
