@@ -13,11 +13,13 @@ use purview::{
 };
 
 use crate::{
-    Desk,
+    Desk, WindowUi,
     bar::action_bar,
-    calls::{Core, Scope, WindowUi, WindowView, lock},
+    calls::Core,
     desk::Override,
-    read::Scene,
+    lock::lock,
+    outcomes::Scope,
+    read::{Scene, WindowView},
     schema::ActionDef,
 };
 

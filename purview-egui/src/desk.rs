@@ -8,12 +8,7 @@ use std::{
 use egui::Ui;
 use purview::{App, Window, WindowHandle, approval::ApprovalQueue};
 
-use crate::{
-    WindowUi,
-    calls::{Core, Scope},
-    executor::Executor,
-    schema::ActionDef,
-};
+use crate::{WindowUi, calls::Core, executor::Executor, outcomes::Scope, schema::ActionDef};
 
 /// A window type's own drawing: tries `id` as its type, draws it if it is.
 pub(crate) type Override = Box<dyn FnMut(&mut Ui, &App, &str, &mut WindowUi<'_>) -> bool>;

@@ -3,10 +3,17 @@
 
 use egui::{Response, RichText, Ui};
 
+use std::collections::HashMap;
+
 use crate::{
-    calls::{Core, Scope, field_error, form_problems},
-    schema::{ActionDef, Param, ParamKind},
+    calls::Core,
+    confirm::Confirming,
+    outcomes::{Scope, field_error, form_problems},
+    schema::{ActionDef, FormValues, Param, ParamKind},
 };
+
+/// Open action forms, by scope and action name, and what is typed in them.
+pub(crate) type Forms = HashMap<(Scope, String), FormValues>;
 
 /// The form of an action with arguments: one field per argument, its error
 /// beside it.
@@ -71,7 +78,7 @@ pub(crate) fn form(
             core.fail(scope.clone(), Some(action.info.name.clone()), form_problems(problems))
         }
         Ok(arguments) if action.info.destructive && confirm_destructive => {
-            core.confirming = Some((scope.clone(), action.info.name.clone(), arguments));
+            core.confirming = Some(Confirming::new(scope, action, arguments));
         }
         Ok(arguments) => core.perform(ctx, action, arguments),
     }

@@ -1,12 +1,12 @@
 //! The frame loop: each frame reads the app once (read.rs), draws the main
 //! panel and every window (chrome.rs, blocks.rs, bar.rs), and follows the
-//! agent's focus; a click starts a call (calls.rs) whose outcome the next
-//! frame shows.
+//! agent's focus; a click starts a call (calls.rs) whose outcome
+//! (outcomes.rs) the next frame shows.
 
 use egui::Ui;
 use purview::approval::ApprovalQueue;
 
-use crate::{Desk, calls::lock, chrome::asking, read::Scene};
+use crate::{Desk, chrome::asking, lock::lock, read::Scene};
 
 impl Desk {
     /// Draws the main panel into `ui`, and every open Purview window.

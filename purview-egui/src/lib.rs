@@ -57,12 +57,17 @@ mod bar;
 mod blocks;
 mod calls;
 mod chrome;
+mod confirm;
 mod desk;
 mod executor;
 mod form;
 mod frame;
+mod lock;
+mod outcomes;
+mod pages;
 mod read;
 mod schema;
+mod window_ui;
 
-pub use calls::WindowUi;
 pub use desk::Desk;
+pub use window_ui::WindowUi;
