@@ -6,6 +6,7 @@ use egui::{Color32, RichText, Ui};
 use purview::{
     model::MASK,
     model::{Block, BlockKind, FieldItem, Severity},
+    naming::humanize,
     serde_json::{self, Value},
 };
 
@@ -29,7 +30,16 @@ impl WindowUi<'_> {
             BlockKind::Text { text } => {
                 ui.label(text);
             }
-            BlockKind::Fields { items } => fields(ui, salt, items),
+            BlockKind::Fields { items } => {
+                // A group of fields is named by its block id (the group's
+                // name): the projection carries no other title for it.
+                // Fields in no group share the id `fields`: no name.
+                let named = block.id.as_deref().filter(|id| *id != "fields");
+                if let (Some(id), true) = (named, items.len() > 1) {
+                    ui.label(RichText::new(humanize(id)).strong());
+                }
+                fields(ui, salt, items);
+            }
             BlockKind::Table { columns, rows, offset, total } => {
                 self.table(ui, &key, columns, rows, offset.unwrap_or(0), *total);
             }

@@ -62,6 +62,7 @@ mod desk;
 mod executor;
 mod form;
 mod frame;
+mod layout;
 mod lock;
 mod outcomes;
 mod pages;
