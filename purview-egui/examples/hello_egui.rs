@@ -123,8 +123,9 @@ fn main() -> eframe::Result {
         .embedded(true)
         .heading("Hello, egui")
         .note(format!("Agents connect over MCP at {endpoint}"));
-    let viewport =
-        egui::ViewportBuilder::default().with_inner_size([1300.0, 560.0]).with_position([0.0, 0.0]);
+    // Room for the main panel and the windows tiled beside it; the desk
+    // lays them out in whatever size the person gives the window.
+    let viewport = egui::ViewportBuilder::default().with_inner_size([1280.0, 800.0]);
     let options = eframe::NativeOptions { viewport, ..Default::default() };
     eframe::run_native("hello_egui", options, Box::new(|_| Ok(Box::new(Gui(desk)))))
 }

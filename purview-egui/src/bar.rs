@@ -1,13 +1,16 @@
 //! The default action bar: a window's available actions as buttons, the
-//! forms of those with arguments (form.rs), and a confirmation before a
-//! destructive one.
+//! forms of those with arguments (form.rs), and the confirmation a
+//! destructive one asks for (confirm.rs).
 
 use egui::{RichText, Ui};
 use purview::model::JsonObject;
 
 use crate::{
-    calls::{Core, Scope, WindowUi},
+    WindowUi,
+    calls::Core,
+    confirm::{Confirming, confirmation},
     form::form,
+    outcomes::Scope,
     schema::{ActionDef, FormValues},
 };
 
@@ -63,8 +66,7 @@ pub(crate) fn action_bar(
                     core.forms.insert(key, FormValues::default());
                 }
             } else if action.info.destructive && confirm_destructive {
-                core.confirming =
-                    Some((scope.clone(), action.info.name.clone(), JsonObject::new()));
+                core.confirming = Some(Confirming::new(scope, action, JsonObject::new()));
             } else {
                 core.perform(ctx, action, JsonObject::new());
             }
@@ -76,51 +78,4 @@ pub(crate) fn action_bar(
         }
     }
     confirmation(ui, core, ctx, scope, actions);
-}
-
-/// "Yes" or "no" to the destructive action waiting in `scope`.
-fn confirmation(
-    ui: &mut Ui,
-    core: &mut Core,
-    ctx: &egui::Context,
-    scope: &Scope,
-    actions: &[&ActionDef],
-) {
-    let Some((asked_scope, name, _)) = &core.confirming else { return };
-    if asked_scope != scope {
-        return;
-    }
-    let Some(action) = actions.iter().find(|a| &a.info.name == name) else {
-        // The action went away (its window changed): nothing to confirm.
-        core.confirming = None;
-        return;
-    };
-    let warn = ui.visuals().error_fg_color;
-    let mut answer = None;
-    egui::Frame::group(ui.style()).stroke(egui::Stroke::new(1.5, warn)).show(ui, |ui| {
-        ui.label(
-            RichText::new(format!("{}? This cannot be undone.", action.info.title)).color(warn),
-        );
-        if !action.info.description.is_empty() {
-            ui.weak(&action.info.description);
-        }
-        ui.horizontal(|ui| {
-            let verb = action.info.title.to_lowercase();
-            if ui.button(RichText::new(format!("Yes, {verb}")).color(warn)).clicked() {
-                answer = Some(true);
-            }
-            if ui.button(format!("Do not {verb}")).clicked() {
-                answer = Some(false);
-            }
-        });
-    });
-    match answer {
-        Some(true) => {
-            if let Some((_, _, arguments)) = core.confirming.take() {
-                core.perform(ctx, action, arguments);
-            }
-        }
-        Some(false) => core.confirming = None,
-        None => {}
-    }
 }

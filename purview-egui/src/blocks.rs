@@ -6,10 +6,11 @@ use egui::{Color32, RichText, Ui};
 use purview::{
     model::MASK,
     model::{Block, BlockKind, FieldItem, Severity},
+    naming::humanize,
     serde_json::{self, Value},
 };
 
-use crate::calls::{Page, WindowUi, lock};
+use crate::WindowUi;
 
 impl WindowUi<'_> {
     /// Draws every block of the window, as agents read them, in order.
@@ -29,7 +30,16 @@ impl WindowUi<'_> {
             BlockKind::Text { text } => {
                 ui.label(text);
             }
-            BlockKind::Fields { items } => fields(ui, salt, items),
+            BlockKind::Fields { items } => {
+                // A group of fields is named by its block id (the group's
+                // name): the projection carries no other title for it.
+                // Fields in no group share the id `fields`: no name.
+                let named = block.id.as_deref().filter(|id| *id != "fields");
+                if let (Some(id), true) = (named, items.len() > 1) {
+                    ui.label(RichText::new(humanize(id)).strong());
+                }
+                fields(ui, salt, items);
+            }
             BlockKind::Table { columns, rows, offset, total } => {
                 self.table(ui, &key, columns, rows, offset.unwrap_or(0), *total);
             }
@@ -64,105 +74,10 @@ impl WindowUi<'_> {
             }
         }
     }
-
-    /// A table, and when it is a truncated view onto more rows and declares
-    /// its load action (`#[block(table, load = ..)]`), the person pages
-    /// through it with that action.
-    fn table(
-        &mut self,
-        ui: &mut Ui,
-        key: &str,
-        columns: &[String],
-        rows: &[Vec<Value>],
-        offset: u64,
-        total: Option<u64>,
-    ) {
-        let id = self.view.state.id.clone();
-        let page_key = (id.clone(), key.to_owned());
-        let page = lock(&self.core.pages).get(&page_key).cloned();
-        let (shown_offset, shown) = match &page {
-            Some(page) => (page.offset, page.rows.as_slice()),
-            None => (offset, rows),
-        };
-        egui::Grid::new(("purview-table", id.as_str(), key)).striped(true).show(ui, |ui| {
-            for column in columns {
-                ui.strong(column);
-            }
-            ui.end_row();
-            for row in shown {
-                for value in row {
-                    ui.label(cell(value));
-                }
-                ui.end_row();
-            }
-        });
-        let Some(total) = total else { return };
-        let shown_to = shown_offset + shown.len() as u64;
-        ui.weak(format!(
-            "Rows {}–{shown_to} of {total}",
-            if shown.is_empty() { shown_offset } else { shown_offset + 1 }
-        ));
-        // The action the table declares it pages through, while available.
-        let declared = self.view.paged_by.iter().find(|(block, _)| block == key);
-        let Some(loader) =
-            declared.and_then(|(_, name)| self.view.actions.iter().find(|a| &a.info.name == name))
-        else {
-            return;
-        };
-        let limit = rows.len().max(1) as u64;
-        let mut wanted = None;
-        ui.horizontal(|ui| {
-            if ui
-                .add_enabled(shown_offset > 0, egui::Button::new("Previous rows"))
-                .on_hover_text(format!("Show the {limit} rows before these"))
-                .clicked()
-            {
-                wanted = Some(shown_offset.saturating_sub(limit));
-            }
-            if ui
-                .add_enabled(shown_to < total, egui::Button::new("Next rows"))
-                .on_hover_text(format!("Show the next {limit} rows"))
-                .clicked()
-            {
-                wanted = Some(shown_to);
-            }
-        });
-        let Some(at) = wanted else { return };
-        if at == offset && page.is_some() {
-            // Back at the rows the window shows anyway.
-            lock(&self.core.pages).remove(&page_key);
-            return;
-        }
-        let mut arguments = purview::model::JsonObject::new();
-        arguments.insert("offset".into(), at.into());
-        arguments.insert("limit".into(), limit.into());
-        let (pages, columns) = (self.core.pages.clone(), columns.to_vec());
-        let call = self.core.person_call(loader, arguments);
-        self.core.run(&self.ctx, call, move |performed| {
-            let rows =
-                performed.value.as_ref().and_then(|r| r.get("rows")).and_then(Value::as_array);
-            let rows = rows.map(|rows| rows.iter().map(|row| row_cells(row, &columns)).collect());
-            if let Some(rows) = rows {
-                lock(&pages).insert(page_key, Page { offset: at, rows });
-            }
-        });
-    }
-}
-
-/// A row of a loader's result: an array in column order, or an object
-/// keyed by column title.
-fn row_cells(row: &Value, columns: &[String]) -> Vec<Value> {
-    match row {
-        Value::Array(cells) => cells.clone(),
-        Value::Object(map) => {
-            columns.iter().map(|c| map.get(c).cloned().unwrap_or(Value::Null)).collect()
-        }
-        other => vec![other.clone()],
-    }
 }
 
 /// A value as a person reads it: strings without quotes, nothing for null.
-fn cell(value: &Value) -> String {
+pub(crate) fn cell(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),

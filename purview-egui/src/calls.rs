@@ -1,53 +1,25 @@
-//! The person's calls: run off the GUI thread, their failures kept where
-//! the GUI shows them (per window, per action, per field), and
-//! [`WindowUi`], what a window's drawing code uses to start them.
+//! Where the person's calls run: off the GUI thread, on the desk's
+//! executor, their outcomes kept (outcomes.rs) where the GUI shows them
+//! (per window, per action, per field). [`Core`] is also what every
+//! window's drawing shares: the forms open, the confirmation asked, the
+//! pages loaded.
 
 use std::{
-    collections::HashMap,
     future::{Future, IntoFuture},
-    sync::{Arc, Mutex, MutexGuard},
+    sync::{Arc, Mutex},
 };
 
-use purview::{
-    App, Call, Performed, ToolError,
-    model::JsonObject,
-    model::{ErrorCode, FieldError, WindowState},
+use purview::{App, Call, Performed, ToolError, model::ErrorCode, model::JsonObject};
+
+use crate::{
+    confirm::Confirming,
+    executor::Executor,
+    form::Forms,
+    lock::lock,
+    outcomes::{Failure, Outcomes, Scope},
+    pages::Pages,
+    schema::ActionDef,
 };
-
-use crate::{executor::Executor, schema::ActionDef, schema::FormValues};
-
-/// Where a call belongs: a window's id, or `None` for the app's own actions.
-pub(crate) type Scope = Option<String>;
-
-/// A call that failed, kept until the next call in its scope succeeds.
-#[derive(Debug, Clone)]
-pub(crate) struct Failure {
-    /// The action whose form the per-field errors belong to, if known.
-    pub action: Option<String>,
-    pub error: ToolError,
-}
-
-/// What finished calls left for the GUI.
-#[derive(Debug, Default)]
-pub(crate) struct Outcomes {
-    pub failures: HashMap<Scope, Failure>,
-    /// Actions that succeeded since the last frame: their forms close.
-    pub succeeded: Vec<(Scope, String)>,
-}
-
-/// A page of a truncated table, loaded through the window's own loader.
-#[derive(Debug, Clone)]
-pub(crate) struct Page {
-    pub offset: u64,
-    pub rows: Vec<Vec<purview::serde_json::Value>>,
-}
-
-/// Pages by window id and block id.
-pub(crate) type Pages = HashMap<(String, String), Page>;
-
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
 
 /// The state every window's drawing shares: the app, where calls run, and
 /// what the person has typed, opened or asked to confirm.
@@ -56,9 +28,9 @@ pub(crate) struct Core {
     pub executor: Executor,
     pub outcomes: Arc<Mutex<Outcomes>>,
     /// Open action forms and what is typed in them.
-    pub forms: HashMap<(Scope, String), FormValues>,
-    /// A destructive action waiting for the person's "yes", with its arguments.
-    pub confirming: Option<(Scope, String, JsonObject)>,
+    pub forms: Forms,
+    /// A destructive action waiting for the person's "yes".
+    pub confirming: Option<Confirming>,
     pub pages: Arc<Mutex<Pages>>,
 }
 
@@ -136,128 +108,4 @@ impl Core {
     pub(crate) fn failure(&self, scope: &Scope) -> Option<Failure> {
         lock(&self.outcomes).failures.get(scope).cloned()
     }
-}
-
-/// One window as this frame draws it.
-pub(crate) struct WindowView {
-    pub state: WindowState,
-    /// Its actions: the available ones, or, while it is blocked, the ones it
-    /// had when last operable (drawn disabled).
-    pub actions: Vec<ActionDef>,
-    pub operable: bool,
-    /// While it is not operable, the window operable in its place.
-    pub blocked_by: Option<String>,
-    /// Which action loads each paged table's pages: `(block id, action)`.
-    pub paged_by: Vec<(String, String)>,
-}
-
-/// What a window's drawing code gets besides the [`egui::Ui`]: the window's
-/// projection, and a way to start calls whose failures the window shows.
-///
-/// Handed to the closures given to [`Desk::draw`](crate::Desk::draw). Calls
-/// started here run in the background; the window shows the last failure
-/// (and, for `validation_failed`, each field's error) until a later call in
-/// the same window succeeds.
-///
-/// ```
-/// # use purview::prelude::*;
-/// # #[window(summary = "Counts to {count}")]
-/// # #[derive(Clone, Default)]
-/// # struct Counter { #[block(field)] count: u32 }
-/// # #[actions] impl Counter { /// Count one more.
-/// #   #[action] fn increment(&mut self) { self.count += 1; } }
-/// let desk = purview_egui::Desk::new(App::builder().build()).draw::<Counter>(|ui, counter, cx| {
-///     let count = counter.read(|c| c.count).unwrap_or_default();
-///     ui.heading(format!("{count} so far"));
-///     if ui.button("One more").clicked() {
-///         cx.run(counter.act().increment());
-///     }
-///     cx.action_bar(ui); // the default buttons for everything else
-/// });
-/// # drop(desk);
-/// ```
-pub struct WindowUi<'a> {
-    pub(crate) core: &'a mut Core,
-    pub(crate) view: &'a WindowView,
-    pub(crate) ctx: egui::Context,
-}
-
-impl WindowUi<'_> {
-    /// The window's id, as agents know it.
-    pub fn id(&self) -> &str {
-        &self.view.state.id
-    }
-
-    /// The application.
-    pub fn app(&self) -> &App {
-        &self.core.app
-    }
-
-    /// The window as agents read it now: title, summary, version and blocks.
-    pub fn state(&self) -> &WindowState {
-        &self.view.state
-    }
-
-    /// Whether the window may be operated now (no modal blocks it).
-    pub fn is_operable(&self) -> bool {
-        self.view.operable
-    }
-
-    /// Runs a [`purview::Call`] in the background — a typed call from
-    /// `handle.act()` or `app.act::<A>()`, or `app.call(tool, arguments)` —
-    /// always as the person at this screen
-    /// ([`by_person`](purview::Call::by_person)): a click is never taken for
-    /// an agent's call. A failure is shown in
-    /// the call's window (the main panel for an app-level action), its
-    /// per-field errors on that action's form, until a later call there
-    /// succeeds. The only way a window's drawing code starts a call.
-    ///
-    /// ```
-    /// # use purview::prelude::*;
-    /// # #[window(summary = "Counts to {count}")]
-    /// # #[derive(Clone, Default)]
-    /// # struct Counter { #[block(field)] count: u32 }
-    /// # #[actions] impl Counter { /// Count one more.
-    /// #   #[action] fn increment(&mut self) { self.count += 1; } }
-    /// let desk = purview_egui::Desk::new(App::builder().build()).draw::<Counter>(|ui, counter, cx| {
-    ///     if ui.button("One more").clicked() {
-    ///         cx.run(counter.act().increment());
-    ///     }
-    /// });
-    /// # drop(desk);
-    /// ```
-    pub fn run<R: Send + 'static>(&mut self, call: Call<R>) {
-        self.core.run(&self.ctx, call, drop);
-    }
-
-    /// Draws the window the default way: its blocks, then its action bar.
-    /// For the windows a [`Desk::draw_kind`](crate::Desk::draw_kind)
-    /// closure leaves alone.
-    pub fn default_contents(&mut self, ui: &mut egui::Ui) {
-        self.blocks(ui);
-        ui.add_space(4.0);
-        self.action_bar(ui);
-    }
-
-    /// The last failure of a call in this window, if the latest did not
-    /// succeed.
-    pub fn last_error(&self) -> Option<ToolError> {
-        self.core.failure(&Some(self.view.state.id.clone())).map(|f| f.error)
-    }
-
-    /// What the last failure said about the argument `field`, if anything
-    /// (`validation_failed`, §7.3).
-    pub fn field_error(&self, field: &str) -> Option<String> {
-        field_error(self.last_error().as_ref(), field)
-    }
-}
-
-/// The error a failure gives for one argument.
-pub(crate) fn field_error(error: Option<&ToolError>, field: &str) -> Option<String> {
-    error?.fields.as_ref()?.iter().find(|f| f.field == field).map(|f| f.error.clone())
-}
-
-/// A failure found by the form itself, shaped as the runtime's would be.
-pub(crate) fn form_problems(problems: Vec<FieldError>) -> ToolError {
-    ToolError::validation(problems)
 }

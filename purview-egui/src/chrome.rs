@@ -13,11 +13,14 @@ use purview::{
 };
 
 use crate::{
-    Desk,
+    Desk, WindowUi,
     bar::action_bar,
-    calls::{Core, Scope, WindowUi, WindowView, lock},
+    calls::Core,
     desk::Override,
-    read::Scene,
+    layout::Place,
+    lock::lock,
+    outcomes::Scope,
+    read::{Scene, WindowView},
     schema::ActionDef,
 };
 
@@ -51,6 +54,9 @@ impl Desk {
             }
             if let Some(note) = &self.note {
                 ui.label(note);
+            }
+            if let Some(error) = &self.read_error {
+                ui.colored_label(ui.visuals().error_fg_color, error);
             }
             for request in pending.iter().filter(|p| {
                 p.request
@@ -91,7 +97,8 @@ impl Desk {
         });
     }
 
-    /// One Purview window, as an egui window or its own viewport.
+    /// One Purview window, as an egui window or its own viewport, where
+    /// the layout puts it (layout.rs).
     pub(crate) fn window(
         &mut self,
         ctx: &egui::Context,
@@ -101,59 +108,49 @@ impl Desk {
         asking: &[&PendingApproval],
     ) {
         let id = view.state.id.clone();
-        let fresh = !self.positions.contains_key(&id);
-        // A window-level dialog opens beside its owner, a little lower; the
-        // first two other windows beside the main panel, later ones
-        // cascading below them. Each keeps its first place.
-        let over_owner = view.state.owner_id.as_ref().and_then(|o| self.positions.get(o)).copied();
-        let slot = self.placed;
-        let position = *self.positions.entry(id.clone()).or_insert_with(|| match over_owner {
-            Some([x, y]) => [x + 420.0, y + 60.0],
-            None => match slot {
-                0 => [440.0, 20.0],
-                1 => [870.0, 20.0],
-                n => [440.0 + 40.0 * (n - 2) as f32, 370.0 + 30.0 * (n - 2) as f32],
-            },
-        });
-        if fresh && over_owner.is_none() {
-            self.placed += 1;
-        }
+        let place = self.layout.place(&view.state, ctx.content_rect());
+        let fresh = !self.layout.drawn_rects().contains_key(&id);
         let agent_here =
             activity.and_then(|a| a.window.as_deref()) == Some(id.as_str()) || !asking.is_empty();
-        let Self { core, overrides, approvals, embedded, .. } = self;
+        let Self { core, overrides, approvals, embedded, layout, .. } = self;
         let approvals = approvals.as_ref();
         let mut contents = |ui: &mut Ui| {
             window_contents(ui, core, overrides, approvals, scene, view, agent_here, asking);
         };
         if *embedded {
+            let app_modal = view.state.modal && view.state.owner_id.is_none();
+            if app_modal {
+                backdrop(ctx, &id);
+            }
             let mut frame = egui::Frame::window(&ctx.global_style());
             if agent_here {
                 frame = frame.stroke(Stroke::new(3.0, AGENT));
             }
-            // As tall as its contents, up to the host window's height.
-            let tallest = (ctx.content_rect().height() - 80.0).max(120.0);
-            egui::Window::new(view.state.title.as_str())
-                .id(window_id(&id))
-                .default_pos(position)
-                .default_width(400.0)
-                .collapsible(false)
-                .frame(frame)
-                .show(ctx, |ui| {
-                    egui::ScrollArea::vertical()
-                        .id_salt(("purview-scroll", id.as_str()))
-                        .max_height(tallest)
-                        .show(ui, |ui| contents(ui));
-                });
-            if fresh {
-                // A new window (a dialog above all) opens in front.
-                ctx.move_to_top(LayerId::new(Order::Middle, window_id(&id)));
+            let (window, inside) = embedded_window(&view.state.title, &id, place, frame, app_modal);
+            let shown = window.show(ctx, |ui| {
+                egui::ScrollArea::vertical()
+                    .id_salt(("purview-scroll", id.as_str()))
+                    .max_height(inside)
+                    .show(ui, |ui| contents(ui));
+            });
+            if let Some(shown) = shown {
+                let dragging = ctx.input(|i| i.pointer.any_down());
+                layout.drawn(&id, shown.response.rect, place, dragging);
+            }
+            if fresh || app_modal {
+                // A new window (a dialog above all) opens in front; the
+                // app's question stays there.
+                let order = if app_modal { Order::Foreground } else { Order::Middle };
+                ctx.move_to_top(LayerId::new(order, window_id(&id)));
             }
             return;
         }
+        let size = place.max.min(egui::vec2(480.0, 420.0));
+        layout.drawn(&id, egui::Rect::from_min_size(place.pos, size), place, false);
         let builder = ViewportBuilder::default()
             .with_title(&view.state.title)
-            .with_inner_size([420.0, 330.0])
-            .with_position(position);
+            .with_inner_size(size)
+            .with_position(place.pos);
         let close = ctx.show_viewport_immediate(viewport_id(&id), builder, |ui, class| {
             let closing = class != ViewportClass::EmbeddedWindow
                 && ui.ctx().input(|i| i.viewport().close_requested());
@@ -236,6 +233,7 @@ fn window_contents(
     } else if agent_here {
         ui.label(RichText::new("Agent is working here").color(AGENT).strong());
     }
+    summary(ui, &view.state);
     if !view.operable {
         let blocker = view
             .blocked_by
@@ -254,6 +252,18 @@ fn window_contents(
         }
     });
     last_error(ui, core, &Some(view.state.id.clone()));
+}
+
+/// The window's summary, in the app's words: for a modal, the question it
+/// asks, so it stands out.
+fn summary(ui: &mut Ui, state: &purview::model::WindowState) {
+    let Some(summary) = state.summary.as_deref().filter(|s| !s.trim().is_empty()) else { return };
+    if state.modal {
+        ui.label(RichText::new(summary).size(17.0).strong());
+    } else {
+        ui.label(RichText::new(summary).italics());
+    }
+    ui.add_space(2.0);
 }
 
 /// The last failure in `scope`, if the latest call there did not succeed.
@@ -279,6 +289,49 @@ fn approval_prompt(ui: &mut Ui, approvals: Option<&ApprovalQueue>, pending: &Pen
             });
         });
     });
+}
+
+/// The egui window of Purview window `id` at `place`, and the most height
+/// its contents get before they scroll.
+fn embedded_window<'a>(
+    title: &'a str,
+    id: &str,
+    place: Place,
+    frame: egui::Frame,
+    app_modal: bool,
+) -> (egui::Window<'a>, f32) {
+    // The frame's margins and stroke are outside what egui sizes.
+    let max = place.max - frame.total_margin().sum();
+    let mut window = egui::Window::new(title)
+        .id(window_id(id))
+        .pivot(place.pivot)
+        .max_size(max)
+        // Also the size of its first, unseen sizing frame, so egui does not
+        // push it off its tile to fit a larger guess.
+        .default_size(max)
+        .min_width(max.x.min(300.0))
+        .resizable(false)
+        .collapsible(false)
+        .frame(frame);
+    window = if place.now { window.current_pos(place.pos) } else { window.default_pos(place.pos) };
+    if app_modal {
+        window = window.order(Order::Foreground);
+    }
+    // Less the title bar: the contents scroll beyond.
+    (window, (max.y - 28.0).max(80.0))
+}
+
+/// Dims everything below an app-level modal and takes the clicks meant for
+/// it: the rest of the desk is visibly out of reach until it is answered.
+fn backdrop(ctx: &egui::Context, modal: &str) {
+    let screen = ctx.content_rect();
+    egui::Area::new(Id::unique(("purview-backdrop", modal)))
+        .order(Order::Foreground)
+        .fixed_pos(screen.min)
+        .show(ctx, |ui| {
+            let (rect, _) = ui.allocate_exact_size(screen.size(), egui::Sense::click_and_drag());
+            ui.painter().rect_filled(rect, 0.0, Color32::from_black_alpha(150));
+        });
 }
 
 /// The pending requests for one window.

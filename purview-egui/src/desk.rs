@@ -9,10 +9,7 @@ use egui::Ui;
 use purview::{App, Window, WindowHandle, approval::ApprovalQueue};
 
 use crate::{
-    WindowUi,
-    calls::{Core, Scope},
-    executor::Executor,
-    schema::ActionDef,
+    WindowUi, calls::Core, executor::Executor, layout::Layout, outcomes::Scope, schema::ActionDef,
 };
 
 /// A window type's own drawing: tries `id` as its type, draws it if it is.
@@ -44,11 +41,8 @@ pub struct Desk {
     pub(crate) overrides: Vec<Override>,
     /// Whether `App::on_change` already wakes this desk's egui context.
     pub(crate) woken: bool,
-    /// Where each window first appeared; kept, so closing one window does
-    /// not move the others.
-    pub(crate) positions: HashMap<String, [f32; 2]>,
-    /// How many windows were ever placed: the next one's slot.
-    pub(crate) placed: usize,
+    /// Where each window goes and how large it may grow.
+    pub(crate) layout: Layout,
     /// The last agent focus request already turned into a raise.
     pub(crate) focused_serial: u64,
     /// Each scope's actions when it was last operable, drawn disabled while
@@ -123,8 +117,7 @@ impl Desk {
             list_windows: true,
             overrides: Vec::new(),
             woken: false,
-            positions: HashMap::new(),
-            placed: 0,
+            layout: Layout::default(),
             focused_serial: 0,
             last_actions: HashMap::new(),
             read_error: None,

@@ -3,10 +3,17 @@
 
 use egui::{Response, RichText, Ui};
 
+use std::collections::HashMap;
+
 use crate::{
-    calls::{Core, Scope, field_error, form_problems},
-    schema::{ActionDef, Param, ParamKind},
+    calls::Core,
+    confirm::Confirming,
+    outcomes::{Scope, field_error, form_problems},
+    schema::{ActionDef, FormValues, Param, ParamKind},
 };
+
+/// Open action forms, by scope and action name, and what is typed in them.
+pub(crate) type Forms = HashMap<(Scope, String), FormValues>;
 
 /// The form of an action with arguments: one field per argument, its error
 /// beside it.
@@ -41,10 +48,16 @@ pub(crate) fn form(
                     param.name.as_str(),
                 ));
                 let text = values.texts.entry(param.name.clone()).or_default();
-                let (field, entered) = param_field(ui, id, &param.kind, text);
+                let (field, entered) = param_field(ui, id, param, text);
                 submit |= entered;
                 field.labelled_by(label.id);
                 ui.end_row();
+                if let Some(help) = &param.description {
+                    // The argument's own words, under its field.
+                    ui.label("");
+                    ui.add(egui::Label::new(RichText::new(help).small().weak()).wrap());
+                    ui.end_row();
+                }
                 if let Some(problem) = field_error(error, &param.name) {
                     ui.label("");
                     let said = format!("{}: {problem}", param.label);
@@ -53,7 +66,9 @@ pub(crate) fn form(
                 }
             }
         });
-        let (run, cancel) = buttons(ui, action);
+        let typed = action.params.iter().any(|p| p.kind.is_typed());
+        let (run, cancel) = buttons(ui, action, typed, !values.shown);
+        values.shown = true;
         (submit, close) = (submit || run, cancel);
     });
     if close {
@@ -71,7 +86,7 @@ pub(crate) fn form(
             core.fail(scope.clone(), Some(action.info.name.clone()), form_problems(problems))
         }
         Ok(arguments) if action.info.destructive && confirm_destructive => {
-            core.confirming = Some((scope.clone(), action.info.name.clone(), arguments));
+            core.confirming = Some(Confirming::new(scope, action, arguments));
         }
         Ok(arguments) => core.perform(ctx, action, arguments),
     }
@@ -95,10 +110,10 @@ fn param_label(ui: &mut Ui, param: &Param) -> Response {
 fn param_field(
     ui: &mut Ui,
     id: egui::IdSalt,
-    kind: &ParamKind,
+    param: &Param,
     text: &mut String,
 ) -> (Response, bool) {
-    match kind {
+    match &param.kind {
         ParamKind::Bool => {
             let mut on = text == "true";
             let response = ui.checkbox(&mut on, "");
@@ -115,8 +130,11 @@ fn param_field(
             (combo.response, false)
         }
         kind => {
-            let edit =
+            let mut edit =
                 egui::TextEdit::singleline(text).id_salt(id).password(*kind == ParamKind::Secret);
+            if let Some(example) = &param.example {
+                edit = edit.hint_text(example.as_str());
+            }
             let response = ui.add(edit);
             let entered = response.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
             (response, entered)
@@ -124,19 +142,28 @@ fn param_field(
     }
 }
 
-/// The run and cancel buttons: whether each was clicked.
-fn buttons(ui: &mut Ui, action: &ActionDef) -> (bool, bool) {
-    ui.horizontal(|ui| {
+/// The run and cancel buttons: whether each was clicked. `typed`: the
+/// form has a text field, where Enter runs it too (said beside the
+/// buttons). `opened`: the form's first frame, when the window scrolls to
+/// its buttons so a form opened low in a small window is not cut off.
+fn buttons(ui: &mut Ui, action: &ActionDef, typed: bool, opened: bool) -> (bool, bool) {
+    ui.horizontal_wrapped(|ui| {
         let mut run = RichText::new(&action.info.title);
         if action.info.destructive {
             run = run.color(ui.visuals().error_fg_color);
         }
-        let run = ui.button(run).clicked();
+        let run = ui.button(run);
+        if opened {
+            run.scroll_to_me(Some(egui::Align::Max));
+        }
         let cancel = ui
             .button("Cancel")
             .on_hover_text("Close this form without running it")
             .accessible_name(format!("Close the {} form", action.info.title));
-        (run, cancel.clicked())
+        if typed {
+            ui.weak("Enter submits");
+        }
+        (run.clicked(), cancel.clicked())
     })
     .inner
 }

@@ -1,12 +1,18 @@
 //! The frame loop: each frame reads the app once (read.rs), draws the main
 //! panel and every window (chrome.rs, blocks.rs, bar.rs), and follows the
-//! agent's focus; a click starts a call (calls.rs) whose outcome the next
-//! frame shows.
+//! agent's focus; a click starts a call (calls.rs) whose outcome
+//! (outcomes.rs) the next frame shows.
 
-use egui::Ui;
+use egui::{Rect, Ui, Vec2, pos2, vec2};
 use purview::approval::ApprovalQueue;
 
-use crate::{Desk, calls::lock, chrome::asking, read::Scene};
+use crate::{
+    Desk,
+    chrome::asking,
+    layout::{GAP, side_width},
+    lock::lock,
+    read::Scene,
+};
 
 impl Desk {
     /// Draws the main panel into `ui`, and every open Purview window.
@@ -34,10 +40,23 @@ impl Desk {
         self.remember_actions(&mut scene);
         let activity = self.core.app.agent_activity();
         let pending = self.approvals.as_ref().map(ApprovalQueue::pending).unwrap_or_default();
-        self.main_panel(ui, &scene, activity.as_ref(), &pending);
-        if let Some(error) = &self.read_error {
-            ui.colored_label(ui.visuals().error_fg_color, error);
-        }
+        let viewport = ctx.content_rect();
+        let side = if self.embedded { side_width(viewport.width()) } else { viewport.width() };
+        let room = if self.embedded {
+            Rect::from_min_max(
+                pos2(viewport.left() + side + GAP, viewport.top() + GAP),
+                viewport.max - Vec2::splat(GAP),
+            )
+        } else {
+            // Beside the desk's own window, on a screen of common size.
+            Rect::from_min_size(pos2(440.0, 20.0), vec2(960.0, 760.0))
+        };
+        let states: Vec<&purview::model::WindowState> =
+            scene.windows.iter().map(|w| &w.state).collect();
+        self.layout.arrange(room, &states);
+        ui.allocate_ui(vec2(side, ui.available_height()), |ui| {
+            self.main_panel(ui, &scene, activity.as_ref(), &pending);
+        });
         for view in &scene.windows {
             let asking = asking(&pending, &view.state.id);
             self.window(&ctx, &scene, view, activity.as_ref(), &asking);
@@ -73,7 +92,6 @@ impl Desk {
     fn remember_actions(&mut self, scene: &mut Scene) {
         let open: Vec<&str> = scene.windows.iter().map(|w| w.state.id.as_str()).collect();
         self.last_actions.retain(|scope, _| scope.as_deref().is_none_or(|id| open.contains(&id)));
-        self.positions.retain(|id, _| open.contains(&id.as_str()));
         lock(&self.core.pages).retain(|(id, _), _| open.contains(&id.as_str()));
         for view in &mut scene.windows {
             let scope = Some(view.state.id.clone());

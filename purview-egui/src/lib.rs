@@ -3,7 +3,8 @@
 //! Draw any [Purview](purview) application with [egui], with no GUI code:
 //! each open window with its blocks (text, fields, tables with paging,
 //! lists, notices, media, custom), its actions as buttons and forms
-//! generated from their input schemas, modals above their owners, blocked
+//! generated from their input schemas, windows tiled without overlap in
+//! any viewport (layout.rs), modals over their owners, blocked
 //! windows disabled and naming their blocker, where the agent is working,
 //! approval prompts for the agent's requests (a desk made with
 //! [`Desk::answering`]), and the last error. The
@@ -37,7 +38,10 @@
 //!     app.open(Counter::default()).expect("open the counter");
 //!     let _server = runtime.block_on(app.serve_http(purview::http::HttpOptions::default()));
 //!     let mut desk = purview_egui::Desk::new(app).embedded(true).heading("Counter");
-//!     eframe::run_ui_native("Counter", Default::default(), move |ui, _| desk.show(ui))
+//!     // Room for the main panel and a few windows tiled beside it.
+//!     let viewport = egui::ViewportBuilder::default().with_inner_size([1280.0, 800.0]);
+//!     let options = eframe::NativeOptions { viewport, ..Default::default() };
+//!     eframe::run_ui_native("Counter", options, move |ui, _| desk.show(ui))
 //! }
 //! ```
 //!
@@ -57,12 +61,18 @@ mod bar;
 mod blocks;
 mod calls;
 mod chrome;
+mod confirm;
 mod desk;
 mod executor;
 mod form;
 mod frame;
+mod layout;
+mod lock;
+mod outcomes;
+mod pages;
 mod read;
 mod schema;
+mod window_ui;
 
-pub use calls::WindowUi;
 pub use desk::Desk;
+pub use window_ui::WindowUi;

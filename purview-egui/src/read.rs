@@ -5,7 +5,9 @@
 
 use purview::activity::{ActionInfo, Scene as AppScene};
 
-use crate::{calls::WindowView, schema::ActionDef};
+use purview::model::WindowState;
+
+use crate::schema::ActionDef;
 
 /// Everything one frame draws, read in one consistent state.
 pub(crate) struct Scene {
@@ -36,4 +38,17 @@ impl Scene {
     pub(crate) fn empty() -> Self {
         Self { windows: Vec::new(), app_actions: None }
     }
+}
+
+/// One window as this frame draws it.
+pub(crate) struct WindowView {
+    pub state: WindowState,
+    /// Its actions: the available ones, or, while it is blocked, the ones it
+    /// had when last operable (drawn disabled).
+    pub actions: Vec<ActionDef>,
+    pub operable: bool,
+    /// While it is not operable, the window operable in its place.
+    pub blocked_by: Option<String>,
+    /// Which action loads each paged table's pages: `(block id, action)`.
+    pub paged_by: Vec<(String, String)>,
 }

@@ -29,6 +29,8 @@ pub(crate) struct Param {
     pub label: String,
     /// The schema's description.
     pub description: Option<String>,
+    /// The schema's first example, as text: the field's placeholder.
+    pub example: Option<String>,
     /// What kind of input it takes.
     pub kind: ParamKind,
     /// Whether the schema requires it.
@@ -52,6 +54,13 @@ pub(crate) enum ParamKind {
     Choice(Vec<String>),
     /// Anything else, typed as JSON.
     Json,
+}
+
+impl ParamKind {
+    /// Whether the field is typed into (Enter in it submits the form).
+    pub(crate) fn is_typed(&self) -> bool {
+        !matches!(self, Self::Bool | Self::Choice(_))
+    }
 }
 
 impl ActionDef {
@@ -88,6 +97,10 @@ fn params(schema: &Map<String, Value>) -> Vec<Param> {
                 name: name.clone(),
                 label: humanize(name),
                 description: property.get("description").and_then(Value::as_str).map(str::to_owned),
+                example: property.get("examples").and_then(|e| e.get(0)).map(|e| match e {
+                    Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                }),
                 kind: kind(schema, property),
                 required: required.contains(&name.as_str()),
             }
@@ -156,6 +169,8 @@ fn choices(property: &Value) -> Option<Vec<String>> {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct FormValues {
     pub texts: std::collections::HashMap<String, String>,
+    /// Whether the form has been drawn since it opened.
+    pub shown: bool,
 }
 
 impl FormValues {
@@ -251,6 +266,31 @@ mod tests {
                 ("note", ParamKind::Text),
                 ("ratio", ParamKind::Number),
                 ("urgent", ParamKind::Bool),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_schemas_description_and_first_example_become_help_and_placeholder() {
+        let schema = json!({
+            "properties": {
+                "day": {"type": "string", "description": "The visit's day.", "examples": ["2026-03-12", "2026-03-13"]},
+                "minutes": {"type": "integer", "examples": [30]},
+                "note": {"type": "string"}
+            },
+            "required": ["day", "minutes", "note"]
+        });
+        let params = params(schema.as_object().expect("an object"));
+        let shown: Vec<_> = params
+            .iter()
+            .map(|p| (p.name.as_str(), p.description.as_deref(), p.example.as_deref()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("day", Some("The visit's day."), Some("2026-03-12")),
+                ("minutes", None, Some("30")),
+                ("note", None, None),
             ]
         );
     }

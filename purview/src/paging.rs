@@ -41,9 +41,9 @@
 
 use std::borrow::Cow;
 
-use serde::{Serialize, ser::SerializeStruct};
+use serde::{Deserialize, Serialize, ser::SerializeStruct};
 
-use crate::{Context, projection::Cells};
+use crate::{Context, model::JsonObject, projection::Cells};
 
 /// One page of a table's rows, as its load action returns it: `offset` is
 /// the index of the first row returned (from 0), `total` the number of rows
@@ -95,6 +95,105 @@ impl<R: Cells> Serialize for Page<R> {
         let rows: Vec<_> = self.rows.iter().map(Cells::cells).collect();
         page.serialize_field("rows", &rows)?;
         page.end()
+    }
+}
+
+/// A page read back from a load action's JSON result (what a GUI or an
+/// in-process agent gets from a call by name): each row from its cells in
+/// column order, so `R` may be the table's own row type (a tuple, or a
+/// struct read from an array) or `Vec<serde_json::Value>` when the row type
+/// is not known.
+///
+/// ```
+/// use purview::projection::Page;
+/// let result = serde_json::json!({"offset": 4, "total": 9, "rows": [["e", 5]]});
+/// let page: Page<(String, u32)> = serde_json::from_value(result).unwrap();
+/// assert_eq!(page, Page::new(4, 9, vec![("e".to_owned(), 5)]));
+/// ```
+impl<'de, R: Deserialize<'de>> Deserialize<'de> for Page<R> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(bound = "R: Deserialize<'de>")]
+        struct Wire<R> {
+            offset: usize,
+            total: usize,
+            rows: Vec<R>,
+        }
+        let Wire { offset, total, rows } = Wire::deserialize(deserializer)?;
+        Ok(Self { offset, total, rows })
+    }
+}
+
+/// Which rows to ask a table's load action for: its two arguments, typed.
+/// A GUI that pages a table it knows only from the scene
+/// ([`SceneWindow::paged_by`](crate::activity::SceneWindow::paged_by))
+/// calls the load action with [`PageRequest::arguments`] and reads the
+/// result back as a [`Page`].
+///
+/// ```
+/// use purview::{prelude::*, projection::{Page, PageRequest}};
+///
+/// #[window(summary = "{count} log lines")]
+/// #[derive(Clone)]
+/// struct Log {
+///     count: usize,
+///     #[block(table, limit = 2, load = load_lines, columns = ["Line", "Text"])]
+///     lines: Vec<(u32, String)>,
+/// }
+///
+/// #[actions]
+/// impl Log {
+///     /// Fetch a range of log lines.
+///     #[action(read_only, idempotent)]
+///     fn load_lines(&self, offset: usize, limit: usize) -> Page<(u32, String)> {
+///         Page::slice(&self.lines, offset, limit)
+///     }
+/// }
+///
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let lines: Vec<(u32, String)> = (1..=5).map(|i| (i, format!("line {i}"))).collect();
+/// let app = App::builder().build();
+/// app.open(Log { count: lines.len(), lines }).unwrap();
+/// let scene = app.scene().unwrap();
+/// let (_block, loader) = &scene.windows[0].paged_by[0];
+/// let load = scene.windows[0].actions.iter().find(|a| &a.name == loader).unwrap();
+/// let done = load.call(&app, PageRequest::new(4, 2).arguments()).await.unwrap();
+/// let page: Page<serde_json::Value> = serde_json::from_value(done.value.unwrap()).unwrap();
+/// assert_eq!((page.offset, page.total, page.rows.len()), (4, 5, 1));
+/// # });
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct PageRequest {
+    /// Index of the first row wanted, from 0.
+    pub offset: usize,
+    /// How many rows, at most.
+    pub limit: usize,
+}
+
+impl PageRequest {
+    /// At most `limit` rows from `offset`.
+    ///
+    /// ```
+    /// let request = purview::projection::PageRequest::new(10, 5);
+    /// assert_eq!((request.offset, request.limit), (10, 5));
+    /// ```
+    pub fn new(offset: usize, limit: usize) -> Self {
+        Self { offset, limit }
+    }
+
+    /// The load action's arguments, as a call by name takes them.
+    ///
+    /// ```
+    /// let arguments = purview::projection::PageRequest::new(10, 5).arguments();
+    /// assert_eq!(serde_json::Value::Object(arguments), serde_json::json!({"offset": 10, "limit": 5}));
+    /// ```
+    pub fn arguments(&self) -> JsonObject {
+        match serde_json::to_value(self) {
+            Ok(serde_json::Value::Object(arguments)) => arguments,
+            // Two integers always serialize as an object.
+            _ => JsonObject::new(),
+        }
     }
 }
 

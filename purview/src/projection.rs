@@ -2,8 +2,9 @@
 //! call, so an unsuitable field type is a compile error that says which
 //! block it cannot be. Implement them for your own types to project them.
 
-/// A page of a table's rows, as a table's load action returns it.
-pub use crate::paging::{Page, PageIndex};
+/// A page of a table's rows, as a table's load action returns it, and
+/// the rows to ask it for.
+pub use crate::paging::{Page, PageIndex, PageRequest};
 // What `#[block(table, load = ..)]` checks a load action with.
 #[doc(hidden)]
 pub use crate::paging::{PageLoader, loads_pages};
