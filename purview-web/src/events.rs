@@ -18,10 +18,14 @@ use tokio::sync::{oneshot, watch};
 
 use crate::{Inner, access, calls_lock, routes::refused};
 
-/// Event streams open at once, for all the person's browsers together; a
-/// newer one ends the oldest (a reloaded page leaves its old stream
-/// behind until the connection closes).
-pub(crate) const MAX_STREAMS: usize = 4;
+/// Live-update streams one face keeps open at once, for all the person's
+/// pages together; a newer one ends the oldest (a reloaded page leaves its
+/// old stream behind until the connection closes).
+///
+/// ```
+/// assert_eq!(purview_web::MAX_EVENT_STREAMS, 4);
+/// ```
+pub const MAX_STREAMS: usize = 4;
 
 /// What one open stream waits on.
 struct Waiting {

@@ -74,6 +74,7 @@ use purview::{
 use tokio::sync::{oneshot, watch};
 
 pub use assets::BUDGET_BYTES;
+pub use events::MAX_STREAMS as MAX_EVENT_STREAMS;
 
 /// The path the face is served under unless [`Face::at`] says otherwise.
 pub const DEFAULT_PREFIX: &str = "/person";
