@@ -31,7 +31,10 @@ fn card(id: &str) -> String {
 
 /// The text of a window's card.
 fn card_text(id: &str) -> String {
-    format!("(document.querySelector('{}') || {{}}).innerText || ''", card(id).replace('\'', "\\'"))
+    format!(
+        "((document.querySelector('{}') || {{}}).innerText || '')",
+        card(id).replace('\'', "\\'")
+    )
 }
 
 async fn opened(args: &[&str]) -> Result<(Desk, Browser, Agent)> {
@@ -219,5 +222,101 @@ async fn a_cross_site_form_post_is_refused() -> Result<()> {
     let (_, after) = window(&agent, "Order Editor").await?;
     ensure!(after == before, "the cross-site post changed the editor: {before} -> {after}");
     ensure!(!agent.read_json().await?.to_string().contains("Mallory"));
+    Ok(())
+}
+
+/// WebDriver's Tab and Enter keys.
+const TAB: &str = "\u{E004}";
+const ENTER: &str = "\u{E007}";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_face_is_usable_with_the_keyboard_alone_and_labelled() -> Result<()> {
+    let (_desk, browser, agent) = opened(&[]).await?;
+    let (editor, _) = window(&agent, "Order Editor").await?;
+    // Every input is labelled, every window a named region.
+    let unlabelled = browser
+        .run(
+            "return Array.from(document.querySelectorAll('section[data-window]')).filter(function (s) {
+               return s.getAttribute('role') !== 'region' || !document.getElementById(s.getAttribute('aria-labelledby')); }).length;",
+        )
+        .await?;
+    ensure!(unlabelled == json!(0), "{unlabelled} windows without a role and a name");
+    // Tab to the editor's "Edit field…" button, open its form with Enter.
+    let mut found = false;
+    for _ in 0..40 {
+        browser.keys(TAB).await?;
+        let focused = browser.run("return document.activeElement.textContent;").await?;
+        if focused == json!("Edit field…") {
+            found = true;
+            break;
+        }
+    }
+    ensure!(found, "Tab never reached the Edit field button");
+    browser.keys(ENTER).await?;
+    let form = format!("pv-{editor}-edit_field");
+    browser.wait_for(&format!("document.activeElement.id === '{form}-field'")).await?;
+    let labelled = browser
+        .run("return Array.from(document.querySelectorAll('form input, form select')).every(function (i) { return i.labels.length === 1; });")
+        .await?;
+    ensure!(labelled == json!(true), "a form field without its label");
+    // Choose with the keyboard, type, and send with Enter.
+    browser.keys("r").await?;
+    browser.keys(TAB).await?;
+    browser.keys("Grace Hopper").await?;
+    browser.keys(ENTER).await?;
+    browser.wait_for(&format!("{}.includes('Grace Hopper')", card_text(&editor))).await?;
+    let recipient = agent.read_json().await?.to_string();
+    ensure!(recipient.contains("Grace Hopper"), "the agent does not see the person's edit");
+    browser.screenshot("web-face-keyboard").await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn s7_3_the_person_sees_field_errors_confirms_pages_and_meets_the_app_modal() -> Result<()> {
+    let (_desk, browser, agent) = opened(&[]).await?;
+    let (editor, _) = window(&agent, "Order Editor").await?;
+    let (report, _) = window(&agent, "Report Details").await?;
+    // A value the window refuses: its error stands beside the field.
+    let form = format!("#pv-{editor}-edit_field");
+    browser.press(&card(&editor), "Edit field…").await?;
+    browser.click(&format!("{form}-field option[value=amount]")).await?;
+    browser.type_into(&format!("{form}-value"), "ten dollars").await?;
+    browser.press(&card(&editor), "Edit field").await?;
+    browser.wait_for(&format!("document.querySelector('{form}-value-error') !== null")).await?;
+    let invalid = browser
+        .run(&format!(
+            "return document.querySelector('{form}-value').getAttribute('aria-invalid');"
+        ))
+        .await?;
+    ensure!(invalid == json!("true"), "the field is not marked invalid");
+    browser.screenshot("web-face-field-error").await?;
+    // Paging through the report with its loader.
+    browser.press(&card(&report), "Next rows").await?;
+    browser.wait_for(&format!("{}.includes('Rows 6–10 of 10000')", card_text(&report))).await?;
+    // A destructive action asks first; "No" leaves everything as it was.
+    // (The form stayed open with its error.)
+    browser.click(&format!("{form}-field option[value=recipient]")).await?;
+    browser.type_into(&format!("{form}-value"), "Ada").await?;
+    browser.press(&card(&editor), "Edit field").await?;
+    browser.wait_for(&format!("{}.includes('every field')", card_text(&editor))).await?;
+    browser.press(&card(&editor), "Submit").await?;
+    browser.wait_for("document.querySelector('[role=alertdialog]') !== null").await?;
+    browser.press("[role=alertdialog]", "No").await?;
+    ensure!(window(&agent, "Confirm submission").await.is_err(), "No still submitted");
+    browser.press(&card(&editor), "Submit").await?;
+    browser.press("[role=alertdialog]", "Yes, Submit").await?;
+    browser
+        .wait_for(&format!("{}.includes('Blocked by Confirm submission')", card_text(&editor)))
+        .await?;
+    ensure!(window(&agent, "Confirm submission").await.is_ok());
+    browser.screenshot("web-face-dialog").await?;
+    browser.press("section[role=dialog]", "Cancel").await?;
+    browser.wait_for(&format!("!{}.includes('Blocked by')", card_text(&editor))).await?;
+    // The app-level modal covers everything; the rest cannot be reached.
+    browser.press(".pv-app", "Lock").await?;
+    browser.wait_for("document.querySelector('.pv-overlay [aria-modal=true]') !== null").await?;
+    let inert = browser.run("return document.querySelector('.pv-windows').inert && document.querySelector('.pv-app').inert;").await?;
+    ensure!(inert == json!(true), "the windows under the app-level modal can still be reached");
+    browser.screenshot("web-face-app-modal").await?;
     Ok(())
 }

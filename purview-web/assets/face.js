@@ -108,6 +108,8 @@
   }
   function tableBlock(win, b, key) {
     var page = pages[win.id + '|' + key];
+    // A page of rows loaded before the window changed may show rows that moved.
+    if (page && page.version !== win.version) { delete pages[win.id + '|' + key]; page = null; }
     var offset = page ? page.offset : (b.offset || 0);
     var rows = page ? page.rows : b.rows;
     var table = el('table', { 'class': 'pv-table' },
@@ -127,7 +129,7 @@
           call(win, loader, { offset: String(at), limit: String(limit) }, false, function (ans) {
             var got = ans.value && ans.value.rows;
             if (Array.isArray(got)) {
-              pages[win.id + '|' + key] = { offset: at, rows: got.map(function (r) {
+              pages[win.id + '|' + key] = { offset: at, version: win.version, rows: got.map(function (r) {
                 return Array.isArray(r) ? r : b.columns.map(function (c) { return r && typeof r === 'object' ? r[c] : r; });
               }) };
             }
@@ -328,8 +330,6 @@
 
   transport.listen(function (next) {
     scene = next;
-    // A page of rows from before a change shows rows that may have moved.
-    pages = {};
     render();
   }, function (word) { status.dataset.live = word; status.textContent = word; });
 })();

@@ -134,9 +134,11 @@ impl Browser {
             .map(drop)
     }
 
-    /// Types `text` into the element `css` selects, as a keyboard would.
+    /// Types `text` into the element `css` selects, as a keyboard would,
+    /// in place of what it held.
     pub async fn type_into(&self, css: &str, text: &str) -> Result<()> {
         let id = self.element(css).await?;
+        self.send(reqwest::Method::POST, &format!("/element/{id}/clear"), Some(json!({}))).await?;
         let body = json!({ "text": text });
         self.send(reqwest::Method::POST, &format!("/element/{id}/value"), Some(body))
             .await
@@ -144,15 +146,38 @@ impl Browser {
     }
 
     /// Clicks the button whose text is `label` inside the element `within`.
+    /// The page redraws on every change, so a button found just before a
+    /// redraw may be gone when clicked: then it is found again.
     pub async fn press(&self, within: &str, label: &str) -> Result<()> {
         let script = format!(
-            "var b = Array.from(document.querySelectorAll({within:?} + ' button')).filter(function (b) {{ return b.textContent === {label:?}; }})[0]; if (!b) return null; b.setAttribute('data-pressed', '1'); return true;"
+            "document.querySelectorAll('[data-pressed]').forEach(function (b) {{ b.removeAttribute('data-pressed'); }}); var b = Array.from(document.querySelectorAll({within:?} + ' button')).filter(function (b) {{ return b.textContent === {label:?}; }})[0]; if (!b) return null; b.setAttribute('data-pressed', '1'); return true;"
         );
-        if self.run(&script).await? != Value::Bool(true) {
-            bail!("no button {label:?} in {within}");
+        let mut last = None;
+        for _ in 0..20 {
+            if self.run(&script).await? == Value::Bool(true) {
+                match self.click("button[data-pressed]").await {
+                    Ok(()) => return Ok(()),
+                    Err(error) => last = Some(error),
+                }
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
-        self.click("button[data-pressed]").await?;
-        self.run("document.querySelectorAll('[data-pressed]').forEach(function (b) { b.removeAttribute('data-pressed'); });").await.map(drop)
+        match last {
+            Some(error) => Err(error.context(format!("pressing {label:?} in {within}"))),
+            None => bail!("no button {label:?} in {within}"),
+        }
+    }
+
+    /// Presses keys (WebDriver key codes, such as `\u{E004}` for Tab) on
+    /// whatever has the focus, as a keyboard would.
+    pub async fn keys(&self, keys: &str) -> Result<()> {
+        let mut actions = Vec::new();
+        for key in keys.chars() {
+            actions.push(json!({"type": "keyDown", "value": key.to_string()}));
+            actions.push(json!({"type": "keyUp", "value": key.to_string()}));
+        }
+        let body = json!({"actions": [{"type": "key", "id": "keyboard", "actions": actions}]});
+        self.send(reqwest::Method::POST, "/actions", Some(body)).await.map(drop)
     }
 
     /// The whole page as HTML, as it is now.
