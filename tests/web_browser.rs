@@ -8,13 +8,66 @@
 #[path = "web/driver.rs"]
 mod driver;
 
-use std::sync::Arc;
+use std::{process::Stdio, sync::Arc, time::Duration};
 
-use anyhow::{Result, ensure};
-use driver::{Browser, Desk};
+use anyhow::{Result, anyhow, ensure};
+use driver::Browser;
 use purview_tests::Agent;
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+/// order_desk over HTTP with its face, and what it printed on stderr.
+struct Desk {
+    /// The app, killed when this is dropped.
+    _child: tokio::process::Child,
+    mcp_url: String,
+    link: String,
+}
+
+impl Desk {
+    /// Starts order_desk with `args` after `--http 127.0.0.1:0`, and reads
+    /// the MCP endpoint and the face's one-time link from its stderr.
+    async fn start(args: &[&str], env: &[(&str, &str)]) -> Result<Self> {
+        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_order_desk"));
+        command.args(["--http", "127.0.0.1:0"]).args(args);
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()?;
+        let stderr = child.stderr.take().ok_or_else(|| anyhow!("no stderr"))?;
+        let mut lines = BufReader::new(stderr).lines();
+        let (mut mcp_url, mut link) = (None, None);
+        while mcp_url.is_none() || link.is_none() {
+            let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
+                .await??
+                .ok_or_else(|| anyhow!("order_desk ended before printing its link"))?;
+            if let Some(url) = line.split("MCP endpoint ").nth(1) {
+                mcp_url = Some(url.trim().to_owned());
+            }
+            if let Some(url) = line.split("browser): ").nth(1) {
+                link = Some(url.trim().to_owned());
+            }
+        }
+        // Keep draining stderr so the app never blocks on it.
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        Ok(Self {
+            _child: child,
+            mcp_url: mcp_url.unwrap_or_default(),
+            link: link.unwrap_or_default(),
+        })
+    }
+
+    /// `http://host:port`, from the MCP endpoint's URL.
+    fn origin(&self) -> String {
+        self.mcp_url.trim_end_matches("/mcp").to_owned()
+    }
+}
 
 /// The id of the open window titled `title`, and its version.
 async fn window(agent: &Agent, title: &str) -> Result<(String, u64)> {

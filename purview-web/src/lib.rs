@@ -76,6 +76,16 @@ use tokio::sync::{oneshot, watch};
 pub use assets::BUDGET_BYTES;
 pub use events::MAX_STREAMS as MAX_EVENT_STREAMS;
 
+/// The weight of the face's embedded script and style sheet together,
+/// uncompressed, in bytes; a test holds it to [`BUDGET_BYTES`].
+///
+/// ```
+/// assert!(purview_web::script_and_style_bytes() <= purview_web::BUDGET_BYTES);
+/// ```
+pub fn script_and_style_bytes() -> usize {
+    assets::SCRIPT.len() + assets::STYLE.len()
+}
+
 /// The path the face is served under unless [`Face::at`] says otherwise.
 pub const DEFAULT_PREFIX: &str = "/person";
 

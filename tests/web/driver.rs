@@ -1,13 +1,12 @@
 //! A headless Chromium driven over WebDriver (Debian's `chromium` and
-//! `chromium-driver`, which ./scripts/test installs), and order_desk
-//! started with its face: what the browser tests share. Without the
-//! browser they fail, saying what to install; they never skip.
+//! `chromium-driver`, which ./scripts/test installs): what the browser
+//! tests and the face's benchmark share. Without the browser they fail,
+//! saying what to install; they never skip.
 
 use std::{path::PathBuf, process::Stdio, time::Duration};
 
 use anyhow::{Context as _, Result, anyhow, bail};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 /// The W3C WebDriver key of an element reference.
 const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
@@ -227,57 +226,5 @@ mod base64_decode {
             }
         }
         Ok(out)
-    }
-}
-
-/// order_desk over HTTP with its face, and what it printed on stderr.
-pub struct Desk {
-    /// The app, killed when this is dropped.
-    _child: tokio::process::Child,
-    pub mcp_url: String,
-    pub link: String,
-}
-
-impl Desk {
-    /// Starts order_desk with `args` after `--http 127.0.0.1:0`, and reads
-    /// the MCP endpoint and the face's one-time link from its stderr.
-    pub async fn start(args: &[&str], env: &[(&str, &str)]) -> Result<Self> {
-        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_order_desk"));
-        command.args(["--http", "127.0.0.1:0"]).args(args);
-        for (name, value) in env {
-            command.env(name, value);
-        }
-        let mut child = command
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()?;
-        let stderr = child.stderr.take().ok_or_else(|| anyhow!("no stderr"))?;
-        let mut lines = BufReader::new(stderr).lines();
-        let (mut mcp_url, mut link) = (None, None);
-        while mcp_url.is_none() || link.is_none() {
-            let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
-                .await??
-                .ok_or_else(|| anyhow!("order_desk ended before printing its link"))?;
-            if let Some(url) = line.split("MCP endpoint ").nth(1) {
-                mcp_url = Some(url.trim().to_owned());
-            }
-            if let Some(url) = line.split("browser): ").nth(1) {
-                link = Some(url.trim().to_owned());
-            }
-        }
-        // Keep draining stderr so the app never blocks on it.
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-        Ok(Self {
-            _child: child,
-            mcp_url: mcp_url.unwrap_or_default(),
-            link: link.unwrap_or_default(),
-        })
-    }
-
-    /// `http://host:port`, from the MCP endpoint's URL.
-    pub fn origin(&self) -> String {
-        self.mcp_url.trim_end_matches("/mcp").to_owned()
     }
 }
