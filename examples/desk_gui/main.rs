@@ -91,6 +91,10 @@ fn main() -> ExitCode {
     if let Some(token) = std::env::var("PURVIEW_TOKEN").ok().filter(|t| !t.is_empty()) {
         options = options.bearer_token(token);
     }
+    // The same person may also work in a browser (purview-web): both faces
+    // see each other's edits, and answer from the same approval queue.
+    let face = purview_web::Face::answering(app.clone(), approvals.clone());
+    let options = face.serve_beside(options);
     let server = match runtime.block_on(app.serve_http(options)) {
         Ok(server) => server,
         Err(e) => {
@@ -100,6 +104,7 @@ fn main() -> ExitCode {
     };
     let endpoint = server.url();
     eprintln!("desk_gui: MCP endpoint {endpoint}");
+    face.announce(&server);
     // The person's clicks run on this runtime.
     let entered = runtime.enter();
     let mut desk = gui::desk(app, approvals, &endpoint).embedded(cli.embed);

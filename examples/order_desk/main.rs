@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! cargo run --example order_desk                              # MCP on stdio
-//! cargo run --example order_desk -- --http 127.0.0.1:8765     # streamable HTTP at /mcp
+//! cargo run --example order_desk -- --http 127.0.0.1:8765     # streamable HTTP at /mcp,
+//!                                                             # the person's face at /person
 //! cargo run --example order_desk -- --help                    # every option
 //! ```
 //!
@@ -15,7 +16,11 @@ mod windows;
 use std::process::ExitCode;
 
 use clap::Parser;
-use purview::{App, approval::WhoApproves, cli::ServeArgs};
+use purview::{
+    App,
+    approval::{ApprovalQueue, WhoApproves},
+    cli::ServeArgs,
+};
 
 /// order_desk: Purview's reference app (an order editor with a confirmation
 /// dialog, a 10,000-row report and a lock screen), served to AI agents over
@@ -37,8 +42,9 @@ struct Cli {
 
     /// Whose yes counts: `client`, the calling client's user (a client with
     /// no person behind it can approve its own calls); or `in-app`, only a
-    /// person at the app, which order_desk has none of, so every call that
-    /// needs approval is refused.
+    /// person at the app: over --http, the person at its face in a browser
+    /// (the one-time link on stderr); over stdio order_desk has none, so
+    /// every call that needs approval is refused.
     #[arg(long, value_enum, default_value_t = ApprovalsFrom::Client)]
     approvals_from: ApprovalsFrom,
 
@@ -92,6 +98,30 @@ async fn serve(cli: Cli) -> ExitCode {
             ApprovalsFrom::InApp => WhoApproves::InApp,
         })
         .approval_timeout(std::time::Duration::from_secs(cli.approval_timeout));
-    let app = windows::order_desk(builder);
-    purview::cli::serve(&app, &cli.serve).await
+    if cli.serve.http.is_none() {
+        let app = windows::order_desk(builder);
+        return purview::cli::serve(&app, &cli.serve).await;
+    }
+    // Over HTTP a person can join in a browser (purview-web): the face's
+    // one-time link is printed on stderr; with `--approvals-from in-app`
+    // the person there answers the approval questions.
+    let (app, face) = match cli.approvals_from {
+        ApprovalsFrom::InApp => {
+            let approvals = ApprovalQueue::new();
+            let app = windows::order_desk(builder.approver(approvals.clone()));
+            (app.clone(), purview_web::Face::answering(app, approvals))
+        }
+        ApprovalsFrom::Client => {
+            let app = windows::order_desk(builder);
+            (app.clone(), purview_web::Face::new(app))
+        }
+    };
+    let announce = face.clone();
+    purview::cli::serve_with(
+        &app,
+        &cli.serve,
+        |options| face.serve_beside(options),
+        |server| announce.announce(server),
+    )
+    .await
 }

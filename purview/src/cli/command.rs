@@ -90,8 +90,38 @@ impl ValueEnum for ToolSurface {
 /// At a terminal (stdin is a TTY) it first says what the process is and how
 /// to connect to it; nothing but protocol frames ever goes to stdout.
 pub async fn serve(app: &App, args: &ServeArgs) -> ExitCode {
-    let name = app.name().to_owned();
     #[cfg(feature = "http")]
+    return serve_with(app, args, |options| options, |_| {}).await;
+    #[cfg(not(feature = "http"))]
+    {
+        let _ = args;
+        finish(app.name(), serve_stdio(app).await)
+    }
+}
+
+/// [`serve`], with `extend` applied to the HTTP options when `--http` is
+/// given (routes served beside MCP, such as the person's face of
+/// `purview-web`), and `started` called once that server is up (to print
+/// the face's one-time link, for example).
+///
+/// ```no_run
+/// # async fn run(app: purview::App, args: purview::cli::ServeArgs) {
+/// let hello = axum::Router::new().route("/hello/", axum::routing::get(|| async { "hello" }));
+/// let extend = |options: purview::http::HttpOptions| options.serve_beside("/hello", hello);
+/// purview::cli::serve_with(&app, &args, extend, |server| {
+///     eprintln!("hello at http://{}/hello/", server.local_addr());
+/// })
+/// .await;
+/// # }
+/// ```
+#[cfg(feature = "http")]
+pub async fn serve_with(
+    app: &App,
+    args: &ServeArgs,
+    extend: impl FnOnce(HttpOptions) -> HttpOptions,
+    started: impl FnOnce(&crate::http::HttpServer),
+) -> ExitCode {
+    let name = app.name().to_owned();
     if let Some(token) = &args.token {
         if let Err(problem) = crate::server::check_token(token) {
             eprintln!("{name}: {problem}");
@@ -101,16 +131,15 @@ pub async fn serve(app: &App, args: &ServeArgs) -> ExitCode {
             "{name}: warning: --token puts the token on the command line, where any local user can read it; use --token-file FILE, the PURVIEW_TOKEN environment variable, or --clients FILE"
         );
     }
-    #[cfg(feature = "http")]
     let outcome = match args.http {
-        Some(addr) => serve_http(app, addr, args).await,
+        Some(addr) => serve_http(app, addr, args, extend, started).await,
         None => serve_stdio(app).await,
     };
-    #[cfg(not(feature = "http"))]
-    let outcome = {
-        let _ = args;
-        serve_stdio(app).await
-    };
+    finish(&name, outcome)
+}
+
+/// The exit code of a finished server, said on stderr.
+fn finish(name: &str, outcome: Result<&'static str, crate::Error>) -> ExitCode {
     match outcome {
         Ok(how) => {
             eprintln!("{name}: {how}; exiting.");
@@ -173,6 +202,8 @@ async fn serve_http(
     app: &App,
     addr: SocketAddr,
     args: &ServeArgs,
+    extend: impl FnOnce(HttpOptions) -> HttpOptions,
+    started: impl FnOnce(&crate::http::HttpServer),
 ) -> Result<&'static str, crate::Error> {
     let mut options = HttpOptions::default().addr(addr);
     if let Some(path) = &args.clients {
@@ -187,9 +218,10 @@ async fn serve_http(
     for host in &args.allow_host {
         options = options.allow_host(host.clone());
     }
-    let server = app.serve_http(options).await?;
+    let server = app.serve_http(extend(options)).await?;
     // The URL goes to stderr: scripts read it to find a port-0 server.
     eprintln!("{}: MCP endpoint {}", app.name(), server.url());
+    started(&server);
     tokio::select! {
         interrupted = tokio::signal::ctrl_c() => {
             if interrupted.is_ok() {

@@ -44,6 +44,8 @@
 mod command;
 mod logging;
 
+#[cfg(feature = "http")]
+pub use command::serve_with;
 #[cfg(feature = "cli")]
 pub use command::{ServeArgs, serve, terminal_hint};
 pub use logging::{init_logging, wire_guard};

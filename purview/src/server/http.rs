@@ -36,6 +36,8 @@ use super::{
 };
 use crate::{App, Error};
 
+mod beside;
+
 /// A running HTTP server. Dropping it does not stop it; call
 /// [`HttpServer::shutdown`].
 #[derive(Debug)]
@@ -131,18 +133,17 @@ impl App {
             sessions.clone(),
             config,
         );
+        let beside: Arc<[String]> = options.beside_prefixes().into();
         let checks = Arc::new(Checks {
+            beside: beside.clone(),
+            beside_guard: Guard { tokens: Vec::new(), ..options.guard() },
             guard: options.guard(),
             failures: AuthFailures::default(),
             wrong_token: Summary::new("requests refused for a missing or wrong bearer token"),
             refused: Summary::new("requests refused by the Host/Origin checks"),
         });
         let body = BodyLimits { total: options.body_timeout, min_rate: options.min_request_rate };
-        let router = axum::Router::new()
-            .nest_service(&options.path, service)
-            .layer(middleware::from_fn(move |request: Request, next: Next| {
-                answer_malformed(body, request, next)
-            }))
+        let router = beside::read_bodies(beside::router(&options, service), beside, body)
             .layer(RequestBodyLimitLayer::new(options.max_body_bytes))
             .layer(RequestBodyTimeoutLayer::new(options.body_timeout))
             .layer(middleware::from_fn(move |request: Request, next: Next| {
@@ -177,6 +178,10 @@ tokio::task_local! {
 /// The header checks, and what they remember between requests.
 struct Checks {
     guard: Guard,
+    /// The prefixes served beside MCP (`HttpOptions::serve_beside`), and
+    /// their checks: `Host` and `Origin`, no bearer token.
+    beside: Arc<[String]>,
+    beside_guard: Guard,
     failures: AuthFailures,
     wrong_token: Summary,
     refused: Summary,
@@ -188,7 +193,12 @@ struct Checks {
 /// delay, a missing one at once.
 async fn check_headers(checks: &Checks, request: Request, next: Next) -> Response {
     let mark = request.extensions().get::<ConnectionMark>().cloned();
-    match checks.guard.check(request.headers()) {
+    let guard = if beside::is_beside(&checks.beside, request.uri().path()) {
+        &checks.beside_guard
+    } else {
+        &checks.guard
+    };
+    match guard.check(request.headers()) {
         Ok(named) => {
             let Some(mark) = mark else { return next.run(request).await };
             mark.checked(named);

@@ -46,6 +46,8 @@ pub struct HttpOptions {
     pub(super) session_idle: Duration,
     /// Nagle's algorithm left on for accepted sockets (only for measuring).
     pub(super) nagle: bool,
+    /// Routes served beside the MCP endpoint, each under its path prefix.
+    pub(super) beside: Vec<(String, axum::Router)>,
 }
 
 impl Default for HttpOptions {
@@ -72,6 +74,7 @@ impl Default for HttpOptions {
             max_listen_streams: 64,
             session_idle: Duration::from_secs(5 * 60),
             nagle: false,
+            beside: Vec::new(),
         }
     }
 }
@@ -290,6 +293,30 @@ impl HttpOptions {
         self
     }
 
+    /// Serves `routes` (an axum 0.8 [`Router`](axum::Router)) beside the
+    /// MCP endpoint, for every request whose path is `prefix` or starts
+    /// with `prefix/`: a face for the person, for example (the
+    /// `purview-web` crate). They share the listener, the fair shares of
+    /// connections, the header deadlines, and the body limits (size, total
+    /// time, minimum rate; a POST body is read whole before `routes` see
+    /// it), and pass the `Host` and `Origin` checks; but they are not MCP:
+    /// no bearer token is asked for or looked at, so `routes` must
+    /// authenticate their own requests, and a request there is charged to
+    /// its source address. `prefix` must start with `/`, name a sub-path
+    /// and not overlap the MCP path or another prefix
+    /// ([`App::serve_http`] refuses it otherwise).
+    ///
+    /// ```
+    /// let hello = axum::Router::new()
+    ///     .route("/hello/", axum::routing::get(|| async { "hello" }));
+    /// let options = purview::http::HttpOptions::default().serve_beside("/hello", hello);
+    /// # let _ = options;
+    /// ```
+    pub fn serve_beside(mut self, prefix: impl Into<String>, routes: axum::Router) -> Self {
+        self.beside.push((prefix.into(), routes));
+        self
+    }
+
     pub(super) fn check(&self) -> Result<(), Error> {
         if !self.path.starts_with('/') || self.path.len() < 2 || self.path.ends_with('/') {
             return Err(Error::Serve(format!(
@@ -312,6 +339,7 @@ impl HttpOptions {
                 return Err(Error::Serve(format!("the client `{name}` is named twice")));
             }
         }
+        self.check_beside()?;
         if !self.addr.ip().is_loopback() && self.clients.is_empty() && !self.remote_without_token {
             return Err(Error::Serve(format!(
                 "refusing to serve {} without a bearer token: anyone who can reach that address would control the application. Name clients with their tokens (--clients FILE, or one token with --token-file FILE or PURVIEW_TOKEN), bind 127.0.0.1, or, behind an authenticating proxy, allow it explicitly (--allow-remote-without-token)",
@@ -319,6 +347,33 @@ impl HttpOptions {
             )));
         }
         Ok(())
+    }
+
+    /// Refuses a prefix for [`HttpOptions::serve_beside`] that is
+    /// malformed or overlaps the MCP path or another prefix.
+    fn check_beside(&self) -> Result<(), Error> {
+        let overlap = |a: &str, b: &str| under(a, b) || under(b, a);
+        for (number, (prefix, _)) in self.beside.iter().enumerate() {
+            if !prefix.starts_with('/') || prefix.len() < 2 || prefix.ends_with('/') {
+                return Err(Error::Serve(format!(
+                    "a path served beside MCP must start with `/` and name a sub-path, such as `/person` (got `{prefix}`)"
+                )));
+            }
+            let others = self.beside[..number].iter().map(|(p, _)| p.as_str());
+            if let Some(other) =
+                std::iter::once(self.path.as_str()).chain(others).find(|o| overlap(o, prefix))
+            {
+                return Err(Error::Serve(format!(
+                    "the path `{prefix}` served beside MCP overlaps `{other}`: give each its own"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The prefixes of [`HttpOptions::serve_beside`].
+    pub(super) fn beside_prefixes(&self) -> Vec<String> {
+        self.beside.iter().map(|(prefix, _)| prefix.clone()).collect()
     }
 
     pub(super) fn guard(&self) -> Guard {
@@ -332,6 +387,11 @@ impl HttpOptions {
                 .collect(),
         }
     }
+}
+
+/// Whether `path` is `prefix` or lies under it (`prefix/...`).
+pub(super) fn under(path: &str, prefix: &str) -> bool {
+    path.strip_prefix(prefix).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 /// The longest client name.

@@ -1,0 +1,79 @@
+//! The live page: a stream of server-sent events, one `scene` event when
+//! it opens and one whenever what the page draws changed (a window's
+//! version, the open windows, the agent's whereabouts, a question asked or
+//! answered). Woken by the app's own change notices, never by a timer; a
+//! wake that changed nothing the page draws sends nothing.
+
+use std::{convert::Infallible, sync::Arc, time::Duration};
+
+use axum::{
+    extract::State,
+    http::{HeaderMap, Method},
+    response::{
+        IntoResponse, Response,
+        sse::{Event, KeepAlive, Sse},
+    },
+};
+use tokio::sync::{oneshot, watch};
+
+use crate::{Inner, access, calls_lock, routes::refused};
+
+/// Live-update streams one face keeps open at once, for all the person's
+/// pages together; a newer one ends the oldest (a reloaded page leaves its
+/// old stream behind until the connection closes).
+///
+/// ```
+/// assert_eq!(purview_web::MAX_EVENT_STREAMS, 4);
+/// ```
+pub const MAX_STREAMS: usize = 4;
+
+/// What one open stream waits on.
+struct Waiting {
+    changes: watch::Receiver<u64>,
+    /// Resolves when a newer stream took this one's place.
+    ended: oneshot::Receiver<()>,
+    last: String,
+    inner: Arc<Inner>,
+}
+
+/// `GET {prefix}/events`: the scene now, then on every change.
+pub(crate) async fn stream(
+    State(inner): State<Arc<Inner>>,
+    method: Method,
+    headers: HeaderMap,
+) -> Response {
+    if let Err(why) = access::check(&inner.access, &method, &headers) {
+        return refused(why);
+    }
+    let (end, ended) = oneshot::channel();
+    {
+        let mut streams = calls_lock(&inner.streams);
+        streams.retain(|s: &oneshot::Sender<()>| !s.is_closed());
+        if streams.len() >= MAX_STREAMS {
+            // Dropping the sender ends that stream.
+            streams.remove(0);
+        }
+        streams.push(end);
+    }
+    let mut changes = inner.changes.subscribe();
+    changes.mark_changed();
+    let waiting = Waiting { changes, ended, last: String::new(), inner };
+    let events = futures_util::stream::unfold(waiting, next_event);
+    Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))).into_response()
+}
+
+/// The next scene that differs from the last one sent, or the end.
+async fn next_event(mut waiting: Waiting) -> Option<(Result<Event, Infallible>, Waiting)> {
+    loop {
+        tokio::select! {
+            changed = waiting.changes.changed() => changed.ok()?,
+            _ = &mut waiting.ended => return None,
+        }
+        let document = waiting.inner.document().to_string();
+        if document != waiting.last {
+            waiting.last.clone_from(&document);
+            let event = Event::default().event("scene").data(document);
+            return Some((Ok(event), waiting));
+        }
+    }
+}

@@ -1,0 +1,319 @@
+//! # purview-web
+//!
+//! The person's side of any [Purview](purview) application, in a browser:
+//! every open window with its title, summary and blocks (text, fields,
+//! tables with paging, lists, notices, media, custom), its actions as
+//! buttons and forms generated from their input schemas (each field's
+//! error beside it), a confirmation before a destructive action, modals
+//! over their owners and blocked windows shown blocked, the app-level
+//! modal over everything, where the agent is working, and the agent's
+//! approval questions with Approve and Decline ([`Face::answering`]). The
+//! page follows every change live (server-sent events), and its clicks are
+//! the person's calls ([`purview::Call::by_person`]): the same gates and
+//! versions as an agent's call, so an agent's call made against what the
+//! person has since changed is refused as stale (§7.1).
+//!
+//! The face is served by the app's own HTTP listener, beside `/mcp`
+//! ([`purview::http::HttpOptions::serve_beside`]), and opens only for the
+//! person: with a one-time link the app prints on stderr, exchanged for an
+//! HttpOnly, SameSite=Strict session cookie. An agent's bearer token never
+//! opens it, the cookie never calls `/mcp`, and every request that changes
+//! anything must come from the face's own page (same `Origin`, a JSON body
+//! and the page's CSRF token). Secret values appear only as masks. The
+//! page is plain HTML, CSS and a small script embedded in this crate: no
+//! build step, nothing fetched from elsewhere.
+//!
+//! Two lines give a headless app a person:
+//!
+//! ```no_run
+//! use purview::prelude::*;
+//!
+//! #[window(summary = "Counts to {count}")]
+//! #[derive(Clone, Default)]
+//! struct Counter {
+//!     #[block(field)]
+//!     count: u32,
+//! }
+//!
+//! #[actions]
+//! impl Counter {
+//!     /// Count one more.
+//!     #[action]
+//!     fn increment(&mut self) { self.count += 1; }
+//! }
+//!
+//! # async fn run() -> Result<(), purview::Error> {
+//! let app = App::builder().name("counter").build();
+//! app.open(Counter::default())?;
+//! let face = purview_web::Face::new(app.clone());
+//! let server = app.serve_http(face.serve_beside(purview::http::HttpOptions::default())).await?;
+//! face.announce(&server); // prints the person's one-time link on stderr
+//! server.wait().await;
+//! # Ok(()) }
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+#![warn(clippy::too_many_lines)]
+
+mod access;
+mod assets;
+mod events;
+mod form;
+mod routes;
+mod scene;
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use purview::{
+    App,
+    activity::ActionInfo,
+    approval::ApprovalQueue,
+    http::{HttpOptions, HttpServer},
+    serde_json::Value,
+};
+use tokio::sync::{oneshot, watch};
+
+pub use assets::BUDGET_BYTES;
+pub use events::MAX_STREAMS as MAX_EVENT_STREAMS;
+
+/// The weight of the face's embedded script and style sheet together,
+/// uncompressed, in bytes; a test holds it to [`BUDGET_BYTES`].
+///
+/// ```
+/// assert!(purview_web::script_and_style_bytes() <= purview_web::BUDGET_BYTES);
+/// ```
+pub fn script_and_style_bytes() -> usize {
+    assets::SCRIPT.len() + assets::STYLE.len()
+}
+
+/// The path the face is served under unless [`Face::at`] says otherwise.
+pub const DEFAULT_PREFIX: &str = "/person";
+
+/// The person's face of an [`App`] in a browser: mount it beside the MCP
+/// endpoint ([`Face::serve_beside`]), then hand the person its one-time
+/// link ([`Face::announce`] or [`Face::one_time_link`]).
+///
+/// Cloning gives another handle to the same face (its links and sessions).
+///
+/// ```
+/// let app = purview::App::builder().build();
+/// let face = purview_web::Face::new(app).at("/desk");
+/// assert_eq!(face.prefix(), "/desk");
+/// ```
+#[derive(Clone)]
+pub struct Face {
+    inner: Arc<Inner>,
+}
+
+/// What the routes share.
+pub(crate) struct Inner {
+    pub app: App,
+    pub approvals: Option<ApprovalQueue>,
+    pub prefix: String,
+    pub title: String,
+    pub access: access::Access,
+    /// Bumped on every change of the app or of its questions.
+    pub changes: watch::Sender<u64>,
+    /// The open event streams; dropping a sender ends its stream.
+    pub streams: Mutex<Vec<oneshot::Sender<()>>>,
+}
+
+pub(crate) fn calls_lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Inner {
+    /// What the page draws now.
+    pub(crate) fn document(&self) -> Value {
+        scene::document(&self.app, self.approvals.as_ref())
+    }
+
+    /// An action the app offers now: in `window`, or the app's own.
+    pub(crate) fn find_action(&self, window: Option<&str>, name: &str) -> Option<ActionInfo> {
+        let scene = self.app.scene().ok()?;
+        let actions = match window {
+            Some(id) => scene.windows.into_iter().find(|w| w.state.id == id && w.operable)?.actions,
+            None => scene.app_actions?,
+        };
+        actions.into_iter().find(|a| a.name == name)
+    }
+}
+
+impl std::fmt::Debug for Face {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Face")
+            .field("app", &self.inner.app)
+            .field("prefix", &self.inner.prefix)
+            .field("answering", &self.inner.approvals.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Face {
+    /// A face for `app` that leaves approvals to whoever the app has (its
+    /// approver, or the agent's own client): it shows no approval prompts.
+    /// [`Face::answering`] makes the person at this face the approver.
+    ///
+    /// ```
+    /// let face = purview_web::Face::new(purview::App::builder().build());
+    /// assert!(!face.is_answering());
+    /// ```
+    pub fn new(app: App) -> Self {
+        Self::with_approvals(app, None)
+    }
+
+    /// A face for `app` where the person answers the agents' approval
+    /// questions, through `approvals`, which becomes the app's approver
+    /// ([`App::set_approver`]). Pass the queue the app was built with
+    /// ([`AppBuilder::approver`](purview::AppBuilder::approver)); a desktop
+    /// face (`purview_egui::Desk::answering`) may answer from the same
+    /// queue, and a question is applied once, whichever answers first.
+    ///
+    /// ```
+    /// use purview::approval::{ApprovalQueue, WhoApproves};
+    /// let approvals = ApprovalQueue::new();
+    /// let app = purview::App::builder()
+    ///     .approver(approvals.clone())
+    ///     .who_approves(WhoApproves::InApp)
+    ///     .build();
+    /// let face = purview_web::Face::answering(app, approvals);
+    /// assert!(face.is_answering());
+    /// ```
+    pub fn answering(app: App, approvals: ApprovalQueue) -> Self {
+        app.set_approver(approvals.clone());
+        Self::with_approvals(app, Some(approvals))
+    }
+
+    fn with_approvals(app: App, approvals: Option<ApprovalQueue>) -> Self {
+        let (changes, _) = watch::channel(0u64);
+        let notify = changes.clone();
+        app.on_change(move |_| notify.send_modify(|n| *n = n.wrapping_add(1)));
+        if let Some(queue) = &approvals {
+            let notify = changes.clone();
+            queue.on_change(move || notify.send_modify(|n| *n = n.wrapping_add(1)));
+        }
+        let title =
+            if app.name().is_empty() { "Purview".to_owned() } else { app.name().to_owned() };
+        let inner = Inner {
+            app,
+            approvals,
+            prefix: DEFAULT_PREFIX.to_owned(),
+            title,
+            access: access::Access::default(),
+            changes,
+            streams: Mutex::default(),
+        };
+        Self { inner: Arc::new(inner) }
+    }
+
+    /// Serves the face under `prefix` instead of [`DEFAULT_PREFIX`] (it must
+    /// start with `/`, name a sub-path and not overlap the MCP path). Call
+    /// it before [`Face::serve_beside`]; links and sessions made before are
+    /// kept.
+    ///
+    /// ```
+    /// let face = purview_web::Face::new(purview::App::builder().build()).at("/desk");
+    /// assert_eq!(face.prefix(), "/desk");
+    /// ```
+    #[must_use]
+    pub fn at(self, prefix: impl Into<String>) -> Self {
+        let prefix = prefix.into();
+        match Arc::try_unwrap(self.inner) {
+            Ok(mut inner) => {
+                inner.prefix = prefix;
+                Self { inner: Arc::new(inner) }
+            }
+            // Shared already: a new face on the same app and questions.
+            Err(shared) => {
+                let mut face = Self::with_approvals(shared.app.clone(), shared.approvals.clone());
+                if let Some(inner) = Arc::get_mut(&mut face.inner) {
+                    inner.prefix = prefix;
+                }
+                face
+            }
+        }
+    }
+
+    /// The path the face is served under.
+    ///
+    /// ```
+    /// let face = purview_web::Face::new(purview::App::builder().build());
+    /// assert_eq!(face.prefix(), purview_web::DEFAULT_PREFIX);
+    /// ```
+    pub fn prefix(&self) -> &str {
+        &self.inner.prefix
+    }
+
+    /// Whether the person answers approval questions here.
+    ///
+    /// ```
+    /// let face = purview_web::Face::new(purview::App::builder().build());
+    /// assert!(!face.is_answering());
+    /// ```
+    pub fn is_answering(&self) -> bool {
+        self.inner.approvals.is_some()
+    }
+
+    /// `options` with the face's routes served beside the MCP endpoint.
+    ///
+    /// ```
+    /// let face = purview_web::Face::new(purview::App::builder().build());
+    /// let options = face.serve_beside(purview::http::HttpOptions::default());
+    /// # let _ = options;
+    /// ```
+    pub fn serve_beside(&self, options: HttpOptions) -> HttpOptions {
+        options.serve_beside(self.inner.prefix.clone(), self.router())
+    }
+
+    /// The face's routes as an axum 0.8 [`Router`](axum::Router), for a
+    /// server of the app's own (they need the request's `Host` header to
+    /// check `Origin`).
+    ///
+    /// ```
+    /// let face = purview_web::Face::new(purview::App::builder().build());
+    /// let routes: axum::Router = face.router();
+    /// # let _ = routes;
+    /// ```
+    pub fn router(&self) -> axum::Router {
+        routes::router(self.inner.clone())
+    }
+
+    /// A new one-time link to the face on `server`: opened once, in one
+    /// browser, it becomes that browser's session; unused, it expires
+    /// after 15 minutes. Give it to the person only (it is the whole
+    /// credential); `None` if the system has no randomness to make one.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), purview::Error> {
+    /// let app = purview::App::builder().build();
+    /// let face = purview_web::Face::new(app.clone());
+    /// let server = app.serve_http(face.serve_beside(Default::default())).await?;
+    /// let link = face.one_time_link(&server).expect("randomness");
+    /// assert!(link.contains("/person/open?key="));
+    /// # Ok(()) }
+    /// ```
+    pub fn one_time_link(&self, server: &HttpServer) -> Option<String> {
+        let key = self.inner.access.new_link()?;
+        Some(format!("http://{}{}/open?key={key}", server.local_addr(), self.inner.prefix))
+    }
+
+    /// Prints a new one-time link on stderr, for the person at the
+    /// terminal (never on stdout, which may be a protocol stream).
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), purview::Error> {
+    /// let app = purview::App::builder().build();
+    /// let face = purview_web::Face::new(app.clone());
+    /// let server = app.serve_http(face.serve_beside(Default::default())).await?;
+    /// face.announce(&server);
+    /// # Ok(()) }
+    /// ```
+    pub fn announce(&self, server: &HttpServer) {
+        match self.one_time_link(server) {
+            Some(link) => eprintln!("The person's face (open once, in your browser): {link}"),
+            None => eprintln!(
+                "The person's face cannot open: the system gave no randomness for its link."
+            ),
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! The face's routes: the one-time link, the page and its script and
+//! style, the scene, its live events, and the person's two kinds of
+//! request (a call, an answer to an approval question). Every route but
+//! the link and the static files needs the session cookie; every POST its
+//! CSRF token too (`access.rs`).
+
+use std::sync::Arc;
+
+use axum::{
+    Router,
+    body::Bytes,
+    extract::State,
+    http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header},
+    response::{IntoResponse, Response},
+    routing::{get, post},
+};
+use purview::{
+    approval::Approval,
+    model::{ErrorCode, JsonObject, ToolError},
+    serde_json::{self, Value, json},
+};
+
+use crate::{
+    Inner,
+    access::{self, COOKIE, Refused},
+    assets, events, form,
+};
+
+type Face = State<Arc<Inner>>;
+
+/// The routes, every one under `inner.prefix`.
+pub(crate) fn router(inner: Arc<Inner>) -> Router {
+    let at = |path: &str| format!("{}{path}", inner.prefix);
+    Router::new()
+        .route(&at(""), get(page))
+        .route(&at("/"), get(page))
+        .route(&at("/open"), get(open))
+        .route(&at("/face.js"), get(|| async { asset(assets::SCRIPT, "text/javascript") }))
+        .route(&at("/face.css"), get(|| async { asset(assets::STYLE, "text/css") }))
+        .route(&at("/scene"), get(scene))
+        .route(&at("/events"), get(events::stream))
+        .route(&at("/call"), post(call))
+        .route(&at("/answer"), post(answer))
+        .with_state(inner)
+}
+
+/// Headers on every answer: nothing but the face's own script and style
+/// runs, nothing is framed or cached, no address leaks in a referrer.
+fn secured(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    let set = [
+        (header::CONTENT_SECURITY_POLICY, assets::CSP),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::REFERRER_POLICY, "no-referrer"),
+        (header::X_FRAME_OPTIONS, "DENY"),
+        (header::CACHE_CONTROL, "no-store"),
+    ];
+    for (name, value) in set {
+        headers.insert(name, HeaderValue::from_static(value));
+    }
+    response
+}
+
+fn asset(body: &'static str, mime: &'static str) -> Response {
+    secured(([(header::CONTENT_TYPE, mime)], body).into_response())
+}
+
+fn json_answer(status: StatusCode, body: &Value) -> Response {
+    let json = [(header::CONTENT_TYPE, "application/json")];
+    secured((status, json, body.to_string()).into_response())
+}
+
+/// The answer to a refused request, saying what to do.
+pub(crate) fn refused(why: Refused) -> Response {
+    let (status, text) = match why {
+        Refused::NoSession => (
+            StatusCode::UNAUTHORIZED,
+            "This page opens only with the one-time link the app printed when it started. Open that link in this browser; if it was used already, ask the app for a new one.",
+        ),
+        Refused::CrossSite => {
+            (StatusCode::FORBIDDEN, "Refused: this request did not come from the app's own page.")
+        }
+    };
+    secured((status, [(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
+}
+
+/// The one-time link: its key becomes a session cookie, and the browser
+/// goes to the page (so the key leaves the address bar and history).
+async fn open(State(inner): Face, uri: Uri) -> Response {
+    let query = uri.query().unwrap_or_default();
+    let key = query.split('&').find_map(|pair| pair.strip_prefix("key="));
+    let Some(session) = key.and_then(|key| inner.access.exchange(key)) else {
+        return refused(Refused::NoSession);
+    };
+    let cookie =
+        format!("{COOKIE}={}; Path={}; HttpOnly; SameSite=Strict", session.id, inner.prefix);
+    let mut response = StatusCode::SEE_OTHER.into_response();
+    let headers = response.headers_mut();
+    if let (Ok(cookie), Ok(to)) =
+        (HeaderValue::from_str(&cookie), HeaderValue::from_str(&format!("{}/", inner.prefix)))
+    {
+        headers.insert(header::SET_COOKIE, cookie);
+        headers.insert(header::LOCATION, to);
+    }
+    secured(response)
+}
+
+/// The page: its CSRF token is given here, to the session's own page only.
+async fn page(State(inner): Face, method: Method, headers: HeaderMap) -> Response {
+    let session = match access::check(&inner.access, &method, &headers) {
+        Ok(session) => session,
+        Err(why) => return refused(why),
+    };
+    let html = assets::page(&inner.title, &inner.prefix, &session.csrf);
+    secured(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response())
+}
+
+/// The scene, once (the events stream sends it on every change).
+async fn scene(State(inner): Face, method: Method, headers: HeaderMap) -> Response {
+    if let Err(why) = access::check(&inner.access, &method, &headers) {
+        return refused(why);
+    }
+    json_answer(StatusCode::OK, &inner.document())
+}
+
+/// A person's request body, parsed as a JSON object.
+fn body_object(body: &Bytes) -> Option<JsonObject> {
+    serde_json::from_slice::<Value>(body).ok()?.as_object().cloned()
+}
+
+fn error_answer(status: StatusCode, error: &ToolError) -> Response {
+    json_answer(status, &json!({ "error": error }))
+}
+
+/// The person's call of an action, as the page knows it (window, action,
+/// what was typed, whether a destructive action was confirmed): through
+/// [`purview::activity::ActionInfo::call`], as the person.
+async fn call(State(inner): Face, method: Method, headers: HeaderMap, body: Bytes) -> Response {
+    if let Err(why) = access::check(&inner.access, &method, &headers) {
+        return refused(why);
+    }
+    let Some(request) = body_object(&body) else {
+        let error = ToolError::new(ErrorCode::ActionFailed, "The request was not understood.");
+        return error_answer(StatusCode::BAD_REQUEST, &error);
+    };
+    let window = request.get("window").and_then(Value::as_str);
+    let name = request.get("action").and_then(Value::as_str).unwrap_or_default();
+    let values = request.get("values").and_then(Value::as_object).cloned().unwrap_or_default();
+    let confirmed = request.get("confirmed").and_then(Value::as_bool) == Some(true);
+    let Some(action) = inner.find_action(window, name) else {
+        let error = ToolError::new(
+            ErrorCode::ActionNotAvailable,
+            "That action is not available now; the page shows what can be done.",
+        );
+        return error_answer(StatusCode::CONFLICT, &error);
+    };
+    let arguments = match form::arguments(&form::params(&action.input_schema), &values) {
+        Ok(arguments) => arguments,
+        Err(problems) => {
+            return error_answer(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                &ToolError::validation(problems),
+            );
+        }
+    };
+    if action.destructive && !confirmed {
+        let error = ToolError::new(ErrorCode::ActionFailed, "Confirm this action first.");
+        return error_answer(StatusCode::CONFLICT, &error);
+    }
+    match action.call(&inner.app, arguments).by_person().await {
+        Ok(performed) => json_answer(
+            StatusCode::OK,
+            &json!({"ok": true, "message": performed.message, "value": performed.value}),
+        ),
+        Err(error) => error_answer(StatusCode::OK, &error),
+    }
+}
+
+/// The person's answer to an approval question.
+async fn answer(State(inner): Face, method: Method, headers: HeaderMap, body: Bytes) -> Response {
+    if let Err(why) = access::check(&inner.access, &method, &headers) {
+        return refused(why);
+    }
+    let request = body_object(&body).unwrap_or_default();
+    let id = request.get("id").and_then(Value::as_u64);
+    let approve = request.get("approve").and_then(Value::as_bool);
+    let (Some(queue), Some(id), Some(approve)) = (&inner.approvals, id, approve) else {
+        return json_answer(StatusCode::BAD_REQUEST, &json!({"answered": false}));
+    };
+    let approval = if approve { Approval::Approve } else { Approval::Decline };
+    let answered = queue.answer(id, approval);
+    json_answer(StatusCode::OK, &json!({ "answered": answered }))
+}

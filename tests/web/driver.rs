@@ -1,0 +1,230 @@
+//! A headless Chromium driven over WebDriver (Debian's `chromium` and
+//! `chromium-driver`, which ./scripts/test installs): what the browser
+//! tests and the face's benchmark share. Without the browser they fail,
+//! saying what to install; they never skip.
+
+use std::{path::PathBuf, process::Stdio, time::Duration};
+
+use anyhow::{Context as _, Result, anyhow, bail};
+use serde_json::{Value, json};
+
+/// The W3C WebDriver key of an element reference.
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+/// One headless Chromium session; the driver process ends with it.
+pub struct Browser {
+    http: reqwest::Client,
+    session: String,
+    base: String,
+    _driver: tokio::process::Child,
+}
+
+fn free_port() -> Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+impl Browser {
+    /// Starts chromedriver and a headless Chromium session.
+    pub async fn start() -> Result<Self> {
+        let port = free_port()?;
+        let driver = tokio::process::Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .context("chromedriver did not start: install Debian's chromium and chromium-driver (./scripts/test does)")?;
+        let http = reqwest::Client::new();
+        let base = format!("http://127.0.0.1:{port}");
+        let mut ready = false;
+        for _ in 0..100 {
+            if http.get(format!("{base}/status")).send().await.is_ok() {
+                ready = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        if !ready {
+            bail!("chromedriver did not answer on port {port}");
+        }
+        let capabilities = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": "/usr/bin/chromium",
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,1000"]
+            }
+        }}});
+        let mut browser = Self { http, session: String::new(), base, _driver: driver };
+        let created = browser.send(reqwest::Method::POST, "/session", Some(capabilities)).await?;
+        browser.session =
+            created["sessionId"].as_str().ok_or_else(|| anyhow!("no session: {created}"))?.into();
+        Ok(browser)
+    }
+
+    async fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> Result<Value> {
+        let url = if path == "/session" {
+            format!("{}{path}", self.base)
+        } else {
+            format!("{}/session/{}{path}", self.base, self.session)
+        };
+        let mut request = self.http.request(method, url);
+        if let Some(body) = body {
+            request = request.header("content-type", "application/json").body(body.to_string());
+        }
+        let answer: Value = serde_json::from_slice(&request.send().await?.bytes().await?)?;
+        let value = answer.get("value").cloned().unwrap_or(Value::Null);
+        if value.get("error").is_some() {
+            bail!("WebDriver {path}: {value}");
+        }
+        Ok(value)
+    }
+
+    /// Goes to `url`.
+    pub async fn goto(&self, url: &str) -> Result<()> {
+        self.send(reqwest::Method::POST, "/url", Some(json!({ "url": url }))).await.map(drop)
+    }
+
+    /// Runs `script` (a function body) in the page and returns its value.
+    pub async fn run(&self, script: &str) -> Result<Value> {
+        let body = json!({"script": script, "args": []});
+        self.send(reqwest::Method::POST, "/execute/sync", Some(body)).await
+    }
+
+    /// Runs an async `script` whose last argument is the callback to call
+    /// with its result.
+    pub async fn run_async(&self, script: &str) -> Result<Value> {
+        let body = json!({"script": script, "args": []});
+        self.send(reqwest::Method::POST, "/execute/async", Some(body)).await
+    }
+
+    /// Waits (up to 10 s) until `condition`, a JavaScript expression, holds.
+    pub async fn wait_for(&self, condition: &str) -> Result<()> {
+        for _ in 0..200 {
+            if self.run(&format!("return !!({condition});")).await? == Value::Bool(true) {
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let text = self.run("return document.body.innerText;").await.unwrap_or_default();
+        bail!("the page never showed `{condition}`; it shows:\n{}", text.as_str().unwrap_or(""))
+    }
+
+    async fn element(&self, css: &str) -> Result<String> {
+        let found = self
+            .send(
+                reqwest::Method::POST,
+                "/element",
+                Some(json!({"using": "css selector", "value": css})),
+            )
+            .await?;
+        found[ELEMENT].as_str().map(str::to_owned).ok_or_else(|| anyhow!("no element {css}"))
+    }
+
+    /// Clicks the element `css` selects, as a person's mouse would.
+    pub async fn click(&self, css: &str) -> Result<()> {
+        let id = self.element(css).await?;
+        self.send(reqwest::Method::POST, &format!("/element/{id}/click"), Some(json!({})))
+            .await
+            .map(drop)
+    }
+
+    /// Types `text` into the element `css` selects, as a keyboard would,
+    /// in place of what it held.
+    pub async fn type_into(&self, css: &str, text: &str) -> Result<()> {
+        let id = self.element(css).await?;
+        self.send(reqwest::Method::POST, &format!("/element/{id}/clear"), Some(json!({}))).await?;
+        let body = json!({ "text": text });
+        self.send(reqwest::Method::POST, &format!("/element/{id}/value"), Some(body))
+            .await
+            .map(drop)
+    }
+
+    /// Clicks the button whose text is `label` inside the element `within`.
+    /// The page redraws on every change, so a button found just before a
+    /// redraw may be gone when clicked: then it is found again.
+    pub async fn press(&self, within: &str, label: &str) -> Result<()> {
+        let script = format!(
+            "document.querySelectorAll('[data-pressed]').forEach(function (b) {{ b.removeAttribute('data-pressed'); }}); var b = Array.from(document.querySelectorAll({within:?} + ' button')).filter(function (b) {{ return b.textContent === {label:?}; }})[0]; if (!b) return null; b.setAttribute('data-pressed', '1'); return true;"
+        );
+        let mut last = None;
+        for _ in 0..20 {
+            if self.run(&script).await? == Value::Bool(true) {
+                match self.click("button[data-pressed]").await {
+                    Ok(()) => return Ok(()),
+                    Err(error) => last = Some(error),
+                }
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        match last {
+            Some(error) => Err(error.context(format!("pressing {label:?} in {within}"))),
+            None => bail!("no button {label:?} in {within}"),
+        }
+    }
+
+    /// Presses keys (WebDriver key codes, such as `\u{E004}` for Tab) on
+    /// whatever has the focus, as a keyboard would.
+    pub async fn keys(&self, keys: &str) -> Result<()> {
+        let mut actions = Vec::new();
+        for key in keys.chars() {
+            actions.push(json!({"type": "keyDown", "value": key.to_string()}));
+            actions.push(json!({"type": "keyUp", "value": key.to_string()}));
+        }
+        let body = json!({"actions": [{"type": "key", "id": "keyboard", "actions": actions}]});
+        self.send(reqwest::Method::POST, "/actions", Some(body)).await.map(drop)
+    }
+
+    /// The whole page as HTML, as it is now.
+    pub async fn html(&self) -> Result<String> {
+        Ok(self
+            .run("return document.documentElement.outerHTML;")
+            .await?
+            .as_str()
+            .unwrap_or("")
+            .into())
+    }
+
+    /// Saves a screenshot to `name`.png under the target directory's test
+    /// folder, returning where.
+    pub async fn screenshot(&self, name: &str) -> Result<PathBuf> {
+        use base64_decode::decode;
+        let png = self.send(reqwest::Method::GET, "/screenshot", None).await?;
+        let bytes = decode(png.as_str().unwrap_or_default())?;
+        let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.png"));
+        std::fs::write(&path, bytes)?;
+        Ok(path)
+    }
+}
+
+/// Base64 without a crate for it: screenshots are all it decodes.
+mod base64_decode {
+    pub fn decode(text: &str) -> anyhow::Result<Vec<u8>> {
+        let value = |c: u8| -> Option<u32> {
+            Some(match c {
+                b'A'..=b'Z' => c - b'A',
+                b'a'..=b'z' => c - b'a' + 26,
+                b'0'..=b'9' => c - b'0' + 52,
+                b'+' => 62,
+                b'/' => 63,
+                _ => return None,
+            } as u32)
+        };
+        let mut out = Vec::with_capacity(text.len() * 3 / 4);
+        let (mut acc, mut bits) = (0u32, 0);
+        for c in text.bytes().filter(|c| *c != b'=' && !c.is_ascii_whitespace()) {
+            acc = (acc << 6) | value(c).ok_or_else(|| anyhow::anyhow!("not base64"))?;
+            bits += 6;
+            if bits >= 8 {
+                bits -= 8;
+                out.push((acc >> bits) as u8);
+                acc &= (1 << bits) - 1;
+            }
+        }
+        Ok(out)
+    }
+}

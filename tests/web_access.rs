@@ -1,0 +1,215 @@
+//! Who may open the person's face (purview-web), over plain HTTP: only the
+//! one-time link's cookie opens it, an agent's bearer token never does,
+//! the cookie never calls `/mcp`, every write needs the page's own origin
+//! and CSRF token, and the face's connections count in the fair shares
+//! like any client's (RELIABILITY.md, the face's rows).
+
+use std::time::Duration;
+
+use anyhow::{Context as _, Result, ensure};
+use purview::http::{HttpOptions, HttpServer};
+use purview_web::Face;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+const TOKEN: &str = "0123456789abcdef0123456789abcdef";
+
+async fn serve(options: HttpOptions) -> Result<(Face, HttpServer, reqwest::Client)> {
+    let app = purview_tests::demo_app();
+    let face = Face::new(app.clone());
+    let server = app.serve_http(face.serve_beside(options)).await?;
+    let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build()?;
+    Ok((face, server, client))
+}
+
+/// Opens the face's link once: the session cookie (`name=value`) and the
+/// whole `Set-Cookie` header.
+async fn open(
+    face: &Face,
+    server: &HttpServer,
+    client: &reqwest::Client,
+) -> Result<(String, String)> {
+    let link = face.one_time_link(server).context("a link")?;
+    let answer = client.get(&link).send().await?;
+    ensure!(answer.status() == 303, "the link answered {}", answer.status());
+    let set = answer.headers()["set-cookie"].to_str()?.to_owned();
+    let cookie = set.split(';').next().unwrap_or_default().to_owned();
+    Ok((cookie, set))
+}
+
+fn base(server: &HttpServer) -> String {
+    format!("http://{}", server.local_addr())
+}
+
+#[tokio::test]
+async fn s12_an_agents_bearer_token_never_opens_the_face() -> Result<()> {
+    let (_face, server, client) = serve(HttpOptions::default().bearer_token(TOKEN)).await?;
+    let bearer = format!("Bearer {TOKEN}");
+    for path in ["/person/", "/person/scene", "/person/events"] {
+        let answer = client
+            .get(format!("{}{path}", base(&server)))
+            .header("authorization", &bearer)
+            .send()
+            .await?;
+        ensure!(answer.status() == 401, "{path} with the agent's token: {}", answer.status());
+    }
+    let call = client
+        .post(format!("{}/person/answer", base(&server)))
+        .header("authorization", &bearer)
+        .header("origin", base(&server))
+        .header("content-type", "application/json")
+        .body(r#"{"id": 1, "approve": true}"#)
+        .send()
+        .await?;
+    ensure!(call.status() == 401, "an answer with the agent's token: {}", call.status());
+    Ok(())
+}
+
+#[tokio::test]
+async fn s12_the_persons_cookie_never_calls_mcp_and_the_link_opens_once() -> Result<()> {
+    let (face, server, client) = serve(HttpOptions::default().bearer_token(TOKEN)).await?;
+    let link = face.one_time_link(&server).context("a link")?;
+    let first = client.get(&link).send().await?;
+    ensure!(first.status() == 303);
+    let set = first.headers()["set-cookie"].to_str()?.to_owned();
+    ensure!(set.contains("HttpOnly") && set.contains("SameSite=Strict"), "{set}");
+    let again = client.get(&link).send().await?;
+    ensure!(again.status() == 401, "a spent link opened again: {}", again.status());
+    let cookie = set.split(';').next().unwrap_or_default();
+    let page =
+        client.get(format!("{}/person/", base(&server))).header("cookie", cookie).send().await?;
+    ensure!(page.status() == 200, "the cookie did not open the page: {}", page.status());
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let mcp = client
+        .post(server.url())
+        .header("cookie", cookie)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(initialize)
+        .send()
+        .await?;
+    ensure!(mcp.status() == 401, "the person's cookie reached MCP: {}", mcp.status());
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_write_needs_the_pages_origin_json_and_csrf_token() -> Result<()> {
+    let (face, server, client) = serve(HttpOptions::default()).await?;
+    let (cookie, _) = open(&face, &server, &client).await?;
+    let page =
+        client.get(format!("{}/person/", base(&server))).header("cookie", &cookie).send().await?;
+    let csp = page.headers()["content-security-policy"].to_str()?.to_owned();
+    ensure!(csp.contains("script-src 'self'") && csp.contains("frame-ancestors 'none'"), "{csp}");
+    let html = page.text().await?;
+    let csrf = html
+        .split("name=\"purview-csrf\" content=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .context("the page carries its CSRF token")?
+        .to_owned();
+    let body = r#"{"window": null, "action": "new_editor", "values": {}}"#;
+    let post = |origin: String, token: Option<&str>, kind: &str| {
+        let mut request = client
+            .post(format!("{}/person/call", base(&server)))
+            .header("cookie", &cookie)
+            .header("origin", origin)
+            .header("content-type", kind)
+            .body(body);
+        if let Some(token) = token {
+            request = request.header("x-purview-csrf", token);
+        }
+        request.send()
+    };
+    let own = base(&server);
+    let other = format!("http://127.0.0.1:{}", server.local_addr().port().wrapping_add(1));
+    let json = "application/json";
+    for (origin, token, kind, why) in [
+        (own.clone(), None, json, "without the token"),
+        (own.clone(), Some("0".repeat(64)), json, "with a wrong token"),
+        (other, Some(csrf.clone()), json, "from another origin on this machine"),
+        (own.clone(), Some(csrf.clone()), "text/plain", "as a plain-text form"),
+    ] {
+        let answer = post(origin, token.as_deref(), kind).await?;
+        ensure!(answer.status() == 403, "a write {why} was answered {}", answer.status());
+    }
+    let answer = post(own, Some(&csrf), json).await?;
+    ensure!(answer.status() == 200, "the page's own write: {}", answer.status());
+    Ok(())
+}
+
+/// Opens an event stream on a connection of its own, and keeps it.
+async fn event_stream(server: &HttpServer, cookie: &str) -> Result<tokio::net::TcpStream> {
+    let mut stream = tokio::net::TcpStream::connect(server.local_addr()).await?;
+    let request = format!(
+        "GET /person/events HTTP/1.1\r\nHost: {}\r\nCookie: {cookie}\r\nAccept: text/event-stream\r\n\r\n",
+        server.local_addr()
+    );
+    stream.write_all(request.as_bytes()).await?;
+    let mut head = [0u8; 64];
+    let read = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut head)).await??;
+    ensure!(
+        head[..read].starts_with(b"HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(&head[..read])
+    );
+    Ok(stream)
+}
+
+#[tokio::test]
+async fn the_faces_connections_count_in_the_fair_shares() -> Result<()> {
+    // Three connections in all, and the person's browser holds them with
+    // event streams: a fourth is refused like any client's (503, try
+    // again), and gets in once one of them closes.
+    let options = HttpOptions::default().max_connections(3);
+    let (face, server, client) = serve(options).await?;
+    let (cookie, _) = open(&face, &server, &client).await?;
+    drop(client);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        held.push(event_stream(&server, &cookie).await?);
+    }
+    // Refused when it connects, before its request is read.
+    let mut fourth = tokio::net::TcpStream::connect(server.local_addr()).await?;
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), fourth.read_to_end(&mut answer)).await??;
+    let answer = String::from_utf8_lossy(&answer);
+    ensure!(answer.starts_with("HTTP/1.1 503") && answer.contains("Retry-After"), "{answer}");
+    let scene = || {
+        let request = reqwest::Client::new()
+            .get(format!("{}/person/scene", base(&server)))
+            .header("cookie", &cookie);
+        request.send()
+    };
+    drop(held.pop());
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let answered = scene().await?;
+    ensure!(answered.status() == 200, "after one closed: {}", answered.status());
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_newer_event_stream_ends_the_oldest_past_the_faces_limit() -> Result<()> {
+    let (face, server, client) = serve(HttpOptions::default()).await?;
+    let (cookie, _) = open(&face, &server, &client).await?;
+    let mut oldest = event_stream(&server, &cookie).await?;
+    let mut newer = Vec::new();
+    for _ in 0..purview_web::MAX_EVENT_STREAMS {
+        newer.push(event_stream(&server, &cookie).await?);
+    }
+    // The oldest stream ends: its chunked body closes, then the connection
+    // stays idle or closes; what it reads ends with the last chunk.
+    let mut seen = Vec::new();
+    let ended = tokio::time::timeout(Duration::from_secs(5), async {
+        let mut buffer = [0u8; 4096];
+        loop {
+            let read = oldest.read(&mut buffer).await?;
+            seen.extend_from_slice(&buffer[..read]);
+            if read == 0 || seen.ends_with(b"0\r\n\r\n") {
+                return anyhow::Ok(());
+            }
+        }
+    })
+    .await;
+    ensure!(ended.is_ok(), "the oldest stream stayed open: {}", String::from_utf8_lossy(&seen));
+    Ok(())
+}
