@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     checks::{Check, Level},
-    report::{CheckReport, Coverage, Status, ToolCount},
+    coverage::{Coverage, ToolCount},
+    tally::{CheckReport, Status},
 };
 
 /// How a walk came out, from best to worst.

@@ -28,8 +28,8 @@ use serde_json::{Map, Value, json};
 
 use crate::{
     checks::Check,
+    coverage::Coverage,
     generate::{InputSchema, Rand, Shown, Validity},
-    report::Coverage,
     script::{Call, ExpectedVersion, Step},
     settings::{APP_WINDOWS_SCHEMA, Settings},
     tally::Tally,
