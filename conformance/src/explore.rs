@@ -12,7 +12,8 @@ use serde_json::Value;
 
 use crate::{
     checks::{Check, Level},
-    report::{Coverage, Report, Shrunk},
+    coverage::Coverage,
+    report::{Report, Shrunk},
     script::{Call, Script, Step},
     settings::Settings,
     tally::Tally,

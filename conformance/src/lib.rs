@@ -49,6 +49,7 @@
 #![warn(clippy::too_many_lines)]
 
 mod checks;
+mod coverage;
 mod explore;
 mod generate;
 mod report;
@@ -61,9 +62,11 @@ mod walk;
 mod windows;
 
 pub use checks::{Check, Level};
+pub use coverage::{Coverage, ToolCount};
 pub use explore::Explorer;
-pub use report::{CheckReport, Coverage, Evidence, Report, Shrunk, Status, ToolCount};
+pub use report::{Report, Shrunk};
 pub use script::{Call, ExpectedVersion, Intent, Script, Step};
 pub use settings::APP_WINDOWS_SCHEMA;
+pub use tally::{CheckReport, Evidence, Status};
 pub use target::{Endpoint, WINDOWS_URI};
 pub use verdict::{CoverageLevel, Gap, Verdict};

@@ -1,99 +1,17 @@
 //! The outcome of a walk: one line per check with its evidence, what the
 //! walk reached, and the shortest failing sequences found.
 
-use std::{
-    collections::{BTreeMap, BTreeSet},
-    fmt,
-    time::Duration,
-};
+use std::{fmt, time::Duration};
 
 use serde::Serialize;
 
 use crate::{
     checks::{Check, Level},
+    coverage::Coverage,
     script::Script,
+    tally::{CheckReport, Status},
     verdict::{CoverageLevel, Gap, Verdict},
 };
-
-/// How a check came out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Status {
-    /// Observed at least once and never violated.
-    Pass,
-    /// Violated at least once.
-    Fail,
-    /// The walk never reached a situation that tests it.
-    NotExercised,
-}
-
-/// One observed violation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Evidence {
-    /// The step it happened at (0 is the connection and first read).
-    pub step: usize,
-    /// What was seen, in words.
-    pub detail: String,
-}
-
-/// One check's result.
-#[derive(Debug, Clone, Serialize)]
-pub struct CheckReport {
-    /// Which check.
-    pub check: Check,
-    /// MUST, SHOULD or application.
-    pub level: Level,
-    /// The spec sections it covers.
-    pub sections: &'static str,
-    /// What passing means.
-    pub title: &'static str,
-    /// The outcome.
-    pub status: Status,
-    /// How many times the walk tested it.
-    pub observed: u64,
-    /// How many of those failed.
-    pub failures: u64,
-    /// The first few failures.
-    pub evidence: Vec<Evidence>,
-    /// Why it was not exercised, when it was not.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-}
-
-/// Calls made to one operation, across every window that offered it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct ToolCount {
-    /// Calls made.
-    pub calls: usize,
-    /// Calls that succeeded.
-    pub succeeded: usize,
-    /// Why valid calls made while it was offered were refused: error code
-    /// → how often.
-    pub refused: BTreeMap<String, usize>,
-    /// The fields `validation_failed` named in those refusals → how often.
-    pub fields: BTreeMap<String, usize>,
-}
-
-/// What the walk reached.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Coverage {
-    /// Window titles seen, with how many distinct windows had that title.
-    pub windows: BTreeMap<String, usize>,
-    /// The most windows open at once.
-    pub most_open: usize,
-    /// Operations called, keyed `"Window title · action"` (`"app · action"`
-    /// for application-level ones).
-    pub tools: BTreeMap<String, ToolCount>,
-    /// Operations that were offered but never called.
-    pub never_called: BTreeSet<String>,
-    /// Operations left alone because they are (or may be) destructive.
-    pub skipped_destructive: BTreeSet<String>,
-    /// Error codes received, with how often.
-    pub codes: BTreeMap<String, usize>,
-    /// How often the §10.1 probe raced two writes (each then sent again in
-    /// a fixed order, so the walk went on the same way whichever won).
-    pub races: usize,
-}
 
 /// The shortest sequence of calls found that still fails a check.
 #[derive(Debug, Clone, Serialize)]

@@ -2,10 +2,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::{
-    checks::Check,
-    report::{CheckReport, Evidence, Status},
-};
+use serde::Serialize;
+
+use crate::checks::{Check, Level};
 
 /// Results per check, as the walk goes.
 #[derive(Default)]
@@ -92,4 +91,49 @@ impl Tally {
         out.sort_by_key(|c| c.level);
         out
     }
+}
+
+/// How a check came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// Observed at least once and never violated.
+    Pass,
+    /// Violated at least once.
+    Fail,
+    /// The walk never reached a situation that tests it.
+    NotExercised,
+}
+
+/// One observed violation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Evidence {
+    /// The step it happened at (0 is the connection and first read).
+    pub step: usize,
+    /// What was seen, in words.
+    pub detail: String,
+}
+
+/// One check's result.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckReport {
+    /// Which check.
+    pub check: Check,
+    /// MUST, SHOULD or application.
+    pub level: Level,
+    /// The spec sections it covers.
+    pub sections: &'static str,
+    /// What passing means.
+    pub title: &'static str,
+    /// The outcome.
+    pub status: Status,
+    /// How many times the walk tested it.
+    pub observed: u64,
+    /// How many of those failed.
+    pub failures: u64,
+    /// The first few failures.
+    pub evidence: Vec<Evidence>,
+    /// Why it was not exercised, when it was not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }

@@ -10,7 +10,7 @@ use purview::{
     serde_json::{self, Value},
 };
 
-use crate::WindowUi;
+use crate::{WindowUi, pages::cell};
 
 impl WindowUi<'_> {
     /// Draws every block of the window, as agents read them, in order.
@@ -73,15 +73,6 @@ impl WindowUi<'_> {
                 ui.monospace(text);
             }
         }
-    }
-}
-
-/// A value as a person reads it: strings without quotes, nothing for null.
-pub(crate) fn cell(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        Value::Null => String::new(),
-        other => other.to_string(),
     }
 }
 

@@ -13,7 +13,7 @@ use purview::{
     serde_json::Value,
 };
 
-use crate::{WindowUi, blocks::cell, lock::lock, schema::ActionDef};
+use crate::{WindowUi, lock::lock, schema::ActionDef};
 
 /// Pages loaded through a table's own loader, by window id and block id;
 /// each row its cells in column order (the desk knows no row type).
@@ -175,4 +175,13 @@ fn go_to_row(ui: &mut Ui, id: egui::Id, total: usize) -> Option<usize> {
 /// "1 row", "12 rows".
 fn rows_count(n: usize) -> String {
     if n == 1 { "1 row".to_owned() } else { format!("{n} rows") }
+}
+
+/// A value as a person reads it: strings without quotes, nothing for null.
+pub(crate) fn cell(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
 }

@@ -14,10 +14,8 @@
 //!
 //! The macros check names where they are written (a compile error at the
 //! token); the runtime checks hand-written [`ActionSpec`]s with the same
-//! functions, so both say the same thing. The same goes for argument
-//! patterns: [`ecma_to_regex`] gives a JSON Schema pattern its ECMA-262
-//! meaning in the `regex` crate's syntax, for the runtime to match with
-//! and the macros to check `#[arg(pattern = "..")]` against.
+//! functions, so both say the same thing. Argument patterns have a crate
+//! of their own, `purview-pattern`.
 //!
 //! [`ActionSpec`]: https://docs.rs/purview/latest/purview/struct.ActionSpec.html
 //!
@@ -31,10 +29,7 @@
 //! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
-
-mod pattern;
-
-pub use pattern::{check_ecma_pattern, ecma_source_offset, ecma_to_regex};
+#![warn(clippy::too_many_lines)]
 
 /// The longest action name, so that `{windowId}__{action}` stays within
 /// [`MAX_TOOL_NAME_LEN`] with the longest window id.

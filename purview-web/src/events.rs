@@ -16,7 +16,11 @@ use axum::{
 };
 use tokio::sync::{oneshot, watch};
 
-use crate::{Inner, access, calls_lock, routes::refused};
+use crate::{
+    Inner,
+    access::{self, refused},
+    calls_lock,
+};
 
 /// Live-update streams one face keeps open at once, for all the person's
 /// pages together; a newer one ends the oldest (a reloaded page leaves its

@@ -22,7 +22,7 @@ use purview::{
 
 use crate::{
     Inner,
-    access::{self, COOKIE, Refused},
+    access::{self, COOKIE, Refused, refused, secured},
     assets, events, form,
 };
 
@@ -44,23 +44,6 @@ pub(crate) fn router(inner: Arc<Inner>) -> Router {
         .with_state(inner)
 }
 
-/// Headers on every answer: nothing but the face's own script and style
-/// runs, nothing is framed or cached, no address leaks in a referrer.
-fn secured(mut response: Response) -> Response {
-    let headers = response.headers_mut();
-    let set = [
-        (header::CONTENT_SECURITY_POLICY, assets::CSP),
-        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-        (header::REFERRER_POLICY, "no-referrer"),
-        (header::X_FRAME_OPTIONS, "DENY"),
-        (header::CACHE_CONTROL, "no-store"),
-    ];
-    for (name, value) in set {
-        headers.insert(name, HeaderValue::from_static(value));
-    }
-    response
-}
-
 fn asset(body: &'static str, mime: &'static str) -> Response {
     secured(([(header::CONTENT_TYPE, mime)], body).into_response())
 }
@@ -68,20 +51,6 @@ fn asset(body: &'static str, mime: &'static str) -> Response {
 fn json_answer(status: StatusCode, body: &Value) -> Response {
     let json = [(header::CONTENT_TYPE, "application/json")];
     secured((status, json, body.to_string()).into_response())
-}
-
-/// The answer to a refused request, saying what to do.
-pub(crate) fn refused(why: Refused) -> Response {
-    let (status, text) = match why {
-        Refused::NoSession => (
-            StatusCode::UNAUTHORIZED,
-            "This page opens only with the one-time link the app printed when it started. Open that link in this browser; if it was used already, ask the app for a new one.",
-        ),
-        Refused::CrossSite => {
-            (StatusCode::FORBIDDEN, "Refused: this request did not come from the app's own page.")
-        }
-    };
-    secured((status, [(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
 }
 
 /// The one-time link: its key becomes a session cookie, and the browser

@@ -41,9 +41,9 @@
 
 use std::borrow::Cow;
 
-use serde::{Deserialize, Serialize, ser::SerializeStruct};
+use serde::{Deserialize, Serialize};
 
-use crate::{Context, model::JsonObject, projection::Cells};
+use crate::{Context, model::JsonObject};
 
 /// One page of a table's rows, as its load action returns it: `offset` is
 /// the index of the first row returned (from 0), `total` the number of rows
@@ -84,17 +84,6 @@ impl<R> Page<R> {
     {
         let rows = all.iter().skip(offset).take(limit).cloned().collect();
         Self { offset, total: all.len(), rows }
-    }
-}
-
-impl<R: Cells> Serialize for Page<R> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut page = serializer.serialize_struct("Page", 3)?;
-        page.serialize_field("offset", &self.offset)?;
-        page.serialize_field("total", &self.total)?;
-        let rows: Vec<_> = self.rows.iter().map(Cells::cells).collect();
-        page.serialize_field("rows", &rows)?;
-        page.end()
     }
 }
 

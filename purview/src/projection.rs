@@ -11,10 +11,22 @@ pub use crate::paging::{PageLoader, loads_pages};
 
 use std::collections::VecDeque;
 
-use serde::Serialize;
+use serde::{Serialize, ser::SerializeStruct};
 use serde_json::Value;
 
 use crate::{Secret, model::Block};
+
+/// On the wire a page's rows are arrays of cells, as in the table block.
+impl<R: Cells> Serialize for Page<R> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut page = serializer.serialize_struct("Page", 3)?;
+        page.serialize_field("offset", &self.offset)?;
+        page.serialize_field("total", &self.total)?;
+        let rows: Vec<_> = self.rows.iter().map(Cells::cells).collect();
+        page.serialize_field("rows", &rows)?;
+        page.end()
+    }
+}
 
 fn json(value: &(impl Serialize + ?Sized)) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)

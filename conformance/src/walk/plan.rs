@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 
 use crate::{
     checks::Check,
+    coverage::Coverage,
     generate::{Rand, Sources, Validity},
-    report::Coverage,
     script::{Call, ExpectedVersion, Intent, Step},
 };
 

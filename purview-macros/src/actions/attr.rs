@@ -373,7 +373,7 @@ fn arg_constraints(attr: &syn::Attribute, errors: &mut Accumulator) -> Constrain
         // unknown property, a look-around).
         let pattern_text = pattern.as_str();
         let checked = check_pattern(pattern_text)
-            .and_then(|()| purview_naming::check_ecma_pattern(pattern_text));
+            .and_then(|()| purview_pattern::check_ecma_pattern(pattern_text));
         if let Err(e) = checked {
             errors.push(darling::Error::custom(e).with_span(&pattern.span()));
         }
@@ -384,15 +384,15 @@ fn arg_constraints(attr: &syn::Attribute, errors: &mut Accumulator) -> Constrain
 
 /// Whether the runtime's pattern check can compile `pattern`: it gives
 /// the pattern its ECMA-262 meaning in the `regex` crate's syntax
-/// ([`purview_naming::ecma_to_regex`]) and runs it there, with no
+/// ([`purview_pattern::ecma_to_regex`]) and runs it there, with no
 /// look-around or back-references. Errors point at the pattern as written.
 fn check_pattern(pattern: &str) -> Result<(), String> {
     use regex_syntax::ast::{ErrorKind, parse::Parser};
-    let translated = purview_naming::ecma_to_regex(pattern);
+    let translated = purview_pattern::ecma_to_regex(pattern);
     // The character (from 1) of `pattern` as written that a parser's error
     // at `offset` of the translation comes from.
     let at = |offset: usize| {
-        let byte = purview_naming::ecma_source_offset(pattern, offset);
+        let byte = purview_pattern::ecma_source_offset(pattern, offset);
         pattern.get(..byte).map_or(byte, |before| before.chars().count()) + 1
     };
     let invalid = |what: String| format!("this pattern is not a valid regular expression: {what}");

@@ -10,7 +10,7 @@
 use std::{borrow::Cow, collections::HashSet};
 
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::budget;
 use crate::validate::echo;
@@ -47,7 +47,7 @@ pub(crate) enum Frame {
 }
 
 pub(crate) fn error_frame(id: Value, code: i64, message: &str) -> Frame {
-    Frame::Reply(json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}))
+    Frame::Reply(super::owed::error_reply(id, code, message))
 }
 
 /// Decodes one line. `seen_request` says whether a request has arrived yet.
@@ -125,7 +125,7 @@ fn decode_within_budget(line: &[u8], seen_request: bool) -> Frame {
         }
         // rmcp would answer a removed method with its bare name.
         if let Some(reply) = super::owed::removed_method(None, line) {
-            return reply;
+            return Frame::Reply(reply);
         }
         if let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(line)
             && !is_misparsed_known_method(&message)
@@ -136,7 +136,7 @@ fn decode_within_budget(line: &[u8], seen_request: bool) -> Frame {
     let value: Value = match serde_json::from_slice(line) {
         Ok(value) => value,
         Err(e) if e.to_string().starts_with("number out of range") => {
-            return super::owed::out_of_range(line);
+            return Frame::Reply(super::owed::out_of_range(line));
         }
         Err(_) => {
             return error_frame(
@@ -415,6 +415,7 @@ impl<'de> serde::de::Visitor<'de> for Key {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn reply(frame: Frame) -> Value {
         match frame {

@@ -169,12 +169,6 @@ impl App {
     }
 }
 
-tokio::task_local! {
-    /// Whom the request being served is charged to (its connection's
-    /// client), for the sessions and streams it opens.
-    pub(crate) static REQUEST_CLIENT: super::fair::Client;
-}
-
 /// The header checks, and what they remember between requests.
 struct Checks {
     guard: Guard,
@@ -204,7 +198,7 @@ async fn check_headers(checks: &Checks, request: Request, next: Next) -> Respons
             mark.checked(named);
             // What this request opens (a session, a stream) is charged to
             // the same client as its connection.
-            REQUEST_CLIENT.scope(mark.client(), next.run(request)).await
+            super::http_sessions::REQUEST_CLIENT.scope(mark.client(), next.run(request)).await
         }
         Err((status, reason)) => {
             // A request without a token guesses nothing: it is answered at
@@ -358,7 +352,7 @@ async fn answer_malformed(limits: BodyLimits, request: Request, next: Next) -> R
             return (StatusCode::BAD_REQUEST, json, body).into_response();
         }
         let revision = parts.headers.get("mcp-protocol-version").and_then(|v| v.to_str().ok());
-        if let Some(Frame::Reply(reply)) = super::owed::removed_method(revision, &bytes) {
+        if let Some(reply) = super::owed::removed_method(revision, &bytes) {
             let body = serde_json::to_vec(&reply).unwrap_or_default();
             return (StatusCode::NOT_FOUND, json, body).into_response();
         }

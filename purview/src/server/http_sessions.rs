@@ -2,8 +2,8 @@
 //! (checked and created under one lock, so a burst cannot overshoot), and
 //! so many server-to-client GET streams per session and in all. Sessions
 //! and the streams in all are shares, not caps (`crate::shares`): each is
-//! charged to the client whose request opened it (`http.rs`'s
-//! `REQUEST_CLIENT`), and when all are taken, a client holding fewer than
+//! charged to the client whose request opened it (`REQUEST_CLIENT`, which
+//! `http.rs` sets for each request), and when all are taken, a client holding fewer than
 //! another closes that one's oldest (a session closed this way ends as if
 //! deleted; a stream ends). Idle sessions expire through rmcp's own
 //! `keep_alive`, and their places go with them.
@@ -37,10 +37,13 @@ use crate::{
     shares::{Pool, Refused, Share},
 };
 
-use super::{
-    fair::{Client, Summary},
-    http::REQUEST_CLIENT,
-};
+use super::fair::{Client, Summary};
+
+tokio::task_local! {
+    /// Whom the request being served is charged to (its connection's
+    /// client), for the sessions and streams it opens.
+    pub(crate) static REQUEST_CLIENT: Client;
+}
 
 /// Whom what the current request opens is charged to.
 fn requesting_client() -> Client {

@@ -1,12 +1,17 @@
-//! Answers a transport owes to frames rmcp would mishandle, worked out
-//! before rmcp sees them (`frame.rs` calls these): a request for a method
-//! the 2026-07-28 revision removed, which rmcp answers with its bare name,
-//! and a message holding a number too large for JSON to carry, which
-//! cannot be decoded and so would be answered without its id.
+//! Answers a transport owes itself, without rmcp: the shape of a JSON-RPC
+//! error answer, and the answers to frames rmcp would mishandle, worked
+//! out before rmcp sees them (`frame.rs` and `http.rs` call these): a
+//! request for a method the 2026-07-28 revision removed, which rmcp
+//! answers with its bare name, and a message holding a number too large
+//! for JSON to carry, which cannot be decoded and so would be answered
+//! without its id.
 
 use serde_json::{Value, json};
 
-use super::frame::{Frame, error_frame};
+/// The JSON-RPC error answer to the request `id`.
+pub(crate) fn error_reply(id: Value, code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
 
 /// Methods the 2026-07-28 revision removed (SEP-2575): a request for one
 /// made under that revision is answered "method not found".
@@ -22,7 +27,7 @@ const STATELESS_REVISION: &str = "2026-07-28";
 /// request's `MCP-Protocol-Version`). An `initialize` that names an older
 /// `protocolVersion` is a client falling back to the old handshake, and
 /// passes.
-pub(crate) fn removed_method(header: Option<&str>, body: &[u8]) -> Option<Frame> {
+pub(crate) fn removed_method(header: Option<&str>, body: &[u8]) -> Option<Value> {
     // Most bodies name none of them: a scan, rather than a parse.
     const QUOTED: [&[u8]; 5] = [
         b"\"initialize\"",
@@ -66,14 +71,14 @@ pub(crate) fn removed_method(header: Option<&str>, body: &[u8]) -> Option<Frame>
     let text = format!(
         "Method not found: `{method}` does not exist in protocol revision {STATELESS_REVISION} and later (SEP-2575); {instead}."
     );
-    Some(error_frame(id, -32601, &text))
+    Some(error_reply(id, -32601, &text))
 }
 
 /// The answer to a message that is valid JSON but holds a number too large
 /// for a 64-bit float (`1e400`), under the request's own id so the client
 /// can match it: a `tools/call` gets `validation_failed` naming the
 /// arguments that hold one; anything else gets `-32602`.
-pub(crate) fn out_of_range(line: &[u8]) -> Frame {
+pub(crate) fn out_of_range(line: &[u8]) -> Value {
     use serde_json::value::RawValue;
     #[derive(serde::Deserialize)]
     struct Probe {
@@ -86,7 +91,7 @@ pub(crate) fn out_of_range(line: &[u8]) -> Frame {
         arguments: Option<std::collections::BTreeMap<String, Box<RawValue>>>,
     }
     let Ok(probe) = serde_json::from_slice::<Probe>(line) else {
-        return error_frame(
+        return error_reply(
             Value::Null,
             -32700,
             "Parse error: send one JSON-RPC message as valid JSON.",
@@ -102,7 +107,7 @@ pub(crate) fn out_of_range(line: &[u8]) -> Frame {
         .flatten()
         .and_then(|call| call.arguments);
     let Some(arguments) = arguments.filter(|_| !id.is_null()) else {
-        return error_frame(
+        return error_reply(
             id,
             -32602,
             "Invalid params: a number in this request is too large for JSON to carry (beyond about 1.8e308); send a smaller one. Nothing was run.",
@@ -117,7 +122,7 @@ pub(crate) fn out_of_range(line: &[u8]) -> Frame {
     let result = rmcp::model::CallToolResult::structured_error(
         serde_json::to_value(error).unwrap_or_default(),
     );
-    Frame::Reply(json!({"jsonrpc": "2.0", "id": id, "result": result}))
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
 }
 
 #[cfg(test)]
@@ -129,8 +134,7 @@ mod tests {
             // (`ping` included: 2026-07-28 has none.)
             let body =
                 format!(r#"{{"jsonrpc":"2.0","id":5,"method":"{method}","params":{{{meta}}}}}"#);
-            let Some(super::Frame::Reply(reply)) = super::removed_method(None, body.as_bytes())
-            else {
+            let Some(reply) = super::removed_method(None, body.as_bytes()) else {
                 panic!("{method} passed");
             };
             assert_eq!(

@@ -27,6 +27,46 @@ impl Seen {
     }
 }
 
+/// Applying a compiled schema, from its root.
+impl Node {
+    /// Whether `value` is valid; stops at nothing, but collects nothing.
+    pub fn is_valid(&self, value: &Value) -> bool {
+        let mut errors = Vec::new();
+        self.validate(value, &mut Vec::new(), &mut errors);
+        errors.is_empty()
+    }
+
+    /// Every violation in `value`.
+    pub fn errors(&self, value: &Value) -> Vec<Error> {
+        let mut errors = Vec::new();
+        self.validate(value, &mut Vec::new(), &mut errors);
+        errors
+    }
+
+    pub(super) fn validate(
+        &self,
+        value: &Value,
+        path: &mut Vec<String>,
+        out: &mut Vec<Error>,
+    ) -> Seen {
+        match self {
+            Self::Any => Seen::default(),
+            Self::Never => {
+                out.push(Error { path: path.clone(), violation: Violation::False });
+                Seen::default()
+            }
+            Self::Rules(rules) => rules.validate(value, path, out),
+        }
+    }
+
+    /// `value` on its own: valid or not, and what it looked at.
+    pub(super) fn probe(&self, value: &Value, path: &mut Vec<String>) -> (bool, Seen) {
+        let mut errors = Vec::new();
+        let seen = self.validate(value, path, &mut errors);
+        (errors.is_empty(), seen)
+    }
+}
+
 /// `a` against `b`, exactly for integers.
 fn compare(a: &Number, b: &Number) -> Option<Ordering> {
     let int = |n: &Number| n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from));

@@ -2,7 +2,7 @@
 //! (ECMA-262) run on the `regex` crate.
 //!
 //! The two dialects agree on most of what a schema's pattern holds. Where
-//! they differ, [`purview_naming::ecma_to_regex`] spells out the ECMA
+//! they differ, [`purview_pattern::ecma_to_regex`] spells out the ECMA
 //! meaning before compiling: `\d`, `\w` and `\b` are ASCII, `\s` is a fixed
 //! set of spaces, `.` stops at every line terminator, and `\cX` is a
 //! control character. So `^\d{4}$` does not take four Arabic-Indic digits
@@ -41,12 +41,12 @@ const KEPT: usize = 256;
 /// the text before it was parsed, and the text is taken as valid.
 pub(crate) fn is_ecma_regex(text: &str) -> bool {
     use regex_syntax::ast::{ErrorKind, parse::Parser};
-    if purview_naming::check_ecma_pattern(text).is_err() {
+    if purview_pattern::check_ecma_pattern(text).is_err() {
         return false;
     }
     match build(text, SENT_SIZE_LIMIT) {
         Ok(_) | Err(regex::Error::CompiledTooBig(_)) => true,
-        Err(_) => Parser::new().parse(&purview_naming::ecma_to_regex(text)).is_err_and(|e| {
+        Err(_) => Parser::new().parse(&purview_pattern::ecma_to_regex(text)).is_err_and(|e| {
             matches!(
                 e.kind(),
                 ErrorKind::UnsupportedLookAround | ErrorKind::UnsupportedBackreference
@@ -56,7 +56,9 @@ pub(crate) fn is_ecma_regex(text: &str) -> bool {
 }
 
 fn build(pattern: &str, size_limit: usize) -> Result<Regex, regex::Error> {
-    regex::RegexBuilder::new(&purview_naming::ecma_to_regex(pattern)).size_limit(size_limit).build()
+    regex::RegexBuilder::new(&purview_pattern::ecma_to_regex(pattern))
+        .size_limit(size_limit)
+        .build()
 }
 
 /// `pattern` compiled and kept, or why it cannot be.

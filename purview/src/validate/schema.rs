@@ -18,7 +18,6 @@ use std::sync::Arc;
 use regex::Regex;
 use serde_json::{Map, Number, Value};
 
-use super::apply::Seen;
 use super::{format, pattern};
 
 /// The JSON types, as `type` names them.
@@ -209,43 +208,6 @@ impl Node {
             compile_keyword(&mut rules, keyword, value, map)?;
         }
         Ok(Self::Rules(Arc::new(rules)))
-    }
-
-    /// Whether `value` is valid; stops at nothing, but collects nothing.
-    pub fn is_valid(&self, value: &Value) -> bool {
-        let mut errors = Vec::new();
-        self.validate(value, &mut Vec::new(), &mut errors);
-        errors.is_empty()
-    }
-
-    /// Every violation in `value`.
-    pub fn errors(&self, value: &Value) -> Vec<Error> {
-        let mut errors = Vec::new();
-        self.validate(value, &mut Vec::new(), &mut errors);
-        errors
-    }
-
-    pub(super) fn validate(
-        &self,
-        value: &Value,
-        path: &mut Vec<String>,
-        out: &mut Vec<Error>,
-    ) -> Seen {
-        match self {
-            Self::Any => Seen::default(),
-            Self::Never => {
-                out.push(Error { path: path.clone(), violation: Violation::False });
-                Seen::default()
-            }
-            Self::Rules(rules) => rules.validate(value, path, out),
-        }
-    }
-
-    /// `value` on its own: valid or not, and what it looked at.
-    pub(super) fn probe(&self, value: &Value, path: &mut Vec<String>) -> (bool, Seen) {
-        let mut errors = Vec::new();
-        let seen = self.validate(value, path, &mut errors);
-        (errors.is_empty(), seen)
     }
 }
 

@@ -1,43 +1,6 @@
-//! Whether a pattern is ECMA-262: the `regex` crate's own syntax a Rust
-//! developer may write from habit, which hosts that check arguments in
-//! JavaScript could not compile.
-
-use super::translate;
-
-/// Whether `pattern` is ECMA-262 as JSON Schema means it (with the `u`
-/// flag), as far as the `regex` crate's syntax differs from it: what a
-/// Rust developer may write from habit and a host that checks arguments
-/// in JavaScript could not compile, such as inline flags (`(?i)`),
-/// `(?P<name>..)`, `\A`, `\z`, `\pL`, `\x{..}`, an escape of a character that
-/// needs none (`\#`), or a class inside a class (`[[:alpha:]]`). The error
-/// says what to write instead and where, counting characters from 1.
-///
-/// ```
-/// use purview_naming::check_ecma_pattern;
-///
-/// assert!(check_ecma_pattern(r"^[A-Za-z]+\d{2}$").is_ok());
-/// let error = check_ecma_pattern("(?i)^abc$").unwrap_err();
-/// assert!(error.contains("inline flags") && error.contains("character 1"), "{error}");
-/// ```
-pub fn check_ecma_pattern(pattern: &str) -> Result<(), String> {
-    let mut first = None;
-    translate(
-        pattern,
-        |_, _| {},
-        |at, problem| {
-            first.get_or_insert((at, problem));
-        },
-    );
-    match first {
-        None => Ok(()),
-        Some((at, problem)) => Err(format!(
-            "this pattern is not ECMA-262, which JSON Schema patterns are and hosts that check \
-             arguments in JavaScript compile: {} (at character {})",
-            problem.advice(),
-            pattern.get(..at).map_or(at, |before| before.chars().count()) + 1
-        )),
-    }
-}
+//! What in a pattern is not ECMA-262: the `regex` crate's own syntax a
+//! Rust developer may write from habit, which hosts that check arguments
+//! in JavaScript could not compile, and what to write instead.
 
 /// What `\p{..}` may name alone in ECMA-262: the values of
 /// General_Category and the binary properties, each with its aliases,
@@ -80,7 +43,7 @@ const PROPERTY_KEYS: [&str; 6] =
     ["General_Category", "gc", "Script", "sc", "Script_Extensions", "scx"];
 
 /// A piece of `regex` syntax that is not ECMA-262.
-pub(super) enum Foreign {
+pub(crate) enum Foreign {
     /// `(?` and what follows it (nothing at the pattern's end): inline
     /// flags, `(?P<..>`, ...
     Group(Option<char>),
@@ -108,7 +71,7 @@ pub(super) enum Foreign {
 
 impl Foreign {
     /// What is foreign in the escape `\{escaped}`, followed by `rest`.
-    pub(super) fn of_escape(
+    pub(crate) fn of_escape(
         escaped: char,
         in_class: bool,
         mut rest: std::iter::Peekable<std::str::CharIndices<'_>>,
@@ -141,7 +104,7 @@ impl Foreign {
     }
 
     /// What to write instead.
-    fn advice(self) -> String {
+    pub(crate) fn advice(self) -> String {
         match self {
             Foreign::Group(Some('P')) => "`(?P<name>..)` is written `(?<name>..)`".into(),
             Foreign::Group(Some('i' | 'm' | 's' | 'x' | 'u' | 'U' | 'R' | '-')) => {
