@@ -170,6 +170,37 @@ pub(crate) fn check(
     }
 }
 
+/// Headers on every answer: nothing but the face's own script and style
+/// runs, nothing is framed or cached, no address leaks in a referrer.
+pub(crate) fn secured(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    let set = [
+        (header::CONTENT_SECURITY_POLICY, assets::CSP),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::REFERRER_POLICY, "no-referrer"),
+        (header::X_FRAME_OPTIONS, "DENY"),
+        (header::CACHE_CONTROL, "no-store"),
+    ];
+    for (name, value) in set {
+        headers.insert(name, HeaderValue::from_static(value));
+    }
+    response
+}
+
+/// The answer to a refused request, saying what to do.
+pub(crate) fn refused(why: Refused) -> Response {
+    let (status, text) = match why {
+        Refused::NoSession => (
+            StatusCode::UNAUTHORIZED,
+            "This page opens only with the one-time link the app printed when it started. Open that link in this browser; if it was used already, ask the app for a new one.",
+        ),
+        Refused::CrossSite => {
+            (StatusCode::FORBIDDEN, "Refused: this request did not come from the app's own page.")
+        }
+    };
+    secured((status, [(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
+}
+
 #[cfg(test)]
 mod tests {
     use axum::http::HeaderValue;
@@ -220,35 +251,4 @@ mod tests {
         let no_cookie = headers(&[("host", "127.0.0.1:8000"), json, same_origin]);
         assert_eq!(check(&access, &Method::POST, &no_cookie).map(|_| ()), Err(Refused::NoSession));
     }
-}
-
-/// Headers on every answer: nothing but the face's own script and style
-/// runs, nothing is framed or cached, no address leaks in a referrer.
-pub(crate) fn secured(mut response: Response) -> Response {
-    let headers = response.headers_mut();
-    let set = [
-        (header::CONTENT_SECURITY_POLICY, assets::CSP),
-        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-        (header::REFERRER_POLICY, "no-referrer"),
-        (header::X_FRAME_OPTIONS, "DENY"),
-        (header::CACHE_CONTROL, "no-store"),
-    ];
-    for (name, value) in set {
-        headers.insert(name, HeaderValue::from_static(value));
-    }
-    response
-}
-
-/// The answer to a refused request, saying what to do.
-pub(crate) fn refused(why: Refused) -> Response {
-    let (status, text) = match why {
-        Refused::NoSession => (
-            StatusCode::UNAUTHORIZED,
-            "This page opens only with the one-time link the app printed when it started. Open that link in this browser; if it was used already, ask the app for a new one.",
-        ),
-        Refused::CrossSite => {
-            (StatusCode::FORBIDDEN, "Refused: this request did not come from the app's own page.")
-        }
-    };
-    secured((status, [(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
 }
