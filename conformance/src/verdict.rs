@@ -2,7 +2,7 @@
 //! what to do about it. A walk that held every MUST it reached but reached
 //! too little is *inconclusive*, never a pass.
 
-use std::{collections::BTreeMap, fmt};
+use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
@@ -80,11 +80,6 @@ pub(crate) struct Reach {
     pub(crate) versioned: bool,
     /// Steps the walk took.
     pub(crate) steps: usize,
-    /// Operations that never succeeded and that a call took away for good
-    /// (or took away every known way to): the operation withdrawn (itself
-    /// or one on the way to it), the operation whose call withdrew it, and
-    /// the step.
-    pub(crate) blocked: BTreeMap<String, (String, String, usize)>,
 }
 
 /// Every gap of a finished walk: operations that never succeeded first.
@@ -119,7 +114,6 @@ pub(crate) fn gaps(checks: &[CheckReport], coverage: &Coverage, reach: &Reach) -
         if count.refused.is_empty() {
             blame(&mut gap, trap.as_ref(), reach.steps);
         }
-        blame_withdrawal(&mut gap, reach);
         out.push(gap);
     }
     for key in &coverage.never_called {
@@ -130,7 +124,6 @@ pub(crate) fn gaps(checks: &[CheckReport], coverage: &Coverage, reach: &Reach) -
             fix: "give the walk more --steps".into(),
         };
         blame(&mut gap, trap.as_ref(), reach.steps);
-        blame_withdrawal(&mut gap, reach);
         out.push(gap);
     }
     // Every operation succeeded and none changed the tool list: as far as
@@ -168,24 +161,6 @@ fn reachable(check: Check, reach: &Reach) -> bool {
         Check::StaleState => reach.versioned,
         _ => true,
     }
-}
-
-/// Points a gap at the call that took it away for good, if one did: more
-/// steps cannot bring it back, so the fix says what can.
-fn blame_withdrawal(gap: &mut Gap, reach: &Reach) {
-    let Some((withdrawn, by, step)) = reach.blocked.get(&gap.what) else { return };
-    let way = if *withdrawn == gap.what {
-        String::new()
-    } else {
-        format!(" (the way to it goes through `{withdrawn}`)")
-    };
-    gap.cause.push_str(&format!(
-        "; at step {step} `{by}` withdrew `{withdrawn}`{way}, and nothing offered it again"
-    ));
-    gap.fix = format!(
-        "more --steps will not help: nothing brings `{withdrawn}` back once `{by}` has run. The walk leaves an action marked destructive until everything else it has met has succeeded (or half its steps are spent): mark `{by}` destructive (`destructiveHint: true`; `#[action(destructive)]` in Purview) if it is not, else see why `{}` had not succeeded by then; or cover it in a walk without --allow-destructive",
-        gap.what
-    );
 }
 
 /// Points a gap at the trap that kept the walk from it.

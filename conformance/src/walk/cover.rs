@@ -1,10 +1,7 @@
 //! What the walk covered: windows and operations reached, how each
 //! operation's calls came out, and the report built from them.
 
-use std::{
-    collections::{BTreeMap, BTreeSet, HashSet},
-    time::Duration,
-};
+use std::{collections::HashSet, time::Duration};
 
 use serde_json::Value;
 
@@ -33,88 +30,8 @@ impl Walk<'_> {
             self.titles.insert(id.clone(), w.title.clone());
         }
         self.coverage.most_open = self.coverage.most_open.max(obs.windows.by_id.len());
-        for info in obs.tools.values().chain(obs.dispatch.values()) {
-            let key = self.coverage_key(Some(info), obs);
-            self.withdrawn.remove(&key);
-        }
         let windows = obs.windows.by_id.iter().map(|(id, w)| (id.as_str(), w.blocks.as_slice()));
         self.shown.read_windows(windows);
-    }
-
-    /// Notes what the successful call `p` took away: operations offered
-    /// before it in a window that is still open and operable after it (so
-    /// not merely closed, nor blocked by a dialog), offered no more.
-    pub(super) fn note_withdrawn(&mut self, p: &Prepared, before: &Obs, after: &Obs) {
-        let by = self.coverage_key(p.target.as_deref().or(p.info.as_deref()), before);
-        let offered: BTreeSet<String> = after
-            .tools
-            .values()
-            .chain(after.dispatch.values())
-            .map(|info| self.coverage_key(Some(info), after))
-            .collect();
-        for info in before.tools.values().chain(before.dispatch.values()) {
-            let Some(window) = &info.window else { continue };
-            if !after.windows.operable.contains(window) {
-                continue;
-            }
-            let key = self.coverage_key(Some(info), before);
-            if !offered.contains(&key) && key != by {
-                self.withdrawn.entry(key).or_insert_with(|| (by.clone(), self.step));
-            }
-        }
-    }
-
-    /// The operations that never succeeded and that a call took away for
-    /// good, each with what [`Walk::blocked_way`] found.
-    fn blocked_operations(&self) -> BTreeMap<String, (String, String, usize)> {
-        self.coverage
-            .tools
-            .iter()
-            .filter(|(_, count)| count.succeeded == 0)
-            .map(|(key, _)| key)
-            .chain(&self.coverage.never_called)
-            .filter_map(|key| Some((key.clone(), self.blocked_way(key)?)))
-            .collect()
-    }
-
-    /// What took away the way to the operation `key`, if something did: the
-    /// operation itself withdrawn, or every way the walk knows of to open
-    /// its window (the operations that once opened one, and theirs in
-    /// turn) withdrawn, with no such window open now. The withdrawn
-    /// operation, what withdrew it, and at which step.
-    fn blocked_way(&self, key: &str) -> Option<(String, String, usize)> {
-        if let Some((by, step)) = self.withdrawn.get(key) {
-            return Some((key.to_owned(), by.clone(), *step));
-        }
-        let mut titles = vec![window_title(key)?.to_owned()];
-        let mut seen = BTreeSet::new();
-        let mut found = None;
-        while let Some(title) = titles.pop() {
-            if !seen.insert(title.clone()) {
-                continue;
-            }
-            if self.obs.windows.by_id.values().any(|w| w.title == title) {
-                // A window on the way is open: the way is there.
-                return None;
-            }
-            for opener in self.openers.get(&title).into_iter().flatten() {
-                let info =
-                    self.ever_listed.get(opener).or_else(|| self.ever_dispatched.get(opener));
-                let Some(info) = info else { continue };
-                let opener_key = self.coverage_key(Some(info), &self.obs);
-                match self.withdrawn.get(&opener_key) {
-                    Some((by, step)) => {
-                        found.get_or_insert((opener_key, by.clone(), *step));
-                    }
-                    None => match window_title(&opener_key) {
-                        Some(t) if info.window.is_some() => titles.push(t.to_owned()),
-                        // An app-level opener still offered: a way back.
-                        _ => return None,
-                    },
-                }
-            }
-        }
-        found
     }
 
     pub(super) fn coverage_key(&self, info: Option<&ToolInfo>, obs: &Obs) -> String {
@@ -185,7 +102,6 @@ impl Walk<'_> {
             }
         }
         let reach = Reach {
-            blocked: self.blocked_operations(),
             observer: self.observer.is_some(),
             dispatcher_only: self.ever_listed.keys().all(|t| t == PURVIEW_READ || t == PURVIEW_ACT),
             versioned: self.ever_listed.values().any(|t| t.has_version()),
@@ -244,12 +160,4 @@ impl Walk<'_> {
             }
         }
     }
-}
-
-/// The window title of the coverage key `key` (`"Title · action"`), if it
-/// names a window's operation.
-fn window_title(key: &str) -> Option<&str> {
-    let action = purview::naming::last_title_part(key);
-    let title = key.strip_suffix(action)?.strip_suffix(purview::naming::TITLE_SEPARATOR)?;
-    (title != purview::naming::APP).then_some(title)
 }

@@ -179,31 +179,23 @@ impl Walk<'_> {
     /// until half the walk is spent. Without that, whether a walk covered the app
     /// would depend on its seed: one that submitted early never got back.
     pub(super) fn pick_uncovered(&mut self, tools: &[Arc<ToolInfo>]) -> Arc<ToolInfo> {
+        let openers = self.wanted_openers();
         let uncovered = |walk: &Self, t: &ToolInfo| {
             let key = walk.coverage_key(Some(t), &walk.obs);
             walk.coverage.tools.get(&key).is_none_or(|c| c.succeeded == 0)
         };
+        let dispatch_aims =
+            self.dispatchable().iter().any(|t| uncovered(self, t) || openers.contains(&t.name));
         // `app__act` is as final as the action it is sent to, which
         // `act_call` picks by these same rules.
         let lasting = |t: &Arc<ToolInfo>| t.destructive && t.name != PURVIEW_ACT;
-        // Every operation the walk has met, not only those offered now: a
-        // destructive call may take away what a dialog chain still hides
-        // (closing the books withdraws `book`), and the walk is there again
-        // as soon as it reopens that chain.
-        let undoable_left = tools.iter().any(|t| !lasting(t) && uncovered(self, t))
-            || self.undoable_uncovered_anywhere();
+        let undoable_left = tools.iter().any(|t| !lasting(t) && uncovered(self, t));
         let probe_pending = self.unit_steps != Some(false) && self.unprobed();
         let patient = self.trace().len() < self.cfg.steps / 2;
         // Patience for the first half only: an operation that never
         // succeeds must not keep the destructive ones from being called.
-        let deferring = patient && (undoable_left || probe_pending);
-        let wait = deferring && tools.iter().any(|t| !lasting(t));
+        let wait = patient && tools.iter().any(|t| !lasting(t)) && (undoable_left || probe_pending);
         let keep = |t: &&Arc<ToolInfo>| !wait || !lasting(t);
-        // While what cannot be undone waits, reopening a dialog only for
-        // it would spend the walk on opening and cancelling that dialog.
-        let openers = self.wanted_openers(deferring);
-        let dispatch_aims =
-            self.dispatchable().iter().any(|t| uncovered(self, t) || openers.contains(&t.name));
         let aimed: Vec<&Arc<ToolInfo>> = tools
             .iter()
             .filter(keep)
@@ -220,23 +212,9 @@ impl Walk<'_> {
         pool[self.rng.random_range(0..pool.len())].clone()
     }
 
-    /// Whether an operation the walk has met anywhere, that it may call and
-    /// that is not destructive, has not succeeded yet.
-    fn undoable_uncovered_anywhere(&self) -> bool {
-        self.ever_listed
-            .values()
-            .chain(self.ever_dispatched.values())
-            .filter(|t| !t.destructive && t.name != PURVIEW_ACT && t.name != PURVIEW_READ)
-            .any(|t| {
-                let key = self.coverage_key(Some(t), &self.obs);
-                self.coverage.tools.get(&key).is_none_or(|c| c.succeeded == 0)
-            })
-    }
-
     /// The operations that once opened a window of a type with an
-    /// operation that never succeeded and is not offered now (leaving out
-    /// destructive ones when `deferring` them).
-    fn wanted_openers(&self, deferring: bool) -> BTreeSet<String> {
+    /// operation that never succeeded and is not offered now.
+    fn wanted_openers(&self) -> BTreeSet<String> {
         let offered: BTreeSet<String> = self
             .obs
             .tools
@@ -251,7 +229,6 @@ impl Walk<'_> {
             };
             let key = self.coverage_key(Some(info), &self.obs);
             if self.allowed(info)
-                && !(deferring && info.destructive)
                 && !offered.contains(&key)
                 && self.coverage.tools.get(&key).is_none_or(|c| c.succeeded == 0)
                 && let Some(openers) = self.openers.get(title)

@@ -197,10 +197,6 @@ pub(crate) struct Walk<'a> {
     /// title: the way back to a window type whose operations are not all
     /// covered yet.
     openers: BTreeMap<String, BTreeSet<String>>,
-    /// Operations a successful call took away from a window that stayed
-    /// operable, by coverage key: the call's own key and its step. An
-    /// operation leaves when it is offered again.
-    withdrawn: BTreeMap<String, (String, usize)>,
     /// String values sent to other parameters (which may come back).
     sent_plain: HashSet<String>,
     /// Successful writes that changed their window, by window, for the
@@ -296,7 +292,6 @@ impl<'a> Walk<'a> {
             aliases: HashMap::new(),
             shown: Shown::default(),
             openers: BTreeMap::new(),
-            withdrawn: BTreeMap::new(),
             sent_plain: HashSet::new(),
             effective: HashMap::new(),
             recent: Vec::new(),

@@ -57,7 +57,6 @@ impl Walk<'_> {
                 self.openers.entry(w.title.clone()).or_default().insert(name.clone());
             }
         }
-        self.note_withdrawn(p, before, after);
         let Some(window) = p.window.clone() else { return };
         let (Some(b), Some(a)) =
             (before.windows.by_id.get(&window), after.windows.by_id.get(&window))
