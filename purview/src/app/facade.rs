@@ -145,7 +145,7 @@ impl App {
 
     /// Shows or hides one of the app-level actions (the app's own
     /// `set_available`; [`WindowHandle::set_available`] and
-    /// [`Context::set_available`] do the same for a window's).
+    /// [`Context::set_available`](crate::Context::set_available) do the same for a window's).
     pub fn set_available(&self, action: &str, available: bool) -> Result<(), Error> {
         self.shared.mutate(|state| {
             let known = state.app.as_mut().is_some_and(|app| app.set_hidden(action, !available));
