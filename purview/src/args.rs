@@ -213,6 +213,43 @@ impl Args {
     }
 }
 
+/// An action's arguments decoded for its `question = method`, from the
+/// JSON that passed the schema check (so a failure here is only what the
+/// type's own `Deserialize` refuses). Not public API.
+#[doc(hidden)]
+pub fn __question_arguments<T: DeserializeOwned>(args: &JsonObject) -> Result<T, ToolError> {
+    let params: Vec<String> = args.keys().cloned().collect();
+    Args::new(args.clone(), params.into()).parse()
+}
+
+/// What a `question = method` may give back: the question, or a
+/// `Result` whose error refuses the call before anyone is asked (anything
+/// that converts into a [`ToolError`], as an action's own errors do). Not
+/// public API.
+#[doc(hidden)]
+pub trait IntoQuestion {
+    /// The question, or the refusal.
+    fn into_question(self) -> Result<String, ToolError>;
+}
+
+impl IntoQuestion for String {
+    fn into_question(self) -> Result<String, ToolError> {
+        Ok(self)
+    }
+}
+
+impl IntoQuestion for &str {
+    fn into_question(self) -> Result<String, ToolError> {
+        Ok(self.to_owned())
+    }
+}
+
+impl<Q: Into<String>, E: Into<ToolError>> IntoQuestion for Result<Q, E> {
+    fn into_question(self) -> Result<String, ToolError> {
+        self.map(Into::into).map_err(Into::into)
+    }
+}
+
 /// A typed call's arguments, with the slot its result goes to: the one
 /// value that crosses the type-erased dispatch to the handler.
 pub(crate) struct TypedArgs<A, R> {

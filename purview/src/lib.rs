@@ -77,7 +77,9 @@
 //! `group`, `sensitive`), `#[block(table)]` (over tuples with
 //! `columns = [..]`, or structs deriving [`Row`](derive@Row); `limit = N`
 //! pages), `#[block(media)]` and `#[block(custom)]`. Actions take options
-//! such as `idempotent`, `read_only`, `timeout = "5s"` and `approval`; they
+//! such as `idempotent`, `read_only`, `timeout = "5s"`, `approval` and
+//! `question = method` (the approval question in the app's words, written
+//! from its state after its own checks, see [`approval::ApprovalRequest`]); they
 //! may be `async`, take `&mut Context` ([`Context`]: open windows and
 //! modals, edit other windows, reject arguments), and return `()`, a value,
 //! or a `Result`. An argument can carry constraints that go into its schema
@@ -371,7 +373,10 @@ pub mod __private {
         Window, WindowHandle, WindowKind,
         activity::VariantHandle,
         app::CallTarget,
+        args::IntoQuestion,
+        args::__question_arguments as question_arguments,
         args::__typed_output as typed_output,
+        model::JsonObject,
         by_hand::{BoxFuture, unknown_action},
         constraint::{Check, argument},
         model::FieldError,

@@ -84,6 +84,22 @@ pub trait Actions: Clone + Send + Sync + 'static {
         let _ = key;
         self.call(action, args, cx)
     }
+
+    /// The question a person is asked before approving an agent's call of
+    /// the action at `key`, written by the action's `question = method`
+    /// from the view-model as it is and the call's checked arguments; an
+    /// error refuses the call and no one is asked. `None` when the action
+    /// declares no question (the question then describes the call).
+    /// `#[actions]` implements it. Not public API.
+    #[doc(hidden)]
+    fn __question_at(
+        &self,
+        key: usize,
+        args: &crate::model::JsonObject,
+    ) -> Option<Result<String, ToolError>> {
+        let _ = (key, args);
+        None
+    }
 }
 
 /// A view-model shown as one window.

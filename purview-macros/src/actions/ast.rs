@@ -27,6 +27,9 @@ pub struct Action {
     pub timeout_ms: Option<u64>,
     /// `available = method`: hides the action while it returns `false`.
     pub available: Option<syn::Path>,
+    /// `question = method`: what a person is asked before approving an
+    /// agent's call, or the refusal that spares asking anyone.
+    pub question: Option<syn::Path>,
     pub is_async: bool,
     pub inputs: Vec<Arg>,
     pub returns: Returns,

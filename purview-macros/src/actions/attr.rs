@@ -29,6 +29,7 @@ struct ActionArgs {
     approval: Option<SpannedValue<bool>>,
     timeout: Option<SpannedValue<String>>,
     available: Option<syn::Path>,
+    question: Option<syn::Path>,
 }
 
 /// `#[arg(..)]` on one action parameter, as written.
@@ -179,6 +180,7 @@ fn action(
         approval: on(&args.approval),
         timeout_ms,
         available: args.available,
+        question: args.question,
         is_async: method.sig.asyncness.is_some(),
         inputs,
         returns,

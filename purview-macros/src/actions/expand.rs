@@ -157,6 +157,39 @@ fn availability_arm(action: &Action) -> Option<TokenStream> {
     Some(quote!(#name => #call,))
 }
 
+/// The arm of `__question_at` for an action with `question = method`: the
+/// checked arguments decoded again (from the JSON the agent sent, which
+/// passed the schema) and lent to the method, on the window as it is.
+fn question_arm(krate: &syn::Path, key: usize, action: &Action) -> Option<TokenStream> {
+    let path = action.question.as_ref()?;
+    let p = quote!(#krate::__private);
+    let callee = match path.get_ident() {
+        Some(ident) => quote_spanned!(ident.span()=> Self::#ident),
+        None => quote!(#path),
+    };
+    let params: Vec<&syn::Ident> = action.params().map(|p| &p.ident).collect();
+    let decode = if params.is_empty() {
+        TokenStream::new()
+    } else {
+        let ident = args_struct_ident(action);
+        quote! {
+            let #ident { #(#params),* } = match #p::question_arguments::<#ident>(args) {
+                ::core::result::Result::Ok(decoded) => decoded,
+                ::core::result::Result::Err(error) => {
+                    return ::core::option::Option::Some(::core::result::Result::Err(error));
+                }
+            };
+        }
+    };
+    let call = quote_spanned!(path.span()=> #callee(self, #(&#params),*));
+    Some(quote! {
+        #key => {
+            #decode
+            ::core::option::Option::Some(#p::IntoQuestion::into_question(#call))
+        }
+    })
+}
+
 pub fn actions(parsed: &Impl) -> TokenStream {
     let Impl { item, krate, actions, .. } = parsed;
     let self_ty = &item.self_ty;
@@ -171,6 +204,26 @@ pub fn actions(parsed: &Impl) -> TokenStream {
     });
     let available = actions.iter().filter_map(availability_arm);
     let p = quote!(#krate::__private);
+    let questions: Vec<TokenStream> = actions
+        .iter()
+        .enumerate()
+        .filter_map(|(key, a)| question_arm(krate, key, a))
+        .collect();
+    let question_at = (!questions.is_empty()).then(|| {
+        quote! {
+            fn __question_at(
+                &self,
+                key: usize,
+                args: &#p::JsonObject,
+            ) -> ::core::option::Option<::core::result::Result<::std::string::String, #p::ToolError>> {
+                let _ = args;
+                match key {
+                    #(#questions)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+        }
+    });
     let (calls_struct, calls_impl) = match typed_calls_ident(item) {
         Some(calls) => (
             calls_struct(krate, self_ty, &calls, actions),
@@ -198,6 +251,7 @@ pub fn actions(parsed: &Impl) -> TokenStream {
                         _ => true,
                     }
                 }
+                #question_at
                 fn call<'a>(
                     &'a mut self,
                     action: &'a str,

@@ -36,6 +36,9 @@ pub(crate) trait DynActions: Send + Sync {
         args: Args,
         cx: &'a mut Context,
     ) -> BoxFuture<'a>;
+    /// The question for an agent's call of the action at `key`
+    /// ([`Actions::__question_at`]).
+    fn question_at(&self, key: usize, args: &crate::model::JsonObject) -> Option<Result<String, crate::model::ToolError>>;
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
     /// The view-model's Rust type, for a developer's log line.
@@ -67,6 +70,13 @@ macro_rules! forward_actions {
             cx: &'a mut Context,
         ) -> BoxFuture<'a> {
             self.0.__call_at(key, action, args, cx)
+        }
+        fn question_at(
+            &self,
+            key: usize,
+            args: &crate::model::JsonObject,
+        ) -> Option<Result<String, crate::model::ToolError>> {
+            self.0.__question_at(key, args)
         }
         fn as_any(&self) -> &dyn Any {
             &self.0

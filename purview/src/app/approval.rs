@@ -103,6 +103,12 @@ pub struct ApprovalRequest {
     pub arguments: Value,
     /// Which agent session asks (the client's name and a session number).
     pub agent: String,
+    /// The question the action's `question = method` wrote from the app's
+    /// own state, in its words ("Cancel Max (dog), Monday 5 January at
+    /// 10:30?"), after its checks passed; `None` when the action declares
+    /// none. [`ApprovalRequest::describe`] puts it first, with the
+    /// arguments as the agent sent them beneath it.
+    pub question: Option<String>,
     /// The app's own wording of the question, when it gives one
     /// ([`App::set_approval_wording`](crate::App::set_approval_wording));
     /// [`ApprovalRequest::describe`] then says this instead.
@@ -141,7 +147,7 @@ impl ApprovalRequest {
             _ => " (application-wide)".to_owned(),
         };
         let summary = match &self.window_summary {
-            Some(summary) if !summary.is_empty() => {
+            Some(summary) if !summary.is_empty() && self.question.is_none() => {
                 format!("\nThe window says: {}", quoted(summary))
             }
             _ => String::new(),
@@ -158,11 +164,19 @@ impl ApprovalRequest {
             Value::Null => String::new(),
             other => format!("\nIts argument, as the agent sent it: {}", readable(other)),
         };
-        format!(
-            "{} asks to {}{place}.{summary}{arguments}",
-            visible(&self.agent),
-            visible(&self.action_title.to_lowercase())
-        )
+        match &self.question {
+            Some(question) => format!(
+                "{} asks: {}\nThe action: {}{place}.{arguments}",
+                visible(&self.agent),
+                quoted(question),
+                visible(&self.action_title.to_lowercase()),
+            ),
+            None => format!(
+                "{} asks to {}{place}.{summary}{arguments}",
+                visible(&self.agent),
+                visible(&self.action_title.to_lowercase())
+            ),
+        }
     }
     /// The arguments the question could not show whole, as field errors
     /// telling the agent the bound: any one longer than
@@ -207,6 +221,7 @@ impl ApprovalRequest {
             action_title: "Confirm".into(),
             arguments: serde_json::json!({"pin": crate::redact::MASK}),
             agent: "claude-code (session 1)".into(),
+            question: None,
             wording: None,
         }
     }

@@ -63,6 +63,8 @@ pub(super) struct Checked {
     pub action_title: String,
     pub params: Arc<[String]>,
     pub check: Arc<crate::validate::ArgumentCheck>,
+    /// The app's own question (`question = method`), once written.
+    pub question: Option<String>,
 }
 
 /// Why a call stopped short of a result: refused, or (2026-07-28) waiting
@@ -145,6 +147,43 @@ pub(super) fn pin(state: &State) -> u64 {
         (&*entry.id, entry.modal, entry.owner.as_deref()).hash(&mut hasher);
     }
     hasher.finish()
+}
+
+/// Before anyone is asked: the app's own question, written by the
+/// action's `question = method` from the window as it is now and the
+/// checked arguments, or its refusal, which ends the call with no one
+/// asked. What the person is shown (the window's version, title and
+/// summary, the app's pin) is taken again in the same read, so the
+/// question and what a yes holds for describe one moment. The state lock
+/// is held only while the method runs, never while the person decides.
+pub(super) fn write_question(
+    shared: &Shared,
+    call: &ActionCall,
+    checked: &mut Checked,
+) -> Result<(), ToolError> {
+    shared.try_read(|state| {
+        let super::gates::Admitted { target, index, actor, entry } =
+            super::gates::admit(state, call)?;
+        let asked = catch_unwind(AssertUnwindSafe(|| actor.vm.question_at(index, &call.arguments)));
+        let question = match asked {
+            Ok(None) => return Ok(()),
+            Ok(Some(Ok(question))) => question,
+            Ok(Some(Err(refusal))) => {
+                tracing::info!(action = %call.action, "the action's question refused the call; no one asked");
+                return Err(refusal);
+            }
+            Err(_) => {
+                tracing::error!(action = %call.action, "the action's question panicked; refusing");
+                return Err(refusals::failed_inside(&call.action));
+            }
+        };
+        checked.version = entry.map(|e| e.version);
+        checked.pin = matches!(target, super::gates::Target::App).then(|| pin(state));
+        checked.window_title = entry.map(|e| e.title.to_string());
+        checked.window_summary = entry.and_then(|e| e.summary.as_deref().map(str::to_owned));
+        checked.question = Some(question);
+        Ok(())
+    })
 }
 
 /// Gets the yes `call` needs, or the refusal; on 2026-07-28 the first
@@ -285,6 +324,7 @@ fn approval_request(
         action_title: checked.action_title.clone(),
         arguments: checked.check.shown(&call.arguments),
         agent: session.map_or_else(|| "An agent".to_owned(), |s| s.describe()),
+        question: checked.question.clone(),
         wording: None,
     };
     let wording = lock_unpoisoned(&shared.approval_wording).clone();

@@ -201,7 +201,7 @@ async fn run_phases(
     cancel: CancellationToken,
 ) -> Result<ToolResult, Stop> {
     refuse_reentry(&call)?;
-    let checked = check(shared, &mut call)?;
+    let mut checked = check(shared, &mut call)?;
     let mut approved = None;
     if checked.needs_approval
         && let Caller::Agent { session, resume, .. } = &mut caller
@@ -211,6 +211,10 @@ async fn run_phases(
             return Err(refusals::typed_call_cannot_be_approved(&call.action).into());
         }
         let resume = resume.take();
+        if resume.is_none() {
+            // The app's own checks first: a call they refuse asks no one.
+            consent::write_question(shared, &call, &mut checked)?;
+        }
         // Rare, and its future is large: it waits behind a pointer, so
         // every other call's future stays small.
         let approving =
@@ -291,6 +295,7 @@ fn check(shared: &Shared, call: &mut ActionCall) -> Result<Checked, ToolError> {
             action_title: if needs_approval { action.tool_title.clone() } else { String::new() },
             params: action.params.clone(),
             check: action.check.clone(),
+            question: None,
         };
         Ok::<_, ToolError>((checked, index))
     })?;
