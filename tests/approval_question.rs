@@ -62,8 +62,18 @@ fn clinic() -> Clinic {
     Clinic {
         booked: 1,
         appointments: vec![
-            Appointment { id: 7, pet: "Max (dog)", when: "Monday 5 January at 10:30", cancelled: false },
-            Appointment { id: 8, pet: "Tom (cat)", when: "Monday 5 January at 11:00", cancelled: true },
+            Appointment {
+                id: 7,
+                pet: "Max (dog)",
+                when: "Monday 5 January at 10:30",
+                cancelled: false,
+            },
+            Appointment {
+                id: 8,
+                pet: "Tom (cat)",
+                when: "Monday 5 January at 11:00",
+                cancelled: true,
+            },
         ],
     }
 }
@@ -149,7 +159,10 @@ async fn s5_6_a_question_that_refuses_asks_no_one_by_elicitation_on_2025_11_25()
     let done = agent.call("w1__cancel", json!({"id": 7})).await?;
     ensure!(!done.is_error, "{done:?}");
     let asked = elicitation.messages();
-    ensure!(asked.len() == 1 && asked[0].contains("Cancel Max (dog), Monday 5 January"), "{asked:?}");
+    ensure!(
+        asked.len() == 1 && asked[0].contains("Cancel Max (dog), Monday 5 January"),
+        "{asked:?}"
+    );
     ensure!(asked[0].contains("id: 7"), "{asked:?}");
     ensure!(cancelled(&app, 7)?);
     Ok(())
@@ -171,7 +184,10 @@ async fn s5_6_a_question_that_refuses_asks_no_one_by_input_request_on_2026_07_28
     let done = agent.call("w1__cancel", json!({"id": 7})).await?;
     ensure!(!done.is_error, "{done:?}");
     let asked = elicitation.messages();
-    ensure!(asked.len() == 1 && asked[0].contains("Cancel Max (dog), Monday 5 January"), "{asked:?}");
+    ensure!(
+        asked.len() == 1 && asked[0].contains("Cancel Max (dog), Monday 5 January"),
+        "{asked:?}"
+    );
     ensure!(cancelled(&app, 7)?);
     Ok(())
 }

@@ -118,9 +118,9 @@ async fn s7_3_an_agent_call_breaking_constraints_names_every_argument() -> Resul
     assert_eq!(
         fields,
         [
-            ("discount".to_owned(), "must be at most 0.5".to_owned()),
-            ("priority".to_owned(), "must be at most 5".to_owned()),
-            ("subject".to_owned(), "must be at least 1 character long".to_owned()),
+            ("discount".to_owned(), "must be between -0.5 and 0.5".to_owned()),
+            ("priority".to_owned(), "must be between 1 and 5".to_owned()),
+            ("subject".to_owned(), "must be between 1 and 12 characters long".to_owned()),
             ("tags".to_owned(), "must have at most 2 items".to_owned()),
         ]
     );
@@ -151,9 +151,9 @@ async fn s7_3_a_typed_call_is_held_to_the_same_constraints() -> Result<()> {
     assert_eq!(
         fields,
         [
-            ("priority".to_owned(), "must be at least 1".to_owned()),
-            ("subject".to_owned(), "must be at most 12 characters long".to_owned()),
-            ("discount".to_owned(), "must be at least -0.5".to_owned()),
+            ("priority".to_owned(), "must be between 1 and 5".to_owned()),
+            ("subject".to_owned(), "must be between 1 and 12 characters long".to_owned()),
+            ("discount".to_owned(), "must be between -0.5 and 0.5".to_owned()),
         ]
     );
     assert_eq!(ticket.read(|t| t.subject.clone())?, "", "nothing of a refused call is applied");
@@ -285,5 +285,98 @@ async fn s7_3_patterns_take_their_ecma_meaning_end_to_end() -> Result<()> {
         card.read(|c| (c.name.clone(), c.phone.clone()))?,
         ("Ἀριστοτέλης".into(), "+1-555".into())
     );
+    Ok(())
+}
+
+/// A visit booked by date: the pattern carries the app's words and an
+/// example, as a person would read them.
+#[window(title = "Visits")]
+#[derive(Clone, Default)]
+struct Visits {
+    #[block(field)]
+    day: String,
+    #[block(field)]
+    minutes: u32,
+}
+
+#[actions]
+impl Visits {
+    /// Books a visit.
+    #[action]
+    fn book(
+        &mut self,
+        /// The visit's day.
+        #[arg(
+            pattern = r"^\d{4}-\d{2}-\d{2}$",
+            example = "2026-03-12",
+            message = "a date such as 2026-03-12"
+        )]
+        day: String,
+        /// How long the visit takes.
+        #[arg(range(min = 5, max = 120), example = 30)]
+        minutes: u32,
+        /// Where the visit is, as the clinic names its rooms.
+        #[arg(pattern = "^[A-Z][0-9]$", example = "B2")]
+        room: String,
+    ) {
+        self.day = day;
+        self.minutes = minutes;
+        let _ = room;
+    }
+}
+
+fn field_errors(value: &Value) -> Vec<(String, String)> {
+    let fields = value["fields"].as_array().cloned().unwrap_or_default();
+    fields
+        .iter()
+        .map(|f| {
+            (
+                f["field"].as_str().unwrap_or("").to_owned(),
+                f["error"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn s7_3_constraint_failures_read_in_the_apps_words_for_agent_and_person_alike() -> Result<()>
+{
+    let app = App::builder().build();
+    let visits = app.open(Visits::default())?;
+    let expected = [
+        ("day".to_owned(), "must be a date such as 2026-03-12".to_owned()),
+        ("minutes".to_owned(), "must be between 5 and 120".to_owned()),
+        ("room".to_owned(), "must be written like B2".to_owned()),
+    ];
+    // The agent's JSON call.
+    let agent = Agent::legacy(&app).await?;
+    let tool = format!("{}__book", visits.id());
+    let refused =
+        agent.call(&tool, json!({"day": "12/03/2026", "minutes": 200, "room": "b"})).await?;
+    assert_eq!(refused.code(), Some("validation_failed"), "{refused:?}");
+    assert_eq!(field_errors(&refused.structured), expected);
+    // The person's typed call (the desk's form calls the same way).
+    let typed = visits.act().book("12/03/2026".into(), 200, "b".into()).await.expect_err("refused");
+    let typed: Vec<(String, String)> =
+        typed.fields.context("fields")?.into_iter().map(|f| (f.field, f.error)).collect();
+    let mut typed_sorted = typed.clone();
+    typed_sorted.sort();
+    assert_eq!(typed_sorted, expected, "the same words on both paths");
+    assert_eq!(visits.read(|v| v.minutes)?, 0, "nothing applied");
+    visits.act().book("2026-03-12".into(), 30, "B2".into()).await?;
+    assert_eq!(visits.read(|v| v.day.clone())?, "2026-03-12");
+    Ok(())
+}
+
+#[tokio::test]
+async fn s5_5_examples_and_doc_comments_reach_the_schema_and_app_words_stay_inside() -> Result<()> {
+    let app = App::builder().build();
+    app.open(Visits::default())?;
+    let properties = properties(&app, "__book")?;
+    assert_eq!(properties["day"]["examples"], json!(["2026-03-12"]));
+    assert_eq!(properties["minutes"]["examples"], json!([30]));
+    assert_eq!(properties["day"]["description"], "The visit's day.");
+    let text = properties.to_string();
+    assert!(!text.contains("x-purview"), "no keyword of Purview's own reaches a client: {text}");
     Ok(())
 }

@@ -52,7 +52,24 @@ pub(crate) fn form(
                 submit |= entered;
                 field.labelled_by(label.id);
                 ui.end_row();
-                if let Some(help) = &param.description {
+                if let Some(source) = action.info.sources.iter().find(|s| s.argument == param.name)
+                {
+                    // Where the value comes from: picked, not typed.
+                    ui.label("");
+                    let table = purview::naming::humanize(&source.table);
+                    let hint =
+                        format!("Choose a row of the table \u{201c}{table}\u{201d} to fill it.");
+                    ui.label(RichText::new(hint).small());
+                    ui.end_row();
+                }
+                let picked = action.info.sources.iter().any(|s| s.argument == param.name);
+                // The sentence telling agents where to look is the hint above.
+                let help =
+                    param.description.as_deref().map(|d| match d.find("Take it from the `") {
+                        Some(at) if picked => d[..at].trim_end(),
+                        _ => d,
+                    });
+                if let Some(help) = help.filter(|h| !h.is_empty()) {
                     // The argument's own words, under its field.
                     ui.label("");
                     ui.add(egui::Label::new(RichText::new(help).small().weak()).wrap());

@@ -39,18 +39,52 @@ impl WindowUi<'_> {
             Some(page) => (page.offset, page.rows.as_slice()),
             None => (usize::try_from(offset).unwrap_or(usize::MAX), rows),
         };
+        let pickers = self.pickers(key);
+        for picker in &pickers {
+            ui.weak(format!(
+                "Choose a row to fill \"{}\" of \"{}\".",
+                picker.label, picker.action_title
+            ));
+        }
+        let mut picked = None;
         egui::Grid::new(("purview-table", id.as_str(), key)).striped(true).show(ui, |ui| {
+            if !pickers.is_empty() {
+                ui.label("");
+            }
             for column in columns {
                 ui.strong(column);
             }
             ui.end_row();
             for row in shown {
+                if !pickers.is_empty() {
+                    ui.horizontal(|ui| {
+                        for (which, picker) in pickers.iter().enumerate() {
+                            let value = row.get(picker.column).map(cell).unwrap_or_default();
+                            let chosen = picker.current == value && !value.is_empty();
+                            let text = if chosen { "Chosen" } else { "Choose" };
+                            let button = ui
+                                .selectable_label(chosen, text)
+                                .on_hover_text(format!("{}: {value}", picker.label));
+                            if button.clicked() {
+                                picked = Some((which, value));
+                            }
+                        }
+                    });
+                }
                 for value in row {
                     ui.label(cell(value));
                 }
                 ui.end_row();
             }
         });
+        if let Some((which, value)) = picked
+            && let Some(picker) = pickers.get(which)
+        {
+            let form = (Some(id.clone()), picker.action.clone());
+            if let Some(values) = self.core.forms.get_mut(&form) {
+                values.texts.insert(picker.argument.clone(), value);
+            }
+        }
         let Some(total) = total.map(|t| usize::try_from(t).unwrap_or(usize::MAX)) else {
             ui.weak(rows_count(shown.len()));
             return;
@@ -76,6 +110,36 @@ impl WindowUi<'_> {
             return;
         }
         self.load(loader, page_key, PageRequest::new(wanted, at.limit));
+    }
+
+    /// The open forms of this window with an argument taken from table
+    /// `key` (`#[arg(from = table.column)]`): each makes the table's rows
+    /// choosable.
+    fn pickers(&self, key: &str) -> Vec<Picker> {
+        let scope = Some(self.view.state.id.clone());
+        let mut pickers = Vec::new();
+        for action in &self.view.actions {
+            let Some(values) = self.core.forms.get(&(scope.clone(), action.info.name.clone()))
+            else {
+                continue;
+            };
+            for source in action.info.sources.iter().filter(|s| s.table == key) {
+                let param = action.params.iter().find(|p| p.name == source.argument);
+                pickers.push(Picker {
+                    action: action.info.name.clone(),
+                    action_title: action.info.title.clone(),
+                    argument: source.argument.to_string(),
+                    label: param.map_or_else(|| source.argument.to_string(), |p| p.label.clone()),
+                    column: source.column,
+                    current: values
+                        .texts
+                        .get(source.argument.as_ref())
+                        .cloned()
+                        .unwrap_or_default(),
+                });
+            }
+        }
+        pickers
     }
 
     /// Asks the table's load action for `request`'s rows; the page it
@@ -178,6 +242,17 @@ fn rows_count(n: usize) -> String {
 }
 
 /// A value as a person reads it: strings without quotes, nothing for null.
+/// An open form's argument that a row of this table fills.
+struct Picker {
+    action: String,
+    action_title: String,
+    argument: String,
+    label: String,
+    column: usize,
+    /// What the form holds now: the row holding it shows as chosen.
+    current: String,
+}
+
 pub(crate) fn cell(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),

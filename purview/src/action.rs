@@ -39,6 +39,20 @@ pub struct ActionSpec {
     pub(crate) hints: ToolHints,
     pub(crate) timeout: Option<Duration>,
     pub(crate) approval: bool,
+    pub(crate) sources: Vec<ArgumentSource>,
+}
+
+/// Where an argument's value comes from: a column of one of the window's
+/// tables (`#[arg(from = table.column)]`). The person picks it by
+/// clicking a row; the argument's description tells agents the same.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgumentSource {
+    /// The argument.
+    pub argument: Cow<'static, str>,
+    /// The table block's id in the action's window.
+    pub table: Cow<'static, str>,
+    /// The column (from 0) whose cell is the value.
+    pub column: usize,
 }
 
 impl ActionSpec {
@@ -62,6 +76,7 @@ impl ActionSpec {
             },
             timeout: None,
             approval: false,
+            sources: Vec::new(),
         }
     }
 
@@ -140,6 +155,54 @@ impl ActionSpec {
     /// Whether the action needs a person's approval when an agent calls it.
     pub fn needs_approval(&self) -> bool {
         self.approval
+    }
+
+    /// Says that `argument` takes a value from column `column` (from 0,
+    /// named `column_name` for agents) of the window's table block
+    /// `table`: the person picks it by clicking a row, and the argument's
+    /// description tells agents where to find it. Call it after the input
+    /// schema is set. `#[arg(from = table.column)]` writes it, checked at
+    /// compile time.
+    ///
+    /// ```
+    /// use purview::ActionSpec;
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Book { pet_id: u32 }
+    ///
+    /// let spec = ActionSpec::new("book").input::<Book>().argument_from("pet_id", "pets", 0, "id");
+    /// assert_eq!(spec.sources()[0].table, "pets");
+    /// ```
+    pub fn argument_from(
+        mut self,
+        argument: impl Into<Cow<'static, str>>,
+        table: impl Into<Cow<'static, str>>,
+        column: usize,
+        column_name: &str,
+    ) -> Self {
+        let source = ArgumentSource { argument: argument.into(), table: table.into(), column };
+        let where_from = format!(
+            "Take it from the `{column_name}` column of this window's `{}` table (its rows are in app://windows).",
+            source.table
+        );
+        if let Some(Value::Object(property)) = self
+            .input_schema
+            .get_mut("properties")
+            .and_then(|p| p.get_mut(source.argument.as_ref()))
+        {
+            let said = match property.get("description").and_then(Value::as_str) {
+                Some(own) => format!("{own} {where_from}"),
+                None => where_from,
+            };
+            property.insert("description".into(), Value::String(said));
+        }
+        self.sources.push(source);
+        self
+    }
+
+    /// Where arguments' values come from ([`ActionSpec::argument_from`]).
+    pub fn sources(&self) -> &[ArgumentSource] {
+        &self.sources
     }
 
     /// How long the handler may run before the call fails with

@@ -18,9 +18,16 @@
 //!
 //! | constraint | on | in the input schema | refused with |
 //! |---|---|---|---|
-//! | `range(min = 1, max = 99)` | numbers ([`Ranged`]) | `minimum` / `maximum` | "must be at least 1" |
-//! | `length(min = 1, max = 80)` | text and lists ([`Measured`]) | `minLength`/`maxLength`, or `minItems`/`maxItems` | "must be at most 80 characters long" |
+//! | `range(min = 1, max = 99)` | numbers ([`Ranged`]) | `minimum` / `maximum` | "must be between 1 and 99" ("must be at least 1" with one bound) |
+//! | `length(min = 1, max = 80)` | text and lists ([`Measured`]) | `minLength`/`maxLength`, or `minItems`/`maxItems` | "must be between 1 and 80 characters long", "must be at most 80 characters long" |
 //! | `pattern = "^[A-Z]{3}$"` | text ([`Textual`]) | `pattern` | "must match the pattern ^[A-Z]{3}$" |
+//! | `pattern = "..", message = "a currency code such as EUR"` | text | `pattern` | "must be a currency code such as EUR" |
+//! | `example = "EUR"` | any argument | `examples` (the desk's placeholder) | with a pattern and no message: "must be written like EUR" |
+//!
+//! A pattern is for machines; say what it means to a person with
+//! `message` (how a failure reads, after "must be") and `example` (a value
+//! as the person would write it). The words are the same in the agent's
+//! `validation_failed`, the typed call's refusal and under the desk's field.
 //!
 //! Each bound is optional (`range(min = 0)` alone is fine). A constraint is
 //! part of the tool's input schema, so an agent sees it before calling; a
@@ -79,8 +86,8 @@
 //! let refused = app.call(&tool, args.as_object().cloned()).await.unwrap_err();
 //! let fields: Vec<_> = refused.fields.unwrap().into_iter().map(|f| (f.field, f.error)).collect();
 //! assert_eq!(fields, [
-//!     ("priority".to_owned(), "must be at most 5".to_owned()),
-//!     ("subject".to_owned(), "must be at least 1 character long".to_owned()),
+//!     ("priority".to_owned(), "must be between 1 and 5".to_owned()),
+//!     ("subject".to_owned(), "must be between 1 and 80 characters long".to_owned()),
 //! ]);
 //! # });
 //! ```
@@ -276,7 +283,7 @@ impl<T: Textual> Textual for Secret<T> {
 /// Check::new(&mut errors, "priority").range(&9u8, Some(1.0), Some(5.0));
 /// Check::new(&mut errors, "code").pattern(&"eur".to_owned(), "^[A-Z]{3}$");
 /// let refused = ToolError::validation(errors);
-/// assert_eq!(refused.fields.unwrap()[0].error, "must be at most 5");
+/// assert_eq!(refused.fields.unwrap()[0].error, "must be between 1 and 5");
 /// ```
 pub struct Check<'a> {
     errors: &'a mut Vec<FieldError>,
@@ -296,10 +303,15 @@ impl<'a> Check<'a> {
     /// `range(min = .., max = ..)`: each bound inclusive.
     pub fn range<T: Ranged + ?Sized>(&mut self, value: &T, min: Option<f64>, max: Option<f64>) {
         let Some(n) = value.number() else { return };
-        if let Some(min) = min.filter(|m| n < *m) {
-            self.refuse(format!("must be at least {}", number(min)));
-        } else if let Some(max) = max.filter(|m| n > *m) {
-            self.refuse(format!("must be at most {}", number(max)));
+        use crate::validate::words;
+        let outside = min.is_some_and(|m| n < m) || max.is_some_and(|m| n > m);
+        match (min, max) {
+            (Some(min), Some(max)) if outside => {
+                self.refuse(words::between(number(min), number(max)));
+            }
+            (Some(min), _) if n < min => self.refuse(words::at_least(number(min))),
+            (_, Some(max)) if n > max => self.refuse(words::at_most(number(max))),
+            _ => {}
         }
     }
 
@@ -311,26 +323,58 @@ impl<'a> Check<'a> {
         max: Option<usize>,
     ) {
         let Some(measure) = value.measure() else { return };
-        let (n, unit, short, long, tail) = match measure {
-            Measure::Characters(n) => {
-                (n, "character", "must be at least", "must be at most", " long")
-            }
-            Measure::Items(n) => (n, "item", "must have at least", "must have at most", ""),
+        let n = match measure {
+            Measure::Characters(n) | Measure::Items(n) => n,
         };
-        if let Some(min) = min.filter(|m| n < *m) {
-            self.refuse(format!("{short} {}{tail}", count(min as u64, unit)));
-        } else if let Some(max) = max.filter(|m| n > *m) {
-            self.refuse(format!("{long} {}{tail}", count(max as u64, unit)));
+        if !(min.is_some_and(|m| n < m) || max.is_some_and(|m| n > m)) {
+            return;
         }
+        let message = match measure {
+            Measure::Characters(_) => {
+                crate::validate::words::length(min.map(|m| m as u64), max.map(|m| m as u64))
+            }
+            Measure::Items(_) => match min.filter(|m| n < *m) {
+                Some(min) => format!("must have at least {}", count(min as u64, "item")),
+                None => format!("must have at most {}", count(max.unwrap_or(n) as u64, "item")),
+            },
+        };
+        self.refuse(message);
     }
 
     /// `pattern = ".."`: the JSON Schema meaning (a match anywhere, unless
     /// anchored with `^`/`$`).
     pub fn pattern<T: Textual + ?Sized>(&mut self, value: &T, pattern: &'static str) {
+        self.pattern_in_words(value, pattern, None, None);
+    }
+
+    /// `pattern = "..", message = "..", example = ".."`: the pattern, its
+    /// failure said as the input schema's check says it — "must be
+    /// {message}", else "must be written like {example}".
+    ///
+    /// ```
+    /// use purview::constraint::Check;
+    ///
+    /// let mut errors = Vec::new();
+    /// let date = r"^\d{4}-\d{2}-\d{2}$";
+    /// Check::new(&mut errors, "day").pattern_in_words(
+    ///     &"12/03".to_owned(),
+    ///     date,
+    ///     Some("a date such as 2026-03-12"),
+    ///     Some("2026-03-12"),
+    /// );
+    /// assert_eq!(errors[0].error, "must be a date such as 2026-03-12");
+    /// ```
+    pub fn pattern_in_words<T: Textual + ?Sized>(
+        &mut self,
+        value: &T,
+        pattern: &'static str,
+        message: Option<&'static str>,
+        example: Option<&'static str>,
+    ) {
         let Some(text) = value.text() else { return };
         // The engine the input-schema check uses, so both agree.
         if crate::validate::pattern::matches(pattern, text) != Some(true) {
-            self.refuse(format!("must match the pattern {pattern}"));
+            self.refuse(crate::validate::words::pattern(pattern, message, example));
         }
     }
 }
@@ -446,8 +490,8 @@ mod tests {
 
     #[test]
     fn s7_3_typed_constraints_word_refusals_as_the_schema_check_does() {
-        assert_eq!(check(|c| c.range(&0u8, Some(1.0), Some(5.0))), ["must be at least 1"]);
-        assert_eq!(check(|c| c.range(&6u8, Some(1.0), Some(5.0))), ["must be at most 5"]);
+        assert_eq!(check(|c| c.range(&0u8, Some(1.0), Some(5.0))), ["must be between 1 and 5"]);
+        assert_eq!(check(|c| c.range(&6u8, None, Some(5.0))), ["must be at most 5"]);
         assert_eq!(check(|c| c.range(&0.25f64, Some(0.5), None)), ["must be at least 0.5"]);
         assert!(check(|c| c.range(&None::<u8>, Some(1.0), None)).is_empty());
         assert_eq!(

@@ -291,6 +291,7 @@ pub mod approval {
 /// assert!(app.agent_activity().is_none());
 /// ```
 pub mod activity {
+    pub use crate::action::ArgumentSource;
     pub use crate::app::{
         ActionInfo, AgentActivity, CalledBy, Change, ClientId, Scene, SceneWindow, VariantHandle,
         WindowInfo,
@@ -373,17 +374,17 @@ pub mod __private {
         Window, WindowHandle, WindowKind,
         activity::VariantHandle,
         app::CallTarget,
-        args::IntoQuestion,
         args::__question_arguments as question_arguments,
         args::__typed_output as typed_output,
-        model::JsonObject,
+        args::IntoQuestion,
         by_hand::{BoxFuture, unknown_action},
         constraint::{Check, argument},
         model::FieldError,
+        model::JsonObject,
         model::{FieldItem, Severity, ToolError},
         projection::{
-            Cells, ListSource, MediaSource, NoticeSource, PageLoader, Row, Sensitive, TableSource,
-            cell, loads_pages,
+            Cells, ListSource, MediaSource, NoticeSource, PageLoader, Row, Sensitive, TableKeys,
+            TableSource, cell, loads_pages,
         },
     };
 }

@@ -81,6 +81,60 @@ pub trait Cells {
 pub trait Row: Cells {
     /// Column titles, left to right.
     fn columns() -> Vec<String>;
+
+    /// The Rust field behind each column, left to right, as
+    /// `#[arg(from = table.field)]` names it (`#[derive(Row)]` fills it
+    /// in; empty for rows written by hand).
+    const FIELDS: &'static [&'static str] = &[];
+}
+
+/// What `#[arg(from = table.column)]` checks at compile time about a
+/// table block, and where its values are found at run time: the
+/// block's id, its row type's field names and its number of columns.
+/// `#[window]` writes one per table. Not public API.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct TableKeys {
+    /// The table block's id.
+    pub block: &'static str,
+    /// The row type's field names, when it derives [`Row`].
+    pub fields: &'static [&'static str],
+    /// How many columns it has (`columns = [..]`), or 0 when its fields say.
+    pub width: usize,
+}
+
+impl TableKeys {
+    /// The column of field `name`, if the row type has it.
+    pub const fn field(&self, name: &str) -> Option<usize> {
+        let mut i = 0;
+        while i < self.fields.len() {
+            if same(self.fields[i], name) {
+                return Some(i);
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// Whether the table has a column at `index`.
+    pub const fn has_column(&self, index: usize) -> bool {
+        index < self.width || index < self.fields.len()
+    }
+}
+
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 impl Cells for Vec<Value> {

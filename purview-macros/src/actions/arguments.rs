@@ -104,6 +104,12 @@ fn schema_constraints(c: &Constraints) -> TokenStream {
     if let Some((pattern, _)) = &c.pattern {
         out.extend(quote!(#[schemars(regex(pattern = #pattern))]));
     }
+    if let Some(message) = &c.message {
+        out.extend(quote!(#[schemars(extend("x-purview-message" = #message))]));
+    }
+    if let Some(example) = &c.example {
+        out.extend(quote!(#[schemars(extend("examples" = [#example]))]));
+    }
     out
 }
 
@@ -158,7 +164,14 @@ pub(super) fn constraint_checks(krate: &syn::Path, action: &Action) -> TokenStre
                 each.extend(quote_spanned!(span=> __purview_check.length(&#ident, #min, #max);));
             }
             if let Some((pattern, _)) = &c.pattern {
-                each.extend(quote_spanned!(span=> __purview_check.pattern(&#ident, #pattern);));
+                let message = option(c.message.as_ref().map(|m| quote!(#m)));
+                let example = option(match &c.example {
+                    Some(syn::Lit::Str(text)) => Some(quote!(#text)),
+                    _ => None,
+                });
+                each.extend(quote_spanned!(span=>
+                    __purview_check.pattern_in_words(&#ident, #pattern, #message, #example);
+                ));
             }
             Some(quote!({
                 let mut __purview_check = #p::Check::new(&mut __purview_bad, #field);

@@ -83,6 +83,12 @@ pub struct Constraints {
     pub length: Option<(Option<u64>, Option<u64>, Span)>,
     /// `pattern = ".."`.
     pub pattern: Option<(String, Span)>,
+    /// `message = ".."`: how a failed pattern reads.
+    pub message: Option<String>,
+    /// `example = ..`: a value as a person writes it.
+    pub example: Option<syn::Lit>,
+    /// `from = table.column`: the table block and the column.
+    pub from: Option<(syn::Ident, syn::Member)>,
 }
 
 /// A method parameter: an argument, or the call's `Context`.

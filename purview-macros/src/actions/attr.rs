@@ -38,6 +38,13 @@ struct ArgArgs {
     range: Option<SpannedValue<Bounds<syn::Expr>>>,
     length: Option<SpannedValue<Bounds<u64>>>,
     pattern: Option<SpannedValue<String>>,
+    /// How a failed pattern reads: "must be {message}".
+    message: Option<SpannedValue<String>>,
+    /// A value as the person would write it: the schema's `examples`, the
+    /// form's placeholder, and how a failed pattern reads without a message.
+    example: Option<syn::Lit>,
+    /// `from = table.column`: the value is a cell of that column.
+    from: Option<syn::Expr>,
 }
 
 /// `(min = .., max = ..)`.
@@ -381,7 +388,56 @@ fn arg_constraints(attr: &syn::Attribute, errors: &mut Accumulator) -> Constrain
         }
         constraints.pattern = Some((pattern.as_str().to_owned(), pattern.span()));
     }
+    words_and_source(&args, &mut constraints, errors);
     constraints
+}
+
+/// `message`, `example` and `from` of `#[arg(..)]`: how the argument
+/// reads to a person, and where its value comes from.
+fn words_and_source(args: &ArgArgs, constraints: &mut Constraints, errors: &mut Accumulator) {
+    if let Some(message) = &args.message {
+        if args.pattern.is_none() {
+            errors.push(
+                darling::Error::custom(
+                    "`message` says how a failed `pattern` reads (\"must be {message}\"); add `pattern = \"..\"`, or use a doc comment to describe the argument",
+                )
+                .with_span(&message.span()),
+            );
+        }
+        constraints.message = Some(message.as_str().to_owned());
+    }
+    if let Some(example) = &args.example {
+        if !matches!(
+            example,
+            syn::Lit::Str(_) | syn::Lit::Int(_) | syn::Lit::Float(_) | syn::Lit::Bool(_)
+        ) {
+            errors.push(
+                darling::Error::custom("an example is a string, a number or a boolean")
+                    .with_span(example),
+            );
+        }
+        constraints.example = Some(example.clone());
+    }
+    if let Some(from) = &args.from {
+        match from {
+            syn::Expr::Field(field) => match &*field.base {
+                syn::Expr::Path(path) if path.path.get_ident().is_some() => {
+                    let table = path.path.get_ident().cloned();
+                    constraints.from = table.map(|t| (t, field.member.clone()));
+                }
+                other => errors.push(
+                    darling::Error::custom("name a table block of this window: `from = table.column`")
+                        .with_span(other),
+                ),
+            },
+            other => errors.push(
+                darling::Error::custom(
+                    "write `from = table.column`: a table block of this window and a field of its rows (or a column's place, `table.0`)",
+                )
+                .with_span(other),
+            ),
+        }
+    }
 }
 
 /// Whether the runtime's pattern check can compile `pattern`: it gives

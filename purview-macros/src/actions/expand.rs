@@ -14,7 +14,7 @@ use super::{
 };
 
 /// The `ActionSpec` builder chain for one action.
-fn spec(krate: &syn::Path, action: &Action) -> TokenStream {
+fn spec(krate: &syn::Path, self_ty: &syn::Type, action: &Action) -> TokenStream {
     let name = &action.name;
     let mut chain = quote!(#krate::__private::ActionSpec::new(#name));
     if let Some(title) = &action.title {
@@ -29,6 +29,25 @@ fn spec(krate: &syn::Path, action: &Action) -> TokenStream {
     }
     if let Some(ty) = action.returns.result_type() {
         chain = quote_spanned!(ty.span()=> #chain.result::<#ty>());
+    }
+    for param in action.params() {
+        let Some((table, column)) = &param.constraints.from else { continue };
+        let argument = crate::util::unraw(&param.ident);
+        let keys = table_keys(krate, self_ty, table);
+        let (index, name) = match column {
+            syn::Member::Named(field) => {
+                let field = crate::util::unraw(field);
+                (
+                    quote!(match #keys.field(#field) { ::core::option::Option::Some(i) => i, ::core::option::Option::None => 0 }),
+                    field,
+                )
+            }
+            syn::Member::Unnamed(index) => {
+                let i = index.index as usize;
+                (quote!(#i), i.to_string())
+            }
+        };
+        chain = quote!(#chain.argument_from(#argument, #keys.block, #index, #name));
     }
     let hints = action.hints;
     for (on, method) in [
@@ -48,6 +67,49 @@ fn spec(krate: &syn::Path, action: &Action) -> TokenStream {
         chain = quote!(#chain.timeout(::core::time::Duration::from_millis(#ms)));
     }
     chain
+}
+
+/// `<Self>::__purview_table_{table}`, spanned at the table's name, so a
+/// window with no such table block is reported there.
+fn table_keys(krate: &syn::Path, self_ty: &syn::Type, table: &syn::Ident) -> TokenStream {
+    let _ = krate;
+    let name = quote::format_ident!("__purview_table_{}", crate::util::unraw(table));
+    let name = syn::Ident::new(&name.to_string(), table.span());
+    quote_spanned!(table.span()=> <#self_ty>::#name)
+}
+
+/// The compile-time checks of every `#[arg(from = table.column)]`: the
+/// table is one of the window's table blocks (else "no associated item
+/// named `__purview_table_…`" at the table's name) and has that column.
+fn source_checks(krate: &syn::Path, self_ty: &syn::Type, action: &Action) -> Vec<TokenStream> {
+    action
+        .params()
+        .filter_map(|param| {
+            let (table, column) = param.constraints.from.as_ref()?;
+            let keys = table_keys(krate, self_ty, table);
+            let table_name = crate::util::unraw(table);
+            Some(match column {
+                syn::Member::Named(field) => {
+                    let field_name = crate::util::unraw(field);
+                    let message = format!(
+                        "`from = {table_name}.{field_name}`: the rows of table `{table_name}` have no field `{field_name}` (a table over tuples names its columns by place: `{table_name}.0`)"
+                    );
+                    quote_spanned!(field.span()=>
+                        const _: () = ::core::assert!(#keys.field(#field_name).is_some(), #message);
+                    )
+                }
+                syn::Member::Unnamed(index) => {
+                    let i = index.index as usize;
+                    let message = format!(
+                        "`from = {table_name}.{i}`: table `{table_name}` has no column {i} (columns count from 0)"
+                    );
+                    quote_spanned!(index.span=>
+                        const _: () = ::core::assert!(#keys.has_column(#i), #message);
+                    )
+                }
+            })
+        })
+        .collect()
 }
 
 /// Turns the value in `value` into `Result<ActionOutput, ToolError>`.
@@ -190,26 +252,12 @@ fn question_arm(krate: &syn::Path, key: usize, action: &Action) -> Option<TokenS
     })
 }
 
-pub fn actions(parsed: &Impl) -> TokenStream {
-    let Impl { item, krate, actions, .. } = parsed;
-    let self_ty = &item.self_ty;
-    let (impl_generics, _, where_clause) = item.generics.split_for_impl();
-    let structs = actions.iter().filter_map(|a| args_struct(krate, self_ty, a));
-    let specs = actions.iter().map(|a| spec(krate, a));
-    let names = actions.iter().map(|a| &a.name);
-    let arms = actions.iter().enumerate().map(|(key, a)| dispatch_arm(krate, self_ty, key, a));
-    let keys = actions.iter().enumerate().map(|(key, a)| {
-        let name = &a.name;
-        quote!(#name => #key,)
-    });
-    let available = actions.iter().filter_map(availability_arm);
+/// `Actions::__question_at`, when any action has `question = method`.
+fn question_at(krate: &syn::Path, actions: &[Action]) -> Option<TokenStream> {
     let p = quote!(#krate::__private);
-    let questions: Vec<TokenStream> = actions
-        .iter()
-        .enumerate()
-        .filter_map(|(key, a)| question_arm(krate, key, a))
-        .collect();
-    let question_at = (!questions.is_empty()).then(|| {
+    let questions: Vec<TokenStream> =
+        actions.iter().enumerate().filter_map(|(key, a)| question_arm(krate, key, a)).collect();
+    (!questions.is_empty()).then(|| {
         quote! {
             fn __question_at(
                 &self,
@@ -223,7 +271,25 @@ pub fn actions(parsed: &Impl) -> TokenStream {
                 }
             }
         }
+    })
+}
+
+pub fn actions(parsed: &Impl) -> TokenStream {
+    let Impl { item, krate, actions, .. } = parsed;
+    let self_ty = &item.self_ty;
+    let (impl_generics, _, where_clause) = item.generics.split_for_impl();
+    let structs = actions.iter().filter_map(|a| args_struct(krate, self_ty, a));
+    let specs = actions.iter().map(|a| spec(krate, self_ty, a));
+    let source_checks = actions.iter().flat_map(|a| source_checks(krate, self_ty, a));
+    let names = actions.iter().map(|a| &a.name);
+    let arms = actions.iter().enumerate().map(|(key, a)| dispatch_arm(krate, self_ty, key, a));
+    let keys = actions.iter().enumerate().map(|(key, a)| {
+        let name = &a.name;
+        quote!(#name => #key,)
     });
+    let available = actions.iter().filter_map(availability_arm);
+    let p = quote!(#krate::__private);
+    let question_at = question_at(krate, actions);
     let (calls_struct, calls_impl) = match typed_calls_ident(item) {
         Some(calls) => (
             calls_struct(krate, self_ty, &calls, actions),
@@ -236,6 +302,7 @@ pub fn actions(parsed: &Impl) -> TokenStream {
         #item
         #calls_struct
         const _: () = {
+            #(#source_checks)*
             #(#structs)*
             #calls_impl
             #app_level

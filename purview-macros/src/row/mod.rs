@@ -89,6 +89,7 @@ fn row_impls(input: &RowInput) -> TokenStream {
         };
         quote!(::std::string::String::from(#name))
     });
+    let field_names = fields.iter().filter_map(|f| f.ident.as_ref().map(unraw));
     let cells = fields.iter().map(|f| {
         let field = &f.ident;
         // Pointed at the field's type, so a missing Serialize is reported there.
@@ -107,6 +108,7 @@ fn row_impls(input: &RowInput) -> TokenStream {
                 fn columns() -> ::std::vec::Vec<::std::string::String> {
                     ::std::vec![#(#columns),*]
                 }
+                const FIELDS: &'static [&'static str] = &[#(#field_names),*];
             }
         };
     }

@@ -119,8 +119,10 @@ pub fn window(w: &Window) -> TokenStream {
     });
     let blocks = w.blocks.iter().filter_map(|b| block(&p, b, &w.blocks));
     let (paged_by, loader_checks) = loaders(&p, item, &w.blocks);
+    let tables = table_keys(&p, item, &w.blocks);
     quote! {
         #item
+        #tables
         const _: () = {
             #(#loader_checks)*
             #[automatically_derived]
@@ -135,6 +137,44 @@ pub fn window(w: &Window) -> TokenStream {
                 }
             }
         };
+    }
+}
+
+/// For each table block, `Self::__purview_table_{field}`: what
+/// `#[arg(from = field.column)]` checks and finds at run time.
+fn table_keys(p: &TokenStream, item: &syn::ItemStruct, blocks: &[BlockField]) -> TokenStream {
+    let ident = &item.ident;
+    let (impl_generics, ty_generics, where_clause) = item.generics.split_for_impl();
+    let consts: Vec<TokenStream> = blocks
+        .iter()
+        .filter_map(|block| {
+            let Kind::Table { columns, .. } = &block.kind else { return None };
+            let (id, ty) = (&block.id, &block.ty);
+            let name = quote::format_ident!("__purview_table_{}", crate::util::unraw(&block.ident));
+            let (fields, width) = match columns {
+                Some(columns) => (quote!(&[]), columns.len()),
+                // At the field's type, where a row type without columns is
+                // reported anyway.
+                None => (
+                    quote_spanned!(ty.span()=> <<#ty as #p::TableSource>::Row as #p::Row>::FIELDS),
+                    0,
+                ),
+            };
+            Some(quote! {
+                #[doc(hidden)]
+                #[allow(non_upper_case_globals, dead_code)]
+                pub const #name: #p::TableKeys =
+                    #p::TableKeys { block: #id, fields: #fields, width: #width };
+            })
+        })
+        .collect();
+    if consts.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        impl #impl_generics #ident #ty_generics #where_clause {
+            #(#consts)*
+        }
     }
 }
 

@@ -38,7 +38,11 @@ pub(crate) trait DynActions: Send + Sync {
     ) -> BoxFuture<'a>;
     /// The question for an agent's call of the action at `key`
     /// ([`Actions::__question_at`]).
-    fn question_at(&self, key: usize, args: &crate::model::JsonObject) -> Option<Result<String, crate::model::ToolError>>;
+    fn question_at(
+        &self,
+        key: usize,
+        args: &crate::model::JsonObject,
+    ) -> Option<Result<String, crate::model::ToolError>>;
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
     /// The view-model's Rust type, for a developer's log line.
@@ -210,6 +214,8 @@ impl CompiledAction {
         }
         let check =
             ArgumentCheck::compile(&input).map_err(|e| format!("action `{}`: {e}", spec.name))?;
+        // The app's words for a pattern are the check's, not the clients'.
+        crate::validate::words::strip_messages(&mut input);
         let output = output_schema(spec.result_schema.as_ref(), spec.needs_approval());
         let result_shape = ResultShape::of(spec.result_schema.as_ref());
         let tool_title = spec

@@ -57,6 +57,9 @@ pub struct ActionInfo {
     /// Its input schema as agents get it (window actions that write take
     /// `expectedVersion` too).
     pub input_schema: Arc<JsonObject>,
+    /// Arguments whose value is a cell of one of the window's tables
+    /// (`#[arg(from = table.column)]`): a GUI lets the person pick a row.
+    pub sources: Vec<crate::action::ArgumentSource>,
     /// Its window; `None` for an app-level action.
     window: Option<Arc<str>>,
     /// Its place in its type's actions, for [`ActionInfo::call`].
@@ -197,6 +200,7 @@ fn actions_of(actor: &Actor, window: Option<&Arc<str>>) -> Vec<ActionInfo> {
             description: action.spec.description.as_deref().unwrap_or_default().to_owned(),
             destructive: action.spec.hints.destructive == Some(true),
             input_schema: action.input_schema.clone(),
+            sources: action.spec.sources.clone(),
             window: window.cloned(),
             key,
         })

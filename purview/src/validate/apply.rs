@@ -237,11 +237,20 @@ impl Rules {
         let below = |limit: &Option<Number>, ok: fn(Ordering) -> bool| {
             limit.as_ref().filter(|l| compare(n, l).is_some_and(|o| !ok(o))).cloned()
         };
-        if let Some(l) = below(&self.minimum, Ordering::is_ge) {
-            fail(path, Violation::Minimum(l));
-        }
-        if let Some(l) = below(&self.maximum, Ordering::is_le) {
-            fail(path, Violation::Maximum(l));
+        let low = below(&self.minimum, Ordering::is_ge);
+        let high = below(&self.maximum, Ordering::is_le);
+        match (&self.minimum, &self.maximum) {
+            (Some(min), Some(max)) if low.is_some() || high.is_some() => {
+                fail(path, Violation::Between(min.clone(), max.clone()));
+            }
+            _ => {
+                if let Some(l) = low {
+                    fail(path, Violation::Minimum(l));
+                }
+                if let Some(l) = high {
+                    fail(path, Violation::Maximum(l));
+                }
+            }
         }
         if let Some(l) = below(&self.exclusive_minimum, Ordering::is_gt) {
             fail(path, Violation::ExclusiveMinimum(l));
@@ -262,17 +271,26 @@ impl Rules {
     ) {
         if self.min_length.is_some() || self.max_length.is_some() {
             let length = text.chars().count() as u64;
-            if let Some(min) = self.min_length.filter(|m| length < *m) {
-                fail(path, Violation::MinLength(min));
-            }
-            if let Some(max) = self.max_length.filter(|m| length > *m) {
-                fail(path, Violation::MaxLength(max));
+            let short = self.min_length.filter(|m| length < *m);
+            let long = self.max_length.filter(|m| length > *m);
+            match (self.min_length, self.max_length) {
+                (Some(min), Some(max)) if short.is_some() || long.is_some() => {
+                    fail(path, Violation::LengthBetween(min, max));
+                }
+                _ => {
+                    if let Some(min) = short {
+                        fail(path, Violation::MinLength(min));
+                    }
+                    if let Some(max) = long {
+                        fail(path, Violation::MaxLength(max));
+                    }
+                }
             }
         }
-        if let Some((source, regex)) = &self.pattern
+        if let Some((said, regex)) = &self.pattern
             && !regex.is_match(text)
         {
-            fail(path, Violation::Pattern(source.clone()));
+            fail(path, Violation::Pattern(said.clone()));
         }
         if let Some(name) = &self.format
             && format::check(name, text) == Some(false)

@@ -22,6 +22,7 @@ mod schema;
 #[cfg(test)]
 mod suite_tests;
 mod uri;
+pub(crate) mod words;
 
 use std::collections::HashSet;
 
@@ -258,14 +259,16 @@ fn what_is_wrong(violation: &Violation, hide_kind: bool) -> String {
             format!("must be {}", expected.join(" or "))
         }
         V::Required(name) => format!("is missing `{}`", echo(name)),
-        V::Minimum(limit) => format!("must be at least {limit}"),
-        V::Maximum(limit) => format!("must be at most {limit}"),
+        V::Minimum(limit) => words::at_least(limit),
+        V::Maximum(limit) => words::at_most(limit),
+        V::Between(min, max) => words::between(min, max),
         V::ExclusiveMinimum(limit) => format!("must be greater than {limit}"),
         V::ExclusiveMaximum(limit) => format!("must be less than {limit}"),
         V::MultipleOf(step) => format!("must be a multiple of {step}"),
-        V::MinLength(limit) => format!("must be at least {} long", count(*limit, "character")),
-        V::MaxLength(limit) => format!("must be at most {} long", count(*limit, "character")),
-        V::Pattern(pattern) => format!("must match the pattern {pattern}"),
+        V::MinLength(limit) => words::length(Some(*limit), None),
+        V::MaxLength(limit) => words::length(None, Some(*limit)),
+        V::LengthBetween(min, max) => words::length(Some(*min), Some(*max)),
+        V::Pattern(said) => said.to_string(),
         V::Format(format) => format!("must be a valid {format}"),
         V::Enum(options) => format!("must be one of {options}"),
         V::Const(expected) => format!("must be {expected}"),
@@ -334,7 +337,7 @@ mod tests {
     fn s7_3_reports_every_bad_argument_at_once() {
         let errors = check(json!({"name": 5, "count": 300, "tags": [1], "pin": "1"}));
         assert_eq!(fields(&errors), ["count", "name", "tags"], "{errors:?}");
-        assert!(errors.iter().any(|e| e.error.contains("at most 255")), "{errors:?}");
+        assert!(errors.iter().any(|e| e.error.contains("between 0 and 255")), "{errors:?}");
     }
 
     #[test]

@@ -75,7 +75,13 @@ pub(crate) enum Violation {
     MultipleOf(Number),
     MinLength(u64),
     MaxLength(u64),
-    Pattern(String),
+    /// Both bounds of a number, when the value is outside them.
+    Between(Number, Number),
+    /// Both bounds of a text's length, when it is outside them.
+    LengthBetween(u64, u64),
+    /// The pattern, and the words that say it to a person
+    /// ([`words::pattern`](super::words::pattern)).
+    Pattern(Arc<str>),
     Format(String),
     Enum(Value),
     Const(Value),
@@ -126,7 +132,8 @@ pub(crate) struct Rules {
     pub(super) multiple_of: Option<Number>,
     pub(super) min_length: Option<u64>,
     pub(super) max_length: Option<u64>,
-    pub(super) pattern: Option<(String, Arc<Regex>)>,
+    /// The pattern as a person reads it ([`words::pattern`](super::words::pattern)), and the regex.
+    pub(super) pattern: Option<(Arc<str>, Arc<Regex>)>,
     pub(super) format: Option<String>,
     pub(super) prefix_items: Vec<Node>,
     pub(super) items: Option<Node>,
@@ -262,7 +269,16 @@ fn compile_keyword(
         }
         "pattern" => {
             let text = value.as_str().ok_or_else(|| malformed(keyword, "a string"))?;
-            rules.pattern = Some((text.to_owned(), pattern::compile(text)?));
+            let message = map.get(super::words::MESSAGE_KEYWORD).and_then(Value::as_str);
+            let example = map.get("examples").and_then(|e| e.get(0)).and_then(Value::as_str);
+            let said = super::words::pattern(text, message, example);
+            let regex = pattern::compile(text)?;
+            if let Some(example) = example.filter(|e| !regex.is_match(e)) {
+                return Err(format!(
+                    "its example {example:?} does not match its pattern {text:?}: a person would be shown a value that is refused"
+                ));
+            }
+            rules.pattern = Some((said.into(), regex));
         }
         "format" => {
             let name = value.as_str().ok_or_else(|| malformed(keyword, "a string"))?;
