@@ -699,6 +699,53 @@ async fn serving_with_no_window_open_is_named_on_stderr() -> Result<()> {
     Ok(())
 }
 
+/// An `#[actions(app)]` type the app never installs: agents would simply
+/// never see its tools. Serving says so, naming the type, its tools and the
+/// line to add; an app that installs it hears nothing about it.
+#[tokio::test]
+async fn app_actions_never_installed_are_named_when_serving() -> Result<()> {
+    #[derive(Clone)]
+    struct ClinicDay;
+
+    #[purview::actions(app)]
+    impl ClinicDay {
+        /// Close the books for today.
+        #[action(destructive)]
+        fn close_books(&mut self) {}
+    }
+
+    #[derive(Clone, Default)]
+    struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+    impl std::io::Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    async fn served_log(app: purview::App) -> Result<String> {
+        let log = Captured::default();
+        let writer = log.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_max_level(tracing::Level::WARN)
+            .finish();
+        let _guard = tracing::subscriber::set_default(subscriber);
+        app.open(Editor::default())?;
+        let server = app.serve_http(purview::http::HttpOptions::default()).await?;
+        server.shutdown().await;
+        Ok(String::from_utf8_lossy(&log.0.lock().unwrap_or_else(|e| e.into_inner())).into_owned())
+    }
+    let forgotten = served_log(purview::App::builder().build()).await?;
+    ensure!(forgotten.contains("`ClinicDay` declares app-level actions (app__close_books)"), "{forgotten}");
+    ensure!(forgotten.contains(".app_actions(ClinicDay"), "says what to add: {forgotten}");
+    let installed = served_log(purview::App::builder().app_actions(ClinicDay).build()).await?;
+    ensure!(!installed.contains("`ClinicDay`"), "{installed}");
+    Ok(())
+}
+
 /// A dialog's handler that updates its owner as the wrong type: the agent
 /// gets `action_failed`, and the developer a log line naming the action,
 /// the window and both types (nothing was said before).

@@ -369,11 +369,13 @@ pub mod prelude {
 /// messages about generated code name public items only. Not public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use inventory;
     pub use crate::{
         ActionOutput, ActionSpec, Actions, App, AppActions, Args, Call, Context, TypedCalls, View,
         Window, WindowHandle, WindowKind,
         activity::VariantHandle,
         app::CallTarget,
+        app::DeclaredAppActions,
         args::__question_arguments as question_arguments,
         args::__typed_output as typed_output,
         args::IntoQuestion,

@@ -401,8 +401,21 @@ fn app_level(parsed: &Impl) -> TokenStream {
     let Impl { item, krate, .. } = parsed;
     let self_ty = &item.self_ty;
     let (impl_generics, _, where_clause) = item.generics.split_for_impl();
+    // Recorded at link time, so an app that never installs it hears so
+    // (a generic type has no one type to record).
+    let declared = item.generics.params.is_empty().then(|| {
+        let name = quote!(#self_ty).to_string().replace(' ', "");
+        quote! {
+            #krate::__private::inventory::submit! {
+                #krate::__private::DeclaredAppActions::of::<#self_ty>(
+                    ::core::concat!(::core::module_path!(), "::", #name)
+                )
+            }
+        }
+    });
     quote! {
         #[automatically_derived]
         impl #impl_generics #krate::__private::AppActions for #self_ty #where_clause {}
+        #declared
     }
 }

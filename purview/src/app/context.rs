@@ -379,4 +379,45 @@ impl Context {
     pub fn read<W: Window, R>(&self, id: &str, f: impl FnOnce(&W) -> R) -> Result<R, Error> {
         self.shared.read_window(id, f)
     }
+
+    /// The ids of the open windows of type `W`, in the order they were
+    /// opened (as committed: not the windows this call opens itself): how
+    /// an app-level action finds the windows it changes, to
+    /// [`read`](Context::read) and [`update`](Context::update) them.
+    ///
+    /// ```
+    /// use purview::prelude::*;
+    ///
+    /// #[window(title = "Week", summary = "{booked} booked")]
+    /// #[derive(Clone, Default)]
+    /// struct Week { booked: u32, closed: bool }
+    /// #[actions]
+    /// impl Week {}
+    ///
+    /// #[derive(Clone)]
+    /// struct Clinic;
+    ///
+    /// #[actions(app)]
+    /// impl Clinic {
+    ///     /// Close the books of every open week.
+    ///     #[action(destructive)]
+    ///     fn close_books(&mut self, cx: &mut Context) -> Result<(), ToolError> {
+    ///         for week in cx.windows_of::<Week>()? {
+    ///             cx.update::<Week>(&week, |w| w.closed = true);
+    ///         }
+    ///         Ok(())
+    ///     }
+    /// }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let app = App::builder().app_actions(Clinic).build();
+    /// let week = app.open(Week::default()).unwrap();
+    /// app.act::<Clinic>().close_books().await.unwrap();
+    /// assert!(week.read(|w| w.closed).unwrap());
+    /// # });
+    /// ```
+    pub fn windows_of<W: Window>(&self) -> Result<Vec<String>, Error> {
+        let ids = super::lookup::ids_of::<W>(&self.shared)?;
+        Ok(ids.iter().map(|id| id.to_string()).collect())
+    }
 }

@@ -17,7 +17,7 @@ use super::{
     registry::{Placement, Touched},
     scene,
     shared::Shared,
-    typed::CallTarget,
+    typed::{self, CallTarget},
 };
 use crate::{
     Window,
@@ -559,5 +559,6 @@ impl App {
     pub(crate) fn warn_if_misconfigured(&self) {
         lookup::warn_if_no_windows(&self.shared);
         consent::warn_if_no_one_can_approve(&self.shared);
+        typed::warn_if_app_actions_not_installed(&self.shared);
     }
 }

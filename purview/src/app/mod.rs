@@ -55,5 +55,5 @@ pub(crate) use phases::{Answer, Caller, Settled};
 pub use reads::BuildCounts;
 pub use scene::{ActionInfo, Scene, SceneWindow};
 #[doc(hidden)]
-pub use typed::CallTarget;
+pub use typed::{CallTarget, DeclaredAppActions};
 pub use typed::{AppActions, TypedCalls, VariantHandle, WindowKind};

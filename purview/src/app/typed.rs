@@ -89,6 +89,46 @@ pub trait TypedCalls: Actions {
 )]
 pub trait AppActions: Actions {}
 
+/// An `#[actions(app)]` type, recorded at link time so an app that never
+/// installs it is told so when it starts serving
+/// ([`warn_if_app_actions_not_installed`]). Not public API.
+#[doc(hidden)]
+pub struct DeclaredAppActions {
+    type_id: fn() -> TypeId,
+    type_name: &'static str,
+    actions: &'static [&'static str],
+}
+
+impl DeclaredAppActions {
+    /// The record of `A`, written by `#[actions(app)]`.
+    pub const fn of<A: AppActions>(type_name: &'static str) -> Self {
+        Self { type_id: TypeId::of::<A>, type_name, actions: A::ACTION_NAMES }
+    }
+}
+
+inventory::collect!(DeclaredAppActions);
+
+/// Logs each `#[actions(app)]` type of the program with actions that the
+/// app does not install (`AppBuilder::app_actions` takes one set): agents
+/// would never see those tools, and nothing else would say why.
+pub(super) fn warn_if_app_actions_not_installed(shared: &super::shared::Shared) {
+    let installed =
+        shared.read(|state| state.app.as_ref().map(|actor| actor.vm.as_any().type_id()));
+    let installed = installed.ok().flatten();
+    for declared in inventory::iter::<DeclaredAppActions> {
+        if declared.actions.is_empty() || Some((declared.type_id)()) == installed {
+            continue;
+        }
+        let tools: Vec<String> = declared.actions.iter().map(|a| format!("app__{a}")).collect();
+        let short = declared.type_name.rsplit("::").next().unwrap_or(declared.type_name);
+        tracing::warn!(
+            actions = declared.type_name,
+            "`{short}` declares app-level actions ({}) that this app does not install, so agents never see them; add `.app_actions({short} {{ .. }})` to `App::builder()` (an app installs one such set)",
+            tools.join(", ")
+        );
+    }
+}
+
 /// Where a generated `…Calls` struct sends its calls. Not public API.
 #[doc(hidden)]
 #[derive(Clone)]
