@@ -128,6 +128,9 @@ impl Desk {
             }
             let (window, inside) = embedded_window(&view.state.title, &id, place, frame, app_modal);
             let shown = window.show(ctx, |ui| {
+                // A solid bar, not egui's floating one that shows on hover:
+                // a window cut by its tile says at once that it scrolls.
+                ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
                 egui::ScrollArea::vertical()
                     .id_salt(("purview-scroll", id.as_str()))
                     .max_height(inside)
@@ -160,6 +163,7 @@ impl Desk {
             }
             frame.show(ui, |ui| {
                 ui.set_min_size(ui.available_size());
+                ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
                 egui::ScrollArea::vertical()
                     .id_salt(("purview-scroll", id.as_str()))
                     .show(ui, |ui| contents(ui));
