@@ -380,3 +380,64 @@ async fn s5_5_examples_and_doc_comments_reach_the_schema_and_app_words_stay_insi
     assert!(!text.contains("x-purview"), "no keyword of Purview's own reaches a client: {text}");
     Ok(())
 }
+
+/// A pet on file, a row of the clinic's table.
+#[derive(Clone, purview::Row)]
+struct Pet {
+    id: u32,
+    name: String,
+}
+
+#[window(title = "Clinic")]
+#[derive(Clone)]
+struct Clinic {
+    #[block(table)]
+    pets: Vec<Pet>,
+    #[block(field)]
+    booked_for: u32,
+}
+
+#[actions]
+impl Clinic {
+    /// Books a visit.
+    #[action]
+    fn book(
+        &mut self,
+        /// The pet to see.
+        #[arg(from = pets.id)]
+        pet: u32,
+    ) {
+        self.booked_for = pet;
+    }
+}
+
+#[tokio::test]
+async fn s4_2_an_argument_from_a_table_says_where_agents_find_its_values() -> Result<()> {
+    let app = App::builder().build();
+    let pets = vec![Pet { id: 4, name: "Max".into() }, Pet { id: 9, name: "Tiger".into() }];
+    let clinic = app.open(Clinic { pets, booked_for: 0 })?;
+    // The schema: the argument's own words, then where to look.
+    let properties = properties(&app, "__book")?;
+    let said = properties["pet"]["description"].as_str().context("a description")?;
+    assert!(said.starts_with("The pet to see. "), "{said}");
+    assert!(said.contains("`id` column of this window's `pets` table"), "{said}");
+    // app__read_windows's one-line signature says it too.
+    let agent = Agent::legacy(&app).await?;
+    let read = agent.call("app__read_windows", json!({})).await?;
+    let line = read.structured["actions"][clinic.id()][0].as_str().context("a signature")?;
+    assert!(line.contains("[pet from pets.id]"), "{line}");
+    // The scene tells a GUI which column of which table.
+    let scene = app.scene()?;
+    let action = &scene.windows[0].actions[0];
+    assert_eq!(action.sources.len(), 1);
+    assert_eq!((action.sources[0].table.as_ref(), action.sources[0].column), ("pets", 0));
+    // An agent picks a value it read there.
+    let rows = &read.structured["windows"][0]["blocks"][0]["rows"];
+    let tiger = rows[1][0].as_u64().context("the second pet's id")?;
+    let done = agent
+        .call(&format!("{}__book", clinic.id()), json!({"pet": tiger, "expectedVersion": 1}))
+        .await?;
+    assert!(done.code().is_none(), "{done:?}");
+    assert_eq!(clinic.read(|c| c.booked_for)?, 9);
+    Ok(())
+}

@@ -739,7 +739,10 @@ async fn app_actions_never_installed_are_named_when_serving() -> Result<()> {
         Ok(String::from_utf8_lossy(&log.0.lock().unwrap_or_else(|e| e.into_inner())).into_owned())
     }
     let forgotten = served_log(purview::App::builder().build()).await?;
-    ensure!(forgotten.contains("`ClinicDay` declares app-level actions (app__close_books)"), "{forgotten}");
+    ensure!(
+        forgotten.contains("`ClinicDay` declares app-level actions (app__close_books)"),
+        "{forgotten}"
+    );
     ensure!(forgotten.contains(".app_actions(ClinicDay"), "says what to add: {forgotten}");
     let installed = served_log(purview::App::builder().app_actions(ClinicDay).build()).await?;
     ensure!(!installed.contains("`ClinicDay`"), "{installed}");

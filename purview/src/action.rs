@@ -53,6 +53,9 @@ pub struct ArgumentSource {
     pub table: Cow<'static, str>,
     /// The column (from 0) whose cell is the value.
     pub column: usize,
+    /// That column as the declaration names it: the row type's field
+    /// (`id`), or its place (`0`).
+    pub column_name: Cow<'static, str>,
 }
 
 impl ActionSpec {
@@ -178,12 +181,17 @@ impl ActionSpec {
         argument: impl Into<Cow<'static, str>>,
         table: impl Into<Cow<'static, str>>,
         column: usize,
-        column_name: &str,
+        column_name: impl Into<Cow<'static, str>>,
     ) -> Self {
-        let source = ArgumentSource { argument: argument.into(), table: table.into(), column };
+        let source = ArgumentSource {
+            argument: argument.into(),
+            table: table.into(),
+            column,
+            column_name: column_name.into(),
+        };
         let where_from = format!(
-            "Take it from the `{column_name}` column of this window's `{}` table (its rows are in app://windows).",
-            source.table
+            "Take it from the `{}` column of this window's `{}` table (its rows are in app://windows).",
+            source.column_name, source.table
         );
         if let Some(Value::Object(property)) = self
             .input_schema

@@ -369,7 +369,6 @@ pub mod prelude {
 /// messages about generated code name public items only. Not public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use inventory;
     pub use crate::{
         ActionOutput, ActionSpec, Actions, App, AppActions, Args, Call, Context, TypedCalls, View,
         Window, WindowHandle, WindowKind,
@@ -389,4 +388,5 @@ pub mod __private {
             TableSource, cell, loads_pages,
         },
     };
+    pub use inventory;
 }

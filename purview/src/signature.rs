@@ -15,7 +15,9 @@
 //!   `unique` for arrays; `secret` for a value that is never shown back;
 //! - what the action is follows in brackets: `[destructive]`,
 //!   `[read-only]`, `[needs approval]`, and `[pages table rows]` for the
-//!   load action a paged table declares (`#[block(table, load = ..)]`);
+//!   load action a paged table declares (`#[block(table, load = ..)]`),
+//!   and `[pet from pets.id]` for an argument whose value is a cell of one
+//!   of the window's tables (`#[arg(from = pets.id)]`);
 //! - a schema with rules no line can carry ends in `[more rules in the
 //!   schema]`, which `app__read_windows` gives with `schemas: true`.
 //!
@@ -52,6 +54,7 @@ pub(crate) fn signature(
     hints: &ToolHints,
     needs_approval: bool,
     pages: &[&str],
+    sources: &[crate::action::ArgumentSource],
 ) -> String {
     let mut rest = Rest::default();
     let params = object_params(input, 0, &mut rest, &[crate::naming::EXPECTED_VERSION]);
@@ -67,6 +70,9 @@ pub(crate) fn signature(
         marks.push("needs approval".into());
     }
     marks.extend(pages.iter().map(|table| crate::naming::pages_mark(table)));
+    marks.extend(
+        sources.iter().map(|s| format!("{} from {}.{}", s.argument, s.table, s.column_name)),
+    );
     if !rest.complete {
         marks.push("more rules in the schema".into());
     }
@@ -329,7 +335,7 @@ mod tests {
 
     fn sig(schema: Value) -> String {
         let Value::Object(schema) = schema else { panic!("an object") };
-        signature("act", &schema, &ToolHints::default(), false, &[])
+        signature("act", &schema, &ToolHints::default(), false, &[], &[])
     }
 
     #[test]
@@ -394,16 +400,16 @@ mod tests {
         let hints =
             ToolHints { destructive: Some(true), read_only: Some(false), ..ToolHints::default() };
         assert_eq!(
-            signature("wipe", &schema, &hints, true, &[]),
+            signature("wipe", &schema, &hints, true, &[], &[]),
             "wipe(a?: string) [destructive, needs approval, more rules in the schema]"
         );
         let Value::Object(empty) = json!({"type": "object", "properties": {}}) else {
             unreachable!()
         };
         let read = ToolHints { read_only: Some(true), ..ToolHints::default() };
-        assert_eq!(signature("look", &empty, &read, false, &[]), "look() [read-only]");
+        assert_eq!(signature("look", &empty, &read, false, &[], &[]), "look() [read-only]");
         assert_eq!(
-            signature("load", &empty, &read, false, &["rows"]),
+            signature("load", &empty, &read, false, &["rows"], &[]),
             "load() [read-only, pages table rows]"
         );
     }

@@ -229,6 +229,7 @@ impl CompiledAction {
             &spec.hints,
             spec.needs_approval(),
             pages,
+            &spec.sources,
         );
         Ok(Self {
             signature: signature.into(),

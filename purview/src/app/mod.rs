@@ -54,6 +54,6 @@ pub(crate) use phases::{Answer, Caller, Settled};
 #[doc(hidden)]
 pub use reads::BuildCounts;
 pub use scene::{ActionInfo, Scene, SceneWindow};
+pub use typed::{AppActions, TypedCalls, VariantHandle, WindowKind};
 #[doc(hidden)]
 pub use typed::{CallTarget, DeclaredAppActions};
-pub use typed::{AppActions, TypedCalls, VariantHandle, WindowKind};
