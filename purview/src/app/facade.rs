@@ -554,11 +554,23 @@ impl App {
         consent::state_seal(&self.shared, make)
     }
 
-    /// Warnings for an app served as it should not be: no window open, or
-    /// actions needing approval that no one can give.
+    /// Warnings for an app served as it should not be: no window open,
+    /// actions needing approval that no one can give, app-level actions
+    /// never installed.
     pub(crate) fn warn_if_misconfigured(&self) {
         lookup::warn_if_no_windows(&self.shared);
         consent::warn_if_no_one_can_approve(&self.shared);
-        typed::warn_if_app_actions_not_installed(&self.shared);
+        for said in self.__setup_warnings() {
+            tracing::warn!("{said}");
+        }
+    }
+
+    /// What the app's setup leaves agents without, each said as what to
+    /// do: `#[actions(app)]` types of the program it does not install.
+    /// Logged when the app starts serving; `purview-conformance` puts them
+    /// in its report. Not public API.
+    #[doc(hidden)]
+    pub fn __setup_warnings(&self) -> Vec<String> {
+        typed::app_actions_not_installed(&self.shared)
     }
 }

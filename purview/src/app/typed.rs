@@ -108,25 +108,27 @@ impl DeclaredAppActions {
 
 inventory::collect!(DeclaredAppActions);
 
-/// Logs each `#[actions(app)]` type of the program with actions that the
-/// app does not install (`AppBuilder::app_actions` takes one set): agents
-/// would never see those tools, and nothing else would say why.
-pub(super) fn warn_if_app_actions_not_installed(shared: &super::shared::Shared) {
+/// Each `#[actions(app)]` type of the program with actions that the app
+/// does not install (`AppBuilder::app_actions` takes one set), said as
+/// what to do: agents would never see those tools, and nothing else would
+/// say why.
+pub(super) fn app_actions_not_installed(shared: &super::shared::Shared) -> Vec<String> {
     let installed =
         shared.read(|state| state.app.as_ref().map(|actor| actor.vm.as_any().type_id()));
     let installed = installed.ok().flatten();
+    let mut said = Vec::new();
     for declared in inventory::iter::<DeclaredAppActions> {
         if declared.actions.is_empty() || Some((declared.type_id)()) == installed {
             continue;
         }
         let tools: Vec<String> = declared.actions.iter().map(|a| format!("app__{a}")).collect();
         let short = declared.type_name.rsplit("::").next().unwrap_or(declared.type_name);
-        tracing::warn!(
-            actions = declared.type_name,
+        said.push(format!(
             "`{short}` declares app-level actions ({}) that this app does not install, so agents never see them; add `.app_actions({short} {{ .. }})` to `App::builder()` (an app installs one such set)",
             tools.join(", ")
-        );
+        ));
     }
+    said
 }
 
 /// Where a generated `…Calls` struct sends its calls. Not public API.
