@@ -82,9 +82,9 @@ impl Desk {
             }
             let scope: Scope = None;
             if let Some(actions) = &scene.app_actions {
-                self.last_actions.insert(scope.clone(), actions.clone());
+                self.reader.remember(scope.clone(), actions.clone());
             }
-            let actions = self.last_actions.get(&scope).cloned().unwrap_or_default();
+            let actions = self.reader.last_operable(&scope).unwrap_or_else(|| Vec::new().into());
             if !actions.is_empty() {
                 ui.separator();
                 let ctx = ui.ctx().clone();

@@ -8,9 +8,7 @@ use std::{
 use egui::Ui;
 use purview::{App, Window, WindowHandle, approval::ApprovalQueue};
 
-use crate::{
-    WindowUi, calls::Core, executor::Executor, layout::Layout, outcomes::Scope, schema::ActionDef,
-};
+use crate::{WindowUi, calls::Core, executor::Executor, layout::Layout};
 
 /// A window type's own drawing: tries `id` as its type, draws it if it is.
 pub(crate) type Override = Box<dyn FnMut(&mut Ui, &App, &str, &mut WindowUi<'_>) -> bool>;
@@ -45,9 +43,9 @@ pub struct Desk {
     pub(crate) layout: Layout,
     /// The last agent focus request already turned into a raise.
     pub(crate) focused_serial: u64,
-    /// Each scope's actions when it was last operable, drawn disabled while
-    /// it is blocked.
-    pub(crate) last_actions: HashMap<Scope, Vec<ActionDef>>,
+    /// What the last frames read (read.rs): a frame with nothing changed
+    /// reads nothing again.
+    pub(crate) reader: crate::read::Reader,
     /// Why the windows could not be read, if they could not.
     pub(crate) read_error: Option<String>,
 }
@@ -119,7 +117,7 @@ impl Desk {
             woken: false,
             layout: Layout::default(),
             focused_serial: 0,
-            last_actions: HashMap::new(),
+            reader: crate::read::Reader::default(),
             read_error: None,
         }
     }

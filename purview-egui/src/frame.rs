@@ -25,7 +25,7 @@ impl Desk {
         let ctx = ui.ctx().clone();
         self.wake(&ctx);
         self.close_finished_forms();
-        let scene = match Scene::read(&self.core.app) {
+        let scene = match self.reader.read(&self.core.app) {
             Ok(scene) => {
                 self.read_error = None;
                 scene
@@ -33,11 +33,10 @@ impl Desk {
             Err(e) => {
                 // Purview is busy or gone; keep what the person can still see.
                 self.read_error = Some(e);
-                Scene::empty()
+                std::sync::Arc::new(Scene::empty())
             }
         };
-        let mut scene = scene;
-        self.remember_actions(&mut scene);
+        lock(&self.core.pages).retain(|(id, _), _| scene.windows.iter().any(|w| w.state.id == *id));
         let activity = self.core.app.agent_activity();
         let pending = self.approvals.as_ref().map(ApprovalQueue::pending).unwrap_or_default();
         let viewport = ctx.content_rect();
@@ -52,7 +51,7 @@ impl Desk {
             Rect::from_min_size(pos2(440.0, 20.0), vec2(960.0, 760.0))
         };
         let states: Vec<&purview::model::WindowState> =
-            scene.windows.iter().map(|w| &w.state).collect();
+            scene.windows.iter().map(|w| &*w.state).collect();
         self.layout.arrange(room, &states);
         ui.allocate_ui(vec2(side, ui.available_height()), |ui| {
             self.main_panel(ui, &scene, activity.as_ref(), &pending);
@@ -84,22 +83,6 @@ impl Desk {
         let succeeded = std::mem::take(&mut lock(&self.core.outcomes).succeeded);
         for key in succeeded {
             self.core.forms.remove(&key);
-        }
-    }
-
-    /// A blocked window keeps showing the actions it had (disabled); closed
-    /// windows are forgotten.
-    fn remember_actions(&mut self, scene: &mut Scene) {
-        let open: Vec<&str> = scene.windows.iter().map(|w| w.state.id.as_str()).collect();
-        self.last_actions.retain(|scope, _| scope.as_deref().is_none_or(|id| open.contains(&id)));
-        lock(&self.core.pages).retain(|(id, _), _| open.contains(&id.as_str()));
-        for view in &mut scene.windows {
-            let scope = Some(view.state.id.clone());
-            if view.operable {
-                self.last_actions.insert(scope, view.actions.clone());
-            } else if let Some(actions) = self.last_actions.get(&scope) {
-                view.actions = actions.clone();
-            }
         }
     }
 }

@@ -118,7 +118,7 @@ impl WindowUi<'_> {
     fn pickers(&self, key: &str) -> Vec<Picker> {
         let scope = Some(self.view.state.id.clone());
         let mut pickers = Vec::new();
-        for action in &self.view.actions {
+        for action in self.view.actions.iter() {
             let Some(values) = self.core.forms.get(&(scope.clone(), action.info.name.clone()))
             else {
                 continue;

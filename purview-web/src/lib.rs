@@ -132,10 +132,10 @@ impl Inner {
     pub(crate) fn find_action(&self, window: Option<&str>, name: &str) -> Option<ActionInfo> {
         let scene = self.app.scene().ok()?;
         let actions = match window {
-            Some(id) => scene.windows.into_iter().find(|w| w.state.id == id && w.operable)?.actions,
-            None => scene.app_actions?,
+            Some(id) => &scene.windows.iter().find(|w| w.state.id == id && w.operable)?.actions,
+            None => scene.app_actions.as_ref()?,
         };
-        actions.into_iter().find(|a| a.name == name)
+        actions.iter().find(|a| a.name == name).cloned()
     }
 }
 

@@ -14,7 +14,7 @@ use crate::form;
 
 /// The JSON the page draws from, or why the app could not be read.
 pub(crate) fn document(app: &App, approvals: Option<&ApprovalQueue>) -> Value {
-    let scene: Scene = match app.scene() {
+    let scene: std::sync::Arc<Scene> = match app.scene() {
         Ok(scene) => scene,
         Err(error) => return json!({ "error": error.to_string() }),
     };

@@ -489,9 +489,9 @@ impl App {
     /// the app's own types ([`Scene`]): no JSON is made and agents'
     /// cached snapshot is left alone. Each window shows its settled
     /// projection, the one agents read: no view-model is projected for a
-    /// frame. What it shows is gathered once per change; a frame with
-    /// nothing changed holds the state lock only to clone a handle, and
-    /// copies the scene out after releasing it.
+    /// frame. What it shows is gathered once per change and shared: a
+    /// frame with nothing changed holds the state lock only to clone a
+    /// handle to the same scene, and copies nothing.
     ///
     /// ```
     /// use purview::prelude::*;
@@ -517,7 +517,7 @@ impl App {
     /// assert_eq!(scene.windows[0].actions[0].title, "Increment");
     /// assert!(scene.windows[0].operable);
     /// ```
-    pub fn scene(&self) -> Result<Scene, Error> {
+    pub fn scene(&self) -> Result<Arc<Scene>, Error> {
         scene::read(&self.shared)
     }
 

@@ -13,7 +13,7 @@ use std::sync::{
 
 use serde_json::Value;
 
-use super::{Error, builder::Config, catalog, registry::State, scene::SceneParts, shared::Shared};
+use super::{Error, builder::Config, catalog, registry::State, scene::Scene, shared::Shared};
 use crate::model::ToolDefinition;
 
 /// The answers kept between changes (an empty cell is built on its next
@@ -24,7 +24,7 @@ pub(crate) struct Reads {
     tools: OnceLock<Arc<[ToolDefinition]>>,
     read_windows: OnceLock<Arc<Value>>,
     read_windows_schemas: OnceLock<Arc<Value>>,
-    scene: OnceLock<Arc<SceneParts>>,
+    scene: OnceLock<Arc<Scene>>,
     counts: Counts,
 }
 
@@ -115,8 +115,8 @@ impl State {
     }
 
     /// What a GUI's frame draws, gathered once per change.
-    pub fn scene_parts(&self) -> Arc<SceneParts> {
-        self.reads.scene.get_or_init(|| Arc::new(SceneParts::gather(self))).clone()
+    pub fn scene(&self) -> Arc<Scene> {
+        self.reads.scene.get_or_init(|| Arc::new(Scene::gather(self))).clone()
     }
 }
 

@@ -27,8 +27,9 @@ pub struct Scene {
 #[non_exhaustive]
 pub struct SceneWindow {
     /// Its id, title, version, summary and blocks, as last projected from
-    /// the view-model (the projection agents read).
-    pub state: WindowState,
+    /// the view-model (the projection agents read), shared with every
+    /// read until the window changes.
+    pub state: Arc<WindowState>,
     /// Whether it may be operated now (no modal blocks it).
     pub operable: bool,
     /// While it is not operable, the window operable in its place.
@@ -112,9 +113,8 @@ impl ActionInfo {
 /// What a GUI draws in one frame ([`App::scene`](crate::App::scene)): the
 /// state lock is held only to clone the handle to what was gathered since
 /// the last change.
-pub(super) fn read(shared: &Shared) -> Result<Scene, Error> {
-    let parts = shared.read(State::scene_parts)?;
-    Ok(parts.scene())
+pub(super) fn read(shared: &Shared) -> Result<Arc<Scene>, Error> {
+    shared.read(State::scene)
 }
 
 /// How many times the app has serialized its windows for agents.
@@ -124,24 +124,9 @@ pub(super) fn windows_serialized(shared: &Shared) -> u64 {
         .unwrap_or_default()
 }
 
-/// A scene as gathered under the lock: each window's settled state
-/// behind an `Arc`, so gathering after a change reads back only the
-/// windows that changed, and a frame copies the rest outside the lock.
-pub(super) struct SceneParts {
-    windows: Vec<WindowPart>,
-    app_actions: Option<Vec<ActionInfo>>,
-}
-
-struct WindowPart {
-    state: Arc<WindowState>,
-    operable: bool,
-    blocked_by: Option<String>,
-    actions: Vec<ActionInfo>,
-    paged_by: &'static [(&'static str, &'static str)],
-}
-
-impl SceneParts {
-    /// Gathers what a frame draws from the settled state.
+impl Scene {
+    /// Gathers what a frame draws from the settled state: once per change
+    /// (reads.rs keeps it), each window's state shared, not copied.
     pub(super) fn gather(state: &State) -> Self {
         let topology = state.topology();
         let windows = state
@@ -149,12 +134,18 @@ impl SceneParts {
             .values()
             .map(|entry| {
                 let operable = state.is_operable(&entry.id);
-                WindowPart {
+                SceneWindow {
                     state: entry.shown(),
                     operable,
                     blocked_by: (!operable).then(|| topology.blocker_of(&entry.id).to_owned()),
                     actions: actions_of(&entry.actor, Some(&entry.id)),
-                    paged_by: entry.actor.vm.paged_by(),
+                    paged_by: entry
+                        .actor
+                        .vm
+                        .paged_by()
+                        .iter()
+                        .map(|(block, action)| ((*block).to_owned(), (*action).to_owned()))
+                        .collect(),
                 }
             })
             .collect();
@@ -163,26 +154,6 @@ impl SceneParts {
             None => Some(Vec::new()),
         };
         Self { windows, app_actions }
-    }
-
-    /// The scene a GUI owns, copied out (outside the state lock).
-    fn scene(&self) -> Scene {
-        let windows = self
-            .windows
-            .iter()
-            .map(|part| SceneWindow {
-                state: WindowState::clone(&part.state),
-                operable: part.operable,
-                blocked_by: part.blocked_by.clone(),
-                actions: part.actions.clone(),
-                paged_by: part
-                    .paged_by
-                    .iter()
-                    .map(|(block, action)| ((*block).to_owned(), (*action).to_owned()))
-                    .collect(),
-            })
-            .collect();
-        Scene { windows, app_actions: self.app_actions.clone() }
     }
 }
 
