@@ -112,6 +112,30 @@ async fn call(State(inner): Face, method: Method, headers: HeaderMap, body: Byte
         let error = ToolError::new(ErrorCode::ActionFailed, "The request was not understood.");
         return error_answer(StatusCode::BAD_REQUEST, &error);
     };
+    match run_call(&inner, &request, Caller::Person).await {
+        Ok(done) => json_answer(StatusCode::OK, &done),
+        Err((status, error)) => error_answer(status, &error),
+    }
+}
+
+/// Who a call made from a page is made by.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Caller {
+    /// The person, at the face.
+    Person,
+    /// Whoever drives an MCP Apps host's card: an agent, for the server
+    /// cannot tell the card's calls from the model's.
+    Agent,
+}
+
+/// A call as a page describes it (`window`, `action`, the typed `values`,
+/// whether a destructive action was `confirmed`), made by `caller`: what
+/// it answered, or the HTTP status and the refusal.
+pub(crate) async fn run_call(
+    inner: &Inner,
+    request: &JsonObject,
+    caller: Caller,
+) -> Result<Value, (StatusCode, ToolError)> {
     let window = request.get("window").and_then(Value::as_str);
     let name = request.get("action").and_then(Value::as_str).unwrap_or_default();
     let values = request.get("values").and_then(Value::as_object).cloned().unwrap_or_default();
@@ -121,27 +145,24 @@ async fn call(State(inner): Face, method: Method, headers: HeaderMap, body: Byte
             ErrorCode::ActionNotAvailable,
             "That action is not available now; the page shows what can be done.",
         );
-        return error_answer(StatusCode::CONFLICT, &error);
+        return Err((StatusCode::CONFLICT, error));
     };
-    let arguments = match form::arguments(&form::params(&action.input_schema), &values) {
-        Ok(arguments) => arguments,
-        Err(problems) => {
-            return error_answer(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                &ToolError::validation(problems),
-            );
-        }
-    };
+    let arguments = form::arguments(&form::params(&action.input_schema), &values)
+        .map_err(|problems| (StatusCode::UNPROCESSABLE_ENTITY, ToolError::validation(problems)))?;
     if action.destructive && !confirmed {
         let error = ToolError::new(ErrorCode::ActionFailed, "Confirm this action first.");
-        return error_answer(StatusCode::CONFLICT, &error);
+        return Err((StatusCode::CONFLICT, error));
     }
-    match action.call(&inner.app, arguments).by_person().await {
-        Ok(performed) => json_answer(
-            StatusCode::OK,
-            &json!({"ok": true, "message": performed.message, "value": performed.value}),
-        ),
-        Err(error) => error_answer(StatusCode::OK, &error),
+    let call = action.call(&inner.app, arguments);
+    let call = match caller {
+        Caller::Person => call.by_person(),
+        Caller::Agent => call.by_agent(),
+    };
+    match call.await {
+        Ok(performed) => {
+            Ok(json!({"ok": true, "message": performed.message, "value": performed.value}))
+        }
+        Err(error) => Err((StatusCode::OK, error)),
     }
 }
 

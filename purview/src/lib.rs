@@ -312,6 +312,21 @@ pub mod http {
     pub use crate::server::{HttpOptions, HttpServer};
 }
 
+/// A card for MCP Apps hosts (the `io.modelcontextprotocol/ui`
+/// extension): an HTML document the host renders beside a tool's result,
+/// with the tools only it calls ([`mcp_apps::Card`]). Shown only to
+/// clients that declare the extension
+/// ([`HttpOptions::show_card`](crate::http::HttpOptions::show_card)).
+///
+/// ```
+/// let card = purview::mcp_apps::Card::new("ui://demo/windows", "<p>Windows</p>");
+/// assert_eq!(purview::mcp_apps::MIME_TYPE, "text/html;profile=mcp-app");
+/// # let _ = card;
+/// ```
+pub mod mcp_apps {
+    pub use crate::server::mcp_apps::{Card, CardAnswer, CardTool, EXTENSION, MIME_TYPE};
+}
+
 /// What an [`Actions`] implementation written by hand needs beyond the
 /// root: the future its `call` returns, the refusal for an action it does
 /// not have, and the JSON Schema of an argument type. See
