@@ -10,7 +10,7 @@
 use std::{sync::Arc, time::Duration};
 
 use purview::{
-    mcp_apps::{Card, CardTool},
+    http::mcp_apps::{Card, CardTool},
     model::JsonObject,
     serde_json::{Value, json},
 };

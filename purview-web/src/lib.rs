@@ -283,7 +283,7 @@ impl Face {
     /// assert_eq!(face.card().uri(), purview_web::CARD_URI);
     /// assert!(face.card().html().starts_with("<!doctype html>"));
     /// ```
-    pub fn card(&self) -> purview::mcp_apps::Card {
+    pub fn card(&self) -> purview::http::mcp_apps::Card {
         card::card(&self.inner)
     }
 

@@ -41,7 +41,24 @@ pub(crate) fn router(inner: Arc<Inner>) -> Router {
         .route(&at("/events"), get(events::stream))
         .route(&at("/call"), post(call))
         .route(&at("/answer"), post(answer))
+        .layer(axum::middleware::from_fn_with_state(inner.clone(), charge_to_session))
         .with_state(inner)
+}
+
+/// Charges a request's connection to the face session its cookie proves
+/// (`purview::http::charge_connection`): in the fair shares, each of the
+/// person's browsers is a client of its own, apart from every other local
+/// process, as a named MCP client is.
+async fn charge_to_session(
+    State(inner): Face,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if let Some(session) = inner.access.session(request.headers()) {
+        let client = format!("person-{}", session.number);
+        purview::http::charge_connection(request.extensions(), &client);
+    }
+    next.run(request).await
 }
 
 fn asset(body: &'static str, mime: &'static str) -> Response {

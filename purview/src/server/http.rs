@@ -38,6 +38,8 @@ use crate::{App, Error};
 
 mod beside;
 
+pub use beside::charge_connection;
+
 /// A running HTTP server. Dropping it does not stop it; call
 /// [`HttpServer::shutdown`].
 #[derive(Debug)]

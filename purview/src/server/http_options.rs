@@ -330,7 +330,7 @@ impl HttpOptions {
     /// without it. A later card replaces an earlier one.
     ///
     /// ```
-    /// let card = purview::mcp_apps::Card::new("ui://demo/hello", "<p>Hello</p>")
+    /// let card = purview::http::mcp_apps::Card::new("ui://demo/hello", "<p>Hello</p>")
     ///     .shown_with("app__read_windows");
     /// let options = purview::http::HttpOptions::default().show_card(card);
     /// # let _ = options;

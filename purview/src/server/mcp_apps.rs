@@ -29,7 +29,7 @@ type Run = Arc<dyn Fn(JsonObject) -> CardAnswer + Send + Sync>;
 /// the model), listed only to hosts that render cards.
 ///
 /// ```
-/// use purview::mcp_apps::CardTool;
+/// use purview::http::mcp_apps::CardTool;
 /// let ping = CardTool::new(
 ///     "app__card_ping",
 ///     "Answers pong.",
@@ -77,7 +77,7 @@ impl CardTool {
     /// The tool's name.
     ///
     /// ```
-    /// # use purview::mcp_apps::CardTool;
+    /// # use purview::http::mcp_apps::CardTool;
     /// let tool = CardTool::new("x", "", serde_json::json!({}), |_| Box::pin(async { serde_json::Value::Null }));
     /// assert_eq!(tool.name(), "x");
     /// ```
@@ -96,7 +96,7 @@ impl CardTool {
 /// card calls is an agent's call, gated (and asked for approval) as one.
 ///
 /// ```
-/// use purview::mcp_apps::Card;
+/// use purview::http::mcp_apps::Card;
 /// let card = Card::new("ui://purview/windows", "<!doctype html><p>Hello</p>")
 ///     .titled("Windows")
 ///     .shown_with("app__read_windows");
@@ -142,7 +142,7 @@ impl Card {
     /// window's and the app's actions, and `app__read_windows`).
     ///
     /// ```
-    /// let card = purview::mcp_apps::Card::new("ui://x/y", "").shown_with_every_tool();
+    /// let card = purview::http::mcp_apps::Card::new("ui://x/y", "").shown_with_every_tool();
     /// # let _ = card;
     /// ```
     pub fn shown_with_every_tool(mut self) -> Self {
@@ -164,7 +164,7 @@ impl Card {
     /// The card's HTML document.
     ///
     /// ```
-    /// let card = purview::mcp_apps::Card::new("ui://x/y", "<p>hi</p>");
+    /// let card = purview::http::mcp_apps::Card::new("ui://x/y", "<p>hi</p>");
     /// assert_eq!(card.html(), "<p>hi</p>");
     /// ```
     pub fn html(&self) -> &str {

@@ -48,7 +48,7 @@ use rmcp::{
 #[cfg(all(feature = "cli", feature = "http"))]
 pub(crate) use guard::check_token;
 #[cfg(feature = "http")]
-pub use http::HttpServer;
+pub use http::{HttpServer, charge_connection};
 #[cfg(feature = "http")]
 pub use http_options::HttpOptions;
 
@@ -115,7 +115,7 @@ impl McpServer {
     ///
     /// ```
     /// let app = purview::App::builder().build();
-    /// let card = purview::mcp_apps::Card::new("ui://demo/windows", "<p>Windows</p>");
+    /// let card = purview::http::mcp_apps::Card::new("ui://demo/windows", "<p>Windows</p>");
     /// let server = app.mcp_server().with_card(card);
     /// # let _ = server;
     /// ```
