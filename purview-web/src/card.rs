@@ -22,6 +22,10 @@ use crate::{
 };
 
 /// Where the card lives, as hosts read it.
+///
+/// ```
+/// assert_eq!(purview_web::CARD_URI, "ui://purview/windows");
+/// ```
 pub const CARD_URI: &str = "ui://purview/windows";
 
 /// The card tool that reads the scene.

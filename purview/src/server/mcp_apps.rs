@@ -15,12 +15,26 @@ use rmcp::model::{
 use serde_json::{Value, json};
 
 /// The extension's identifier, as capabilities name it.
+///
+/// ```
+/// assert_eq!(purview::http::mcp_apps::EXTENSION, "io.modelcontextprotocol/ui");
+/// ```
 pub const EXTENSION: &str = "io.modelcontextprotocol/ui";
 
 /// The MIME type of a view's HTML, as hosts recognise it.
+///
+/// ```
+/// assert_eq!(purview::http::mcp_apps::MIME_TYPE, "text/html;profile=mcp-app");
+/// ```
 pub const MIME_TYPE: &str = "text/html;profile=mcp-app";
 
 /// What a card tool's handler returns: the call's structured content.
+///
+/// ```
+/// let answer: purview::http::mcp_apps::CardAnswer =
+///     Box::pin(async { serde_json::json!({"ok": true}) });
+/// # let _ = answer;
+/// ```
 pub type CardAnswer = Pin<Box<dyn Future<Output = Value> + Send>>;
 
 type Run = Arc<dyn Fn(JsonObject) -> CardAnswer + Send + Sync>;
@@ -56,6 +70,14 @@ impl CardTool {
     /// A tool named `name` taking arguments described by `input_schema`
     /// (a JSON Schema object; anything else is taken as `{"type":
     /// "object"}`), answered by `run`.
+    ///
+    /// ```
+    /// use purview::http::mcp_apps::CardTool;
+    /// let echo = CardTool::new("app__card_echo", "Echoes.", serde_json::json!({"type": "object"}), |args| {
+    ///     Box::pin(async move { serde_json::Value::Object(args) })
+    /// });
+    /// assert_eq!(echo.name(), "app__card_echo");
+    /// ```
     pub fn new(
         name: impl Into<String>,
         description: impl Into<String>,
@@ -115,6 +137,11 @@ pub struct Card {
 impl Card {
     /// A card at `uri` (it should start with `ui://`) whose document is
     /// `html`: self-contained, for the host loads nothing else for it.
+    ///
+    /// ```
+    /// let card = purview::http::mcp_apps::Card::new("ui://demo/hello", "<p>Hello</p>");
+    /// assert_eq!(card.uri(), "ui://demo/hello");
+    /// ```
     pub fn new(uri: impl Into<String>, html: impl Into<String>) -> Self {
         Self {
             uri: uri.into(),
@@ -127,12 +154,23 @@ impl Card {
     }
 
     /// The card's title in resource lists.
+    ///
+    /// ```
+    /// let card = purview::http::mcp_apps::Card::new("ui://demo/hello", "").titled("Hello");
+    /// # let _ = card;
+    /// ```
     pub fn titled(mut self, title: impl Into<String>) -> Self {
         self.title = title.into();
         self
     }
 
     /// Shows the card with `tool`'s results.
+    ///
+    /// ```
+    /// let card = purview::http::mcp_apps::Card::new("ui://demo/hello", "")
+    ///     .shown_with("app__read_windows");
+    /// # let _ = card;
+    /// ```
     pub fn shown_with(mut self, tool: impl Into<String>) -> Self {
         self.shown_with.push(tool.into());
         self
@@ -151,12 +189,26 @@ impl Card {
     }
 
     /// Adds a tool only the card calls.
+    ///
+    /// ```
+    /// use purview::http::mcp_apps::{Card, CardTool};
+    /// let ping = CardTool::new("app__card_ping", "Pong.", serde_json::json!({}), |_| {
+    ///     Box::pin(async { serde_json::json!({"pong": true}) })
+    /// });
+    /// let card = Card::new("ui://demo/hello", "").with_tool(ping);
+    /// # let _ = card;
+    /// ```
     pub fn with_tool(mut self, tool: CardTool) -> Self {
         self.tools.push(tool);
         self
     }
 
     /// The card's resource URI.
+    ///
+    /// ```
+    /// let card = purview::http::mcp_apps::Card::new("ui://demo/hello", "");
+    /// assert_eq!(card.uri(), "ui://demo/hello");
+    /// ```
     pub fn uri(&self) -> &str {
         &self.uri
     }
