@@ -100,10 +100,10 @@ pub(crate) fn card(inner: &Arc<Inner>) -> Card {
 /// or after [`LONGEST_WAIT`]), with where approvals are answered.
 async fn read_scene(inner: &Inner, arguments: &JsonObject) -> Value {
     let mut changes = inner.changes.subscribe();
-    if let Some(after) = arguments.get("after").and_then(Value::as_u64) {
-        if *changes.borrow_and_update() == after {
-            let _ = tokio::time::timeout(LONGEST_WAIT, changes.changed()).await;
-        }
+    if let Some(after) = arguments.get("after").and_then(Value::as_u64)
+        && *changes.borrow_and_update() == after
+    {
+        let _ = tokio::time::timeout(LONGEST_WAIT, changes.changed()).await;
     }
     let change = *changes.borrow();
     json!({

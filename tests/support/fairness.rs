@@ -694,11 +694,11 @@ async fn attack(
 /// (an event stream held open), reopened whenever the server ends it.
 async fn held_open(addr: SocketAddr, head: String) {
     loop {
-        if let Ok(mut stream) = TcpStream::connect(addr).await {
-            if stream.write_all(head.as_bytes()).await.is_ok() {
-                let mut reply = [0u8; 4096];
-                while matches!(stream.read(&mut reply).await, Ok(n) if n > 0) {}
-            }
+        if let Ok(mut stream) = TcpStream::connect(addr).await
+            && stream.write_all(head.as_bytes()).await.is_ok()
+        {
+            let mut reply = [0u8; 4096];
+            while matches!(stream.read(&mut reply).await, Ok(n) if n > 0) {}
         }
         tokio::time::sleep(Duration::from_millis(1000 / ATTACK_RATE)).await;
     }
