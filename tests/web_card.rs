@@ -112,8 +112,10 @@ async fn the_card_in_an_ext_apps_host_shows_the_windows_calls_the_app_and_never_
     ensure!(resource["mimeType"] == "text/html;profile=mcp-app", "{resource}");
     ensure!(resource["meta"]["ui"]["csp"]["connectDomains"] == json!([]), "{resource}");
 
-    // The card shows the windows once the host hands it the result.
+    // The card shows the windows once the host hands it the result, and
+    // tells the host its size.
     browser.wait_for("window.hostShowedResult === true").await?;
+    browser.wait_for("window.hostCardHeight > 0").await?;
     browser.enter_frame("#card").await?;
     browser
         .wait_for(&format!(

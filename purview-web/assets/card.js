@@ -75,7 +75,14 @@
       if (kind !== 'call') {
         return Promise.resolve({ error: { message: 'Only the person answers approval questions, at the app itself.' } });
       }
-      return tool('app__card_call', body).then(function (answer) { read(true); return answer; });
+      return request('tools/call', { name: 'app__card_call', arguments: body }).then(function (result) {
+        read(true);
+        var answer = (result && result.structuredContent) || {};
+        // Refused before the call (a field as typed), or by the app.
+        if (answer.error) return answer;
+        if (result.isError) return { error: answer };
+        return { ok: true, message: answer.message, value: answer.result };
+      });
     },
     listen: function (scene, status) {
       onScene = scene;
@@ -86,6 +93,16 @@
         protocolVersion: '2026-01-26'
       }).then(function () {
         send({ jsonrpc: '2.0', method: 'ui/notifications/initialized', params: {} });
+        // The host sizes its frame to the card as it grows and shrinks.
+        var told = '';
+        var tell = function () {
+          var page = document.documentElement;
+          var size = { width: Math.ceil(page.scrollWidth), height: Math.ceil(page.scrollHeight) };
+          if (JSON.stringify(size) === told) return;
+          told = JSON.stringify(size);
+          send({ jsonrpc: '2.0', method: 'ui/notifications/size-changed', params: size });
+        };
+        if (window.ResizeObserver) new ResizeObserver(tell).observe(document.body);
         read(true);
       }, function () { status('The host did not start the card.'); });
     }

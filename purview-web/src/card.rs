@@ -4,13 +4,15 @@
 //! calls: the scene (waiting for its next change) and a call of an action.
 //!
 //! The host cannot tell the card's `tools/call` from the model's, so the
-//! card's calls are an agent's calls, and it never answers an approval
-//! question: it shows the question and where the person answers it.
+//! card's calls are the host's own calls of the actions' tools (the one
+//! call path, with its gates and approvals), and it never answers an
+//! approval question: it shows the question and where the person answers
+//! it.
 
 use std::{sync::Arc, time::Duration};
 
 use purview::{
-    http::mcp_apps::{Card, CardTool},
+    http::mcp_apps::{Card, CardReply, CardTool},
     model::JsonObject,
     serde_json::{Value, json},
 };
@@ -18,7 +20,7 @@ use purview::{
 use crate::{
     Inner,
     assets::{SCRIPT, STYLE, escape},
-    routes::{Caller, run_call},
+    routes::prepare_call,
 };
 
 /// Where the card lives, as hosts read it.
@@ -68,12 +70,12 @@ pub(crate) fn card(inner: &Arc<Inner>) -> Card {
             }),
             move |arguments| {
                 let inner = scene.clone();
-                Box::pin(async move { read_scene(&inner, &arguments).await })
+                Box::pin(async move { CardReply::Answer(read_scene(&inner, &arguments).await) })
             },
         ))
         .with_tool(CardTool::new(
             CALL_TOOL,
-            "Calls an action as the card's form describes it (window, action, values as typed, confirmed), as an agent.",
+            "Calls an action as the card's form describes it (window, action, values as typed, confirmed): the client's own call of the action's tool.",
             json!({
                 "type": "object",
                 "properties": {
@@ -85,13 +87,14 @@ pub(crate) fn card(inner: &Arc<Inner>) -> Card {
                 "required": ["action"]
             }),
             move |arguments| {
-                let inner = call.clone();
-                Box::pin(async move {
-                    match run_call(&inner, &arguments, Caller::Agent).await {
-                        Ok(done) => done,
-                        Err((_, error)) => json!({ "error": error }),
+                let reply = match prepare_call(&call, &arguments) {
+                    Ok((action, arguments)) => {
+                        let tool = action.call(&call.app, arguments.clone()).tool_name();
+                        CardReply::Call { tool, arguments }
                     }
-                })
+                    Err(refused) => CardReply::Answer(json!({ "error": refused.1 })),
+                };
+                Box::pin(async move { reply })
             },
         ))
 }

@@ -272,9 +272,10 @@ impl Face {
     /// renderer as one self-contained document, which a host that renders
     /// cards shows beside every tool's result. It talks to the app only
     /// through the host, with two tools only it may call (the scene, and a
-    /// call of an action); its calls are an agent's calls, for the server
-    /// cannot tell them from the model's, and it never answers an approval
-    /// question: it shows it and says where the person answers it.
+    /// call of an action, made as the host's own call of the action's
+    /// tool, for the server cannot tell the card's calls from the model's);
+    /// it never answers an approval question: it shows it and says where
+    /// the person answers it.
     /// [`Face::serve_beside`] shows it on the HTTP server already; give it
     /// to a stdio server with [`purview::McpServer::with_card`].
     ///

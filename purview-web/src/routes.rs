@@ -15,6 +15,7 @@ use axum::{
     routing::{get, post},
 };
 use purview::{
+    activity::ActionInfo,
     approval::Approval,
     model::{ErrorCode, JsonObject, ToolError},
     serde_json::{self, Value, json},
@@ -129,30 +130,19 @@ async fn call(State(inner): Face, method: Method, headers: HeaderMap, body: Byte
         let error = ToolError::new(ErrorCode::ActionFailed, "The request was not understood.");
         return error_answer(StatusCode::BAD_REQUEST, &error);
     };
-    match run_call(&inner, &request, Caller::Person).await {
+    match run_call(&inner, &request).await {
         Ok(done) => json_answer(StatusCode::OK, &done),
         Err((status, error)) => error_answer(status, &error),
     }
 }
 
-/// Who a call made from a page is made by.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Caller {
-    /// The person, at the face.
-    Person,
-    /// Whoever drives an MCP Apps host's card: an agent, for the server
-    /// cannot tell the card's calls from the model's.
-    Agent,
-}
-
-/// A call as a page describes it (`window`, `action`, the typed `values`,
-/// whether a destructive action was `confirmed`), made by `caller`: what
-/// it answered, or the HTTP status and the refusal.
-pub(crate) async fn run_call(
+/// The action a page's call names (`window`, `action`), with its arguments
+/// made from the typed `values` (and a destructive one `confirmed`): what
+/// to call, or the HTTP status and the refusal.
+pub(crate) fn prepare_call(
     inner: &Inner,
     request: &JsonObject,
-    caller: Caller,
-) -> Result<Value, (StatusCode, ToolError)> {
+) -> Result<(ActionInfo, JsonObject), Box<(StatusCode, ToolError)>> {
     let window = request.get("window").and_then(Value::as_str);
     let name = request.get("action").and_then(Value::as_str).unwrap_or_default();
     let values = request.get("values").and_then(Value::as_object).cloned().unwrap_or_default();
@@ -162,20 +152,24 @@ pub(crate) async fn run_call(
             ErrorCode::ActionNotAvailable,
             "That action is not available now; the page shows what can be done.",
         );
-        return Err((StatusCode::CONFLICT, error));
+        return Err(Box::new((StatusCode::CONFLICT, error)));
     };
-    let arguments = form::arguments(&form::params(&action.input_schema), &values)
-        .map_err(|problems| (StatusCode::UNPROCESSABLE_ENTITY, ToolError::validation(problems)))?;
+    let arguments =
+        form::arguments(&form::params(&action.input_schema), &values).map_err(|problems| {
+            Box::new((StatusCode::UNPROCESSABLE_ENTITY, ToolError::validation(problems)))
+        })?;
     if action.destructive && !confirmed {
         let error = ToolError::new(ErrorCode::ActionFailed, "Confirm this action first.");
-        return Err((StatusCode::CONFLICT, error));
+        return Err(Box::new((StatusCode::CONFLICT, error)));
     }
-    let call = action.call(&inner.app, arguments);
-    let call = match caller {
-        Caller::Person => call.by_person(),
-        Caller::Agent => call.by_agent(),
-    };
-    match call.await {
+    Ok((action, arguments))
+}
+
+/// A page's call ([`prepare_call`]) made by the person: what it answered,
+/// or the HTTP status and the refusal.
+async fn run_call(inner: &Inner, request: &JsonObject) -> Result<Value, (StatusCode, ToolError)> {
+    let (action, arguments) = prepare_call(inner, request).map_err(|refused| *refused)?;
+    match action.call(&inner.app, arguments).by_person().await {
         Ok(performed) => {
             Ok(json!({"ok": true, "message": performed.message, "value": performed.value}))
         }

@@ -323,7 +323,9 @@ pub mod http {
     /// # let _ = card;
     /// ```
     pub mod mcp_apps {
-        pub use crate::server::mcp_apps::{Card, CardAnswer, CardTool, EXTENSION, MIME_TYPE};
+        pub use crate::server::mcp_apps::{
+            Card, CardAnswer, CardReply, CardTool, EXTENSION, MIME_TYPE,
+        };
     }
 }
 

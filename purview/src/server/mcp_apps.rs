@@ -28,14 +28,38 @@ pub const EXTENSION: &str = "io.modelcontextprotocol/ui";
 /// ```
 pub const MIME_TYPE: &str = "text/html;profile=mcp-app";
 
-/// What a card tool's handler returns: the call's structured content.
+/// What a card tool answers.
 ///
 /// ```
-/// let answer: purview::http::mcp_apps::CardAnswer =
-///     Box::pin(async { serde_json::json!({"ok": true}) });
+/// use purview::http::mcp_apps::CardReply;
+/// let read = CardReply::Answer(serde_json::json!({"windows": []}));
+/// let call = CardReply::Call { tool: "w1__increment".into(), arguments: Default::default() };
+/// # let _ = (read, call);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub enum CardReply {
+    /// The structured content the card gets.
+    Answer(Value),
+    /// A call of the app's tool `tool` with `arguments`, made as the
+    /// client's own `tools/call` (the host's, on the card's behalf): the
+    /// one call path with the client's session, every gate and approval,
+    /// and its fair share. The card gets the call's result.
+    Call {
+        /// The app's tool to call.
+        tool: String,
+        /// Its arguments.
+        arguments: JsonObject,
+    },
+}
+
+/// What a card tool's handler returns.
+///
+/// ```
+/// use purview::http::mcp_apps::{CardAnswer, CardReply};
+/// let answer: CardAnswer = Box::pin(async { CardReply::Answer(serde_json::json!({"ok": true})) });
 /// # let _ = answer;
 /// ```
-pub type CardAnswer = Pin<Box<dyn Future<Output = Value> + Send>>;
+pub type CardAnswer = Pin<Box<dyn Future<Output = CardReply> + Send>>;
 
 type Run = Arc<dyn Fn(JsonObject) -> CardAnswer + Send + Sync>;
 
@@ -43,12 +67,12 @@ type Run = Arc<dyn Fn(JsonObject) -> CardAnswer + Send + Sync>;
 /// the model), listed only to hosts that render cards.
 ///
 /// ```
-/// use purview::http::mcp_apps::CardTool;
+/// use purview::http::mcp_apps::{CardReply, CardTool};
 /// let ping = CardTool::new(
 ///     "app__card_ping",
 ///     "Answers pong.",
 ///     serde_json::json!({"type": "object"}),
-///     |_arguments| Box::pin(async { serde_json::json!({"pong": true}) }),
+///     |_arguments| Box::pin(async { CardReply::Answer(serde_json::json!({"pong": true})) }),
 /// );
 /// assert_eq!(ping.name(), "app__card_ping");
 /// ```
@@ -72,9 +96,9 @@ impl CardTool {
     /// "object"}`), answered by `run`.
     ///
     /// ```
-    /// use purview::http::mcp_apps::CardTool;
+    /// use purview::http::mcp_apps::{CardReply, CardTool};
     /// let echo = CardTool::new("app__card_echo", "Echoes.", serde_json::json!({"type": "object"}), |args| {
-    ///     Box::pin(async move { serde_json::Value::Object(args) })
+    ///     Box::pin(async move { CardReply::Answer(serde_json::Value::Object(args)) })
     /// });
     /// assert_eq!(echo.name(), "app__card_echo");
     /// ```
@@ -100,7 +124,9 @@ impl CardTool {
     ///
     /// ```
     /// # use purview::http::mcp_apps::CardTool;
-    /// let tool = CardTool::new("x", "", serde_json::json!({}), |_| Box::pin(async { serde_json::Value::Null }));
+    /// let tool = CardTool::new("x", "", serde_json::json!({}), |_| {
+    ///     Box::pin(async { purview::http::mcp_apps::CardReply::Answer(serde_json::Value::Null) })
+    /// });
     /// assert_eq!(tool.name(), "x");
     /// ```
     pub fn name(&self) -> &str {
@@ -191,9 +217,9 @@ impl Card {
     /// Adds a tool only the card calls.
     ///
     /// ```
-    /// use purview::http::mcp_apps::{Card, CardTool};
+    /// use purview::http::mcp_apps::{Card, CardReply, CardTool};
     /// let ping = CardTool::new("app__card_ping", "Pong.", serde_json::json!({}), |_| {
-    ///     Box::pin(async { serde_json::json!({"pong": true}) })
+    ///     Box::pin(async { CardReply::Answer(serde_json::json!({"pong": true})) })
     /// });
     /// let card = Card::new("ui://demo/hello", "").with_tool(ping);
     /// # let _ = card;
@@ -332,7 +358,7 @@ mod tests {
     fn card() -> Card {
         Card::new("ui://purview/windows", "<p>card</p>").shown_with("app__read_windows").with_tool(
             CardTool::new("app__card_scene", "The scene.", json!({"type": "object"}), |_| {
-                Box::pin(async { json!({}) })
+                Box::pin(async { CardReply::Answer(json!({})) })
             }),
         )
     }

@@ -52,7 +52,11 @@ pub use http::{HttpServer, charge_connection};
 #[cfg(feature = "http")]
 pub use http_options::HttpOptions;
 
-use self::{listen::ListenBudget, mcp_apps::Card, sessions::LegacySession};
+use self::{
+    listen::ListenBudget,
+    mcp_apps::{Card, CardReply},
+    sessions::LegacySession,
+};
 use crate::{
     App, Error,
     app::{Answer, Caller, Settled, broadcast::Subscription, progress::ProgressFeed},
@@ -131,14 +135,13 @@ impl McpServer {
         mcp_apps::renders_cards(context.client_capabilities().as_ref()).then_some(card)
     }
 
-    /// A call of one of the card's own tools (one the app does not list
-    /// itself), answered by the card.
-    async fn card_call(&self, request: &CallToolRequestParams) -> Option<CallToolResult> {
+    /// What one of the card's own tools (one the app does not list itself)
+    /// answers; `None` for any other tool.
+    async fn card_reply(&self, request: &CallToolRequestParams) -> Option<CardReply> {
         let card = self.card.as_deref()?;
         let tools = self.app.listed_tools().ok()?;
         let tool = card.tool(&request.name, |name| tools.iter().any(|t| t.name == name))?;
-        let answer = Card::run(tool, request.arguments.clone().unwrap_or_default()).await;
-        Some(CallToolResult::structured(answer))
+        Some(Card::run(tool, request.arguments.clone().unwrap_or_default()).await)
     }
 
     /// Registers this session for notifications once (legacy sessions: every
@@ -582,9 +585,14 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        if let Some(result) = self.card_call(&request).await {
-            return Ok(result.into());
-        }
+        let request = match self.card_reply(&request).await {
+            None => request,
+            Some(CardReply::Answer(answer)) => return Ok(CallToolResult::structured(answer).into()),
+            // The card's call is the client's own: the one call path.
+            Some(CardReply::Call { tool, arguments }) => {
+                CallToolRequestParams::new(tool).with_arguments(arguments)
+            }
+        };
         // rmcp spawns every request's future, copying it whole: the call
         // path is a few kilobytes of state, so it waits behind a pointer.
         Box::pin(self.answer_call(request, context)).await

@@ -30,6 +30,8 @@ async function main() {
 
   const iframe = document.getElementById('card');
   const bridge = new AppBridge(client, info, { serverTools: {}, serverResources: {} });
+  // A real host would size the frame to this; the page keeps it fixed.
+  bridge.onsizechange = (size) => { window.hostCardHeight = size.height; };
   bridge.oninitialized = async () => {
     // The agent's call whose result the card is shown with.
     const result = await client.callTool({ name: 'app__read_windows', arguments: {} });
