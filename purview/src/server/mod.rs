@@ -139,8 +139,11 @@ impl McpServer {
     /// answers; `None` for any other tool.
     async fn card_reply(&self, request: &CallToolRequestParams) -> Option<CardReply> {
         let card = self.card.as_deref()?;
-        let tools = self.app.listed_tools().ok()?;
-        let tool = card.tool(&request.name, |name| tools.iter().any(|t| t.name == name))?;
+        // The app's list is consulted only for a name the card has.
+        let app_lists = |name: &str| {
+            self.app.listed_tools().is_ok_and(|tools| tools.iter().any(|t| t.name == name))
+        };
+        let tool = card.tool(&request.name, app_lists)?;
         Some(Card::run(tool, request.arguments.clone().unwrap_or_default()).await)
     }
 
