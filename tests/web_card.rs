@@ -214,3 +214,59 @@ async fn a_client_without_the_extension_lists_nothing_of_the_card() -> Result<()
     ensure!(ours.len() == names.len(), "{names:?} against {ours:?}");
     Ok(())
 }
+
+/// A client that declares the extension, on each protocol generation the
+/// server speaks (2025-11-25 through `initialize`, 2026-07-28 in every
+/// request's `_meta`): the capability, the card's URI on every tool (both
+/// keys), the card's tools for the view only, and the card's resource.
+#[tokio::test(flavor = "multi_thread")]
+async fn both_protocol_generations_see_the_card_when_they_declare_the_extension() -> Result<()> {
+    use rmcp::{
+        ClientLifecycleMode, ClientServiceExt, ServiceExt,
+        model::{
+            ClientCapabilities, ClientConfig, Implementation, ProtocolVersion,
+            ReadResourceRequestParams,
+        },
+        transport::StreamableHttpClientTransport,
+    };
+    let (_app, _approvals, _face, server) = desk().await?;
+    let mut capabilities = ClientCapabilities::default();
+    let extension = json!({ purview::http::mcp_apps::EXTENSION: {"mimeTypes": [purview::http::mcp_apps::MIME_TYPE]} });
+    capabilities.extensions = Some(purview::serde_json::from_value(extension)?);
+    let host = ClientConfig::new(capabilities, Implementation::new("card-host", "1.0.0"));
+    for modern in [false, true] {
+        let transport = StreamableHttpClientTransport::from_uri(server.url());
+        let client = if modern {
+            let mode = ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            };
+            host.clone().serve_with_lifecycle(transport, mode).await?
+        } else {
+            host.clone().serve(transport).await?
+        };
+        let generation = if modern { "2026-07-28" } else { "2025-11-25" };
+        let declared = client
+            .peer_info()
+            .and_then(|info| info.capabilities.extensions.clone())
+            .and_then(|e| e.get(purview::http::mcp_apps::EXTENSION).cloned());
+        ensure!(declared.is_some(), "{generation}: the server did not declare the extension");
+        let tools = client.list_all_tools().await?;
+        for tool in &tools {
+            let meta = purview::serde_json::to_value(&tool.meta)?;
+            ensure!(meta["ui"]["resourceUri"] == purview_web::CARD_URI, "{generation}: {meta}");
+            ensure!(meta["ui/resourceUri"] == purview_web::CARD_URI, "{generation}: {meta}");
+        }
+        for helper in ["app__card_scene", "app__card_call"] {
+            let listed = tools.iter().find(|t| t.name == helper);
+            let meta = purview::serde_json::to_value(listed.map(|t| &t.meta))?;
+            ensure!(meta["ui"]["visibility"] == json!(["app"]), "{generation}: {helper} {meta}");
+        }
+        let read =
+            client.read_resource(ReadResourceRequestParams::new(purview_web::CARD_URI)).await?;
+        let contents = purview::serde_json::to_value(&read.contents)?;
+        ensure!(contents[0]["mimeType"] == purview::http::mcp_apps::MIME_TYPE, "{generation}");
+        ensure!(contents[0]["text"].as_str().is_some_and(|t| t.contains("ui/initialize")));
+        let _ = client.cancel().await;
+    }
+    Ok(())
+}
