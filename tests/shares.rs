@@ -382,6 +382,24 @@ async fn s12_a_second_client_is_served_through_every_attack() -> Result<()> {
     Ok(())
 }
 
+/// RELIABILITY.md "Fair shares": the attacks on the person's face (link
+/// guesses and streams without a session, event streams held with a
+/// leaked session, writes trickled byte by byte) leave an agent served at
+/// least 90 % of the time on its keep-alive session over `/mcp`, and the
+/// person at the face (a scene read or a call, each on a new connection)
+/// as well.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s12_an_agent_and_the_person_are_served_through_every_attack_on_the_face() -> Result<()> {
+    let mut outcomes = Vec::new();
+    for strategy in fairness::Strategy::FACE {
+        let outcome = fairness::run(strategy, fairness::Auth::Named, 20).await;
+        outcomes.push(outcome.map_err(anyhow::Error::msg)?);
+    }
+    let served = |o: &fairness::Outcome| o.kept.share() >= 0.9 && o.fresh.share() >= 0.9;
+    ensure!(outcomes.iter().all(served), "{}", fairness::table(&outcomes));
+    Ok(())
+}
+
 /// A body that arrives slower than the minimum rate is cut within seconds,
 /// well before the total limit, and answered 408.
 #[tokio::test]

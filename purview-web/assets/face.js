@@ -224,7 +224,9 @@
       action.description ? el('p', { 'class': 'pv-weak', text: action.description }) : null,
       rows,
       el('div', { 'class': 'pv-bar' },
-        el('button', { type: 'submit', 'class': action.destructive ? 'pv-danger' : null }, action.title),
+        // The click itself submits: a host's sandboxed frame may forbid
+        // form submission (Enter still clicks this default button).
+        el('button', { type: 'submit', 'class': action.destructive ? 'pv-danger' : null, onclick: submit }, action.title),
         el('button', { type: 'button', 'aria-label': 'Close the ' + action.title + ' form',
           onclick: function () { delete forms[scope + '|' + action.name]; render(); } }, 'Cancel')));
   }

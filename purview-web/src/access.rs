@@ -36,6 +36,9 @@ const MAX_SESSIONS: usize = 8;
 #[derive(Clone)]
 pub(crate) struct Session {
     pub id: String,
+    /// Its place in the order sessions were opened: who its connections
+    /// are charged to in the fair shares (never the secret `id`).
+    pub number: u64,
     /// What the page sends back on every state-changing request.
     pub csrf: String,
 }
@@ -45,6 +48,7 @@ pub(crate) struct Session {
 pub(crate) struct Access {
     links: Mutex<Vec<(String, Instant)>>,
     sessions: Mutex<Vec<Session>>,
+    opened: std::sync::atomic::AtomicU64,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -84,7 +88,8 @@ impl Access {
         let found = links.iter().position(|(k, _)| same(k, key))?;
         links.remove(found);
         drop(links);
-        let session = Session { id: random_hex()?, csrf: random_hex()? };
+        let number = self.opened.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        let session = Session { id: random_hex()?, number, csrf: random_hex()? };
         let mut sessions = lock(&self.sessions);
         if sessions.len() >= MAX_SESSIONS {
             sessions.remove(0);

@@ -57,6 +57,7 @@
 
 mod access;
 mod assets;
+mod card;
 mod events;
 mod form;
 mod routes;
@@ -74,6 +75,7 @@ use purview::{
 use tokio::sync::{oneshot, watch};
 
 pub use assets::BUDGET_BYTES;
+pub use card::CARD_URI;
 pub use events::MAX_STREAMS as MAX_EVENT_STREAMS;
 
 /// The weight of the face's embedded script and style sheet together,
@@ -254,7 +256,8 @@ impl Face {
         self.inner.approvals.is_some()
     }
 
-    /// `options` with the face's routes served beside the MCP endpoint.
+    /// `options` with the face's routes served beside the MCP endpoint,
+    /// and its window card shown to MCP Apps hosts ([`Face::card`]).
     ///
     /// ```
     /// let face = purview_web::Face::new(purview::App::builder().build());
@@ -262,7 +265,27 @@ impl Face {
     /// # let _ = options;
     /// ```
     pub fn serve_beside(&self, options: HttpOptions) -> HttpOptions {
-        options.serve_beside(self.inner.prefix.clone(), self.router())
+        options.serve_beside(self.inner.prefix.clone(), self.router()).show_card(self.card())
+    }
+
+    /// The window card for MCP Apps hosts ([`CARD_URI`]): the face's
+    /// renderer as one self-contained document, which a host that renders
+    /// cards shows beside every tool's result. It talks to the app only
+    /// through the host, with two tools only it may call (the scene, and a
+    /// call of an action, made as the host's own call of the action's
+    /// tool, for the server cannot tell the card's calls from the model's);
+    /// it never answers an approval question: it shows it and says where
+    /// the person answers it.
+    /// [`Face::serve_beside`] shows it on the HTTP server already; give it
+    /// to a stdio server with [`purview::McpServer::with_card`].
+    ///
+    /// ```
+    /// let face = purview_web::Face::new(purview::App::builder().build());
+    /// assert_eq!(face.card().uri(), purview_web::CARD_URI);
+    /// assert!(face.card().html().starts_with("<!doctype html>"));
+    /// ```
+    pub fn card(&self) -> purview::http::mcp_apps::Card {
+        card::card(&self.inner)
     }
 
     /// The face's routes as an axum 0.8 [`Router`](axum::Router), for a

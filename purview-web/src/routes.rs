@@ -15,6 +15,7 @@ use axum::{
     routing::{get, post},
 };
 use purview::{
+    activity::ActionInfo,
     approval::Approval,
     model::{ErrorCode, JsonObject, ToolError},
     serde_json::{self, Value, json},
@@ -41,7 +42,24 @@ pub(crate) fn router(inner: Arc<Inner>) -> Router {
         .route(&at("/events"), get(events::stream))
         .route(&at("/call"), post(call))
         .route(&at("/answer"), post(answer))
+        .layer(axum::middleware::from_fn_with_state(inner.clone(), charge_to_session))
         .with_state(inner)
+}
+
+/// Charges a request's connection to the face session its cookie proves
+/// (`purview::http::charge_connection`): in the fair shares, each of the
+/// person's browsers is a client of its own, apart from every other local
+/// process, as a named MCP client is.
+async fn charge_to_session(
+    State(inner): Face,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if let Some(session) = inner.access.session(request.headers()) {
+        let client = format!("person-{}", session.number);
+        purview::http::charge_connection(request.extensions(), &client);
+    }
+    next.run(request).await
 }
 
 fn asset(body: &'static str, mime: &'static str) -> Response {
@@ -112,6 +130,19 @@ async fn call(State(inner): Face, method: Method, headers: HeaderMap, body: Byte
         let error = ToolError::new(ErrorCode::ActionFailed, "The request was not understood.");
         return error_answer(StatusCode::BAD_REQUEST, &error);
     };
+    match run_call(&inner, &request).await {
+        Ok(done) => json_answer(StatusCode::OK, &done),
+        Err((status, error)) => error_answer(status, &error),
+    }
+}
+
+/// The action a page's call names (`window`, `action`), with its arguments
+/// made from the typed `values` (and a destructive one `confirmed`): what
+/// to call, or the HTTP status and the refusal.
+pub(crate) fn prepare_call(
+    inner: &Inner,
+    request: &JsonObject,
+) -> Result<(ActionInfo, JsonObject), Box<(StatusCode, ToolError)>> {
     let window = request.get("window").and_then(Value::as_str);
     let name = request.get("action").and_then(Value::as_str).unwrap_or_default();
     let values = request.get("values").and_then(Value::as_object).cloned().unwrap_or_default();
@@ -121,27 +152,28 @@ async fn call(State(inner): Face, method: Method, headers: HeaderMap, body: Byte
             ErrorCode::ActionNotAvailable,
             "That action is not available now; the page shows what can be done.",
         );
-        return error_answer(StatusCode::CONFLICT, &error);
+        return Err(Box::new((StatusCode::CONFLICT, error)));
     };
-    let arguments = match form::arguments(&form::params(&action.input_schema), &values) {
-        Ok(arguments) => arguments,
-        Err(problems) => {
-            return error_answer(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                &ToolError::validation(problems),
-            );
-        }
-    };
+    let arguments =
+        form::arguments(&form::params(&action.input_schema), &values).map_err(|problems| {
+            Box::new((StatusCode::UNPROCESSABLE_ENTITY, ToolError::validation(problems)))
+        })?;
     if action.destructive && !confirmed {
         let error = ToolError::new(ErrorCode::ActionFailed, "Confirm this action first.");
-        return error_answer(StatusCode::CONFLICT, &error);
+        return Err(Box::new((StatusCode::CONFLICT, error)));
     }
+    Ok((action, arguments))
+}
+
+/// A page's call ([`prepare_call`]) made by the person: what it answered,
+/// or the HTTP status and the refusal.
+async fn run_call(inner: &Inner, request: &JsonObject) -> Result<Value, (StatusCode, ToolError)> {
+    let (action, arguments) = prepare_call(inner, request).map_err(|refused| *refused)?;
     match action.call(&inner.app, arguments).by_person().await {
-        Ok(performed) => json_answer(
-            StatusCode::OK,
-            &json!({"ok": true, "message": performed.message, "value": performed.value}),
-        ),
-        Err(error) => error_answer(StatusCode::OK, &error),
+        Ok(performed) => {
+            Ok(json!({"ok": true, "message": performed.message, "value": performed.value}))
+        }
+        Err(error) => Err((StatusCode::OK, error)),
     }
 }
 

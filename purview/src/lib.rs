@@ -312,7 +312,24 @@ pub mod activity {
 /// ```
 #[cfg(feature = "http")]
 pub mod http {
-    pub use crate::server::{HttpOptions, HttpServer};
+    pub use crate::server::{HttpOptions, HttpServer, charge_connection};
+
+    /// A card for MCP Apps hosts (the `io.modelcontextprotocol/ui`
+    /// extension): an HTML document the host renders beside a tool's
+    /// result, with the tools only it calls ([`Card`](crate::http::mcp_apps::Card)).
+    /// Shown only to clients that declare the extension
+    /// ([`HttpOptions::show_card`](crate::http::HttpOptions::show_card)).
+    ///
+    /// ```
+    /// let card = purview::http::mcp_apps::Card::new("ui://demo/windows", "<p>Windows</p>");
+    /// assert_eq!(purview::http::mcp_apps::MIME_TYPE, "text/html;profile=mcp-app");
+    /// # let _ = card;
+    /// ```
+    pub mod mcp_apps {
+        pub use crate::server::mcp_apps::{
+            Card, CardAnswer, CardReply, CardTool, EXTENSION, MIME_TYPE,
+        };
+    }
 }
 
 /// What an [`Actions`] implementation written by hand needs beyond the

@@ -11,6 +11,12 @@
 //! session and stream attacks, what the attack holds: a new session, or a
 //! new listen stream).
 //!
+//! Every app also serves the person's face (purview-web) beside `/mcp`,
+//! and the [`Strategy::FACE`] attacks hold its routes instead: link guesses,
+//! event streams, trickled writes. Through them the second client is an
+//! agent on its keep-alive session and the person at the face, whose
+//! requests (a scene read, a call) each come on a new connection.
+//!
 //! Who the clients are is the [`Auth`]: two named clients with tokens of
 //! their own (the hostile one holding its token), one token both hold, or
 //! no token at all. Only named clients can be told apart, so only they are
@@ -145,6 +151,15 @@ pub enum Strategy {
     /// Stateless 2026-07-28 requests asking approval questions that no one
     /// answers, 64 at a time.
     StatelessApprovals,
+    /// 16 tasks guessing the face's one-time link and opening its event
+    /// stream without a session, as fast as they can.
+    FaceLinks,
+    /// 300 event streams of the face held open with a session of its own
+    /// (a leaked link), reopened as they are ended.
+    FaceStreams,
+    /// 300 connections trickling a write to the face a byte every 2 s,
+    /// reopened as they are cut.
+    FaceSlowWrites,
 }
 
 impl Strategy {
@@ -164,6 +179,14 @@ impl Strategy {
         Self::StatelessApprovals,
     ];
 
+    /// The attacks on the person's face.
+    pub const FACE: [Self; 3] = [Self::FaceLinks, Self::FaceStreams, Self::FaceSlowWrites];
+
+    /// Whether it attacks the person's face (and the person is measured).
+    pub fn on_the_face(self) -> bool {
+        Self::FACE.contains(&self)
+    }
+
     /// How a table names it.
     pub fn name(self) -> &'static str {
         match self {
@@ -179,6 +202,9 @@ impl Strategy {
             Self::KeptAlive => "kept-alive checked connections (300, a GET every 4 s)",
             Self::NeverRead => "pipelined requests never read (64 connections)",
             Self::StatelessApprovals => "stateless 2026-07-28 approval questions (64 at once)",
+            Self::FaceLinks => "the face: link guesses and streams without a session (16 tasks)",
+            Self::FaceStreams => "the face: event streams held with a leaked session (300)",
+            Self::FaceSlowWrites => "the face: writes trickled a byte every 2 s (300, reopened)",
         }
     }
 }
@@ -224,8 +250,86 @@ pub struct Outcome {
     pub auth: Auth,
     /// On the keep-alive session opened before it.
     pub kept: Rate,
-    /// On a new connection each time.
+    /// On a new connection each time (the person at the face, during an
+    /// attack on the face).
     pub fresh: Rate,
+}
+
+/// A session on the person's face, as a browser holds it.
+#[derive(Clone)]
+struct FaceSession {
+    /// `http://host:port`.
+    origin: String,
+    /// The `Cookie` header.
+    cookie: String,
+    /// The page's CSRF token.
+    csrf: String,
+}
+
+/// Opens a one-time link of `face` on `server` as a browser would: the
+/// cookie it sets, then the page for its CSRF token.
+async fn face_session(
+    face: &purview_web::Face,
+    server: &purview::http::HttpServer,
+) -> Result<FaceSession, String> {
+    let link = face.one_time_link(server).ok_or("no randomness for a link")?;
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| e.to_string())?;
+    let opened = http.get(&link).send().await.map_err(|e| e.to_string())?;
+    let cookie = opened
+        .headers()
+        .get("set-cookie")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .ok_or("the link set no cookie")?
+        .to_owned();
+    let origin = format!("http://{}", server.local_addr());
+    let page = http
+        .get(format!("{origin}{}/", face.prefix()))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .map_err(|e| e.to_string())?
+        .text()
+        .await
+        .map_err(|e| e.to_string())?;
+    let csrf = page
+        .split(r#"name="purview-csrf" content=""#)
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .ok_or("the page gave no CSRF token")?
+        .to_owned();
+    Ok(FaceSession { origin, cookie, csrf })
+}
+
+/// One request of the person at the face, on a new connection: a read of
+/// the scene, or a call of `increment`, as the page makes them.
+async fn person_request(person: &FaceSession, i: usize) -> bool {
+    let Ok(http) = reqwest::Client::builder().timeout(Duration::from_secs(10)).build() else {
+        return false;
+    };
+    let request = if i.is_multiple_of(2) {
+        http.get(format!("{}/person/scene", person.origin))
+    } else {
+        let call = serde_json::json!({"window": "w1", "action": "increment", "values": {}});
+        http.post(format!("{}/person/call", person.origin))
+            .header("origin", &person.origin)
+            .header("content-type", "application/json")
+            .header("x-purview-csrf", &person.csrf)
+            .body(call.to_string())
+    };
+    match request.header("cookie", &person.cookie).send().await {
+        Ok(reply) if reply.status() == 200 => reply.text().await.is_ok_and(|text| {
+            if i.is_multiple_of(2) {
+                text.contains("Counter")
+            } else {
+                text.contains(r#""ok":true"#)
+            }
+        }),
+        _ => false,
+    }
 }
 
 fn transport(url: &str, token: Option<&str>) -> StreamableHttpClientTransport<reqwest::Client> {
@@ -284,11 +388,16 @@ pub async fn run(strategy: Strategy, auth: Auth, calls: usize) -> Result<Outcome
             }
         }
     });
-    let server = app.serve_http(auth.options()).await.map_err(|e| e.to_string())?;
+    let face = purview_web::Face::answering(app.clone(), queue.clone());
+    let options = face.serve_beside(auth.options());
+    let server = app.serve_http(options).await.map_err(|e| e.to_string())?;
     let (url, addr) = (server.url(), server.local_addr());
     let token = auth.second();
     let kept_client = ().serve(transport(&url, token)).await.map_err(|e| e.to_string())?;
-    let held = attack(strategy, &url, addr, auth.hostile()).await;
+    let person = face_session(&face, &server).await?;
+    // A leaked link: the hostile client's own session on the face.
+    let leaked = face_session(&face, &server).await?;
+    let held = attack(strategy, &url, addr, auth.hostile(), &leaked.cookie).await;
     // Long enough for every slot to be taken (connections open at
     // ATTACK_RATE), then some recycled.
     if strategy != Strategy::None {
@@ -303,6 +412,7 @@ pub async fn run(strategy: Strategy, auth: Auth, calls: usize) -> Result<Outcome
         let ok = match strategy {
             Strategy::Sessions => fresh_session(&url, token).await,
             Strategy::Streams => fresh_listen(&url, token).await,
+            _ if strategy.on_the_face() => person_request(&person, i).await,
             _ => fresh_list(&url, token, i).await,
         };
         fresh.note(started, ok);
@@ -395,6 +505,7 @@ async fn attack(
     url: &str,
     addr: SocketAddr,
     token: Option<&'static str>,
+    face_cookie: &str,
 ) -> Held {
     let auth = token.map(|t| format!("Authorization: Bearer {t}\r\n")).unwrap_or_default();
     let mut held = Held { tasks: Vec::new(), kept: Vec::new() };
@@ -545,8 +656,52 @@ async fn attack(
             }
             tokio::time::sleep(Duration::from_millis(500)).await;
         }
+        Strategy::FaceLinks => {
+            for task in 0..16 {
+                held.tasks.push(tokio::spawn(async move {
+                    for guess in 0u64.. {
+                        let head = if (task + guess).is_multiple_of(2) {
+                            format!("GET /person/open?key=guess{task}x{guess} HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                        } else {
+                            "GET /person/events HTTP/1.1\r\nHost: localhost\r\n\r\n".to_owned()
+                        };
+                        if let Ok(mut stream) = TcpStream::connect(addr).await {
+                            let _ = stream.write_all(head.as_bytes()).await;
+                            let mut reply = [0u8; 256];
+                            let _ = stream.read(&mut reply).await;
+                        }
+                    }
+                }));
+            }
+        }
+        Strategy::FaceStreams => {
+            let head = format!(
+                "GET /person/events HTTP/1.1\r\nHost: localhost\r\nCookie: {face_cookie}\r\nAccept: text/event-stream\r\n\r\n"
+            );
+            held.tasks = paced(|| held_open(addr, head.clone())).await;
+        }
+        Strategy::FaceSlowWrites => {
+            let head = format!(
+                "POST /person/call HTTP/1.1\r\nHost: localhost\r\nCookie: {face_cookie}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
+            );
+            held.tasks = paced(|| trickle(addr, head.clone(), Duration::from_secs(2))).await;
+        }
     }
     held
+}
+
+/// One connection after another that sends `head` and then only reads
+/// (an event stream held open), reopened whenever the server ends it.
+async fn held_open(addr: SocketAddr, head: String) {
+    loop {
+        if let Ok(mut stream) = TcpStream::connect(addr).await
+            && stream.write_all(head.as_bytes()).await.is_ok()
+        {
+            let mut reply = [0u8; 4096];
+            while matches!(stream.read(&mut reply).await, Ok(n) if n > 0) {}
+        }
+        tokio::time::sleep(Duration::from_millis(1000 / ATTACK_RATE)).await;
+    }
 }
 
 /// A 2026-07-28 `tools/list`, for the attacks that send it raw.

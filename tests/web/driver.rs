@@ -179,6 +179,21 @@ impl Browser {
         self.send(reqwest::Method::POST, "/actions", Some(body)).await.map(drop)
     }
 
+    /// Goes into the frame `css` selects (a host's iframe): later calls
+    /// act on its document until [`Browser::leave_frame`].
+    #[allow(dead_code)] // the card's test only
+    pub async fn enter_frame(&self, css: &str) -> Result<()> {
+        let id = self.element(css).await?;
+        let body = json!({"id": {ELEMENT: id}});
+        self.send(reqwest::Method::POST, "/frame", Some(body)).await.map(drop)
+    }
+
+    /// Back to the top-level page.
+    #[allow(dead_code)] // the card's test only
+    pub async fn leave_frame(&self) -> Result<()> {
+        self.send(reqwest::Method::POST, "/frame", Some(json!({"id": null}))).await.map(drop)
+    }
+
     /// The whole page as HTML, as it is now.
     pub async fn html(&self) -> Result<String> {
         Ok(self

@@ -38,6 +38,8 @@ use crate::{App, Error};
 
 mod beside;
 
+pub use beside::charge_connection;
+
 /// A running HTTP server. Dropping it does not stop it; call
 /// [`HttpServer::shutdown`].
 #[derive(Debug)]
@@ -128,8 +130,9 @@ impl App {
                 "HTTP sessions and listen streams together may exceed the app's subscriber limit; some sessions could then get no notifications"
             );
         }
+        let card = options.card.clone();
         let service = StreamableHttpService::new(
-            move || Ok(app.mcp_server_over_http(listens.clone())),
+            move || Ok(app.mcp_server_over_http(listens.clone(), card.clone())),
             sessions.clone(),
             config,
         );

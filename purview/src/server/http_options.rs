@@ -4,7 +4,10 @@
 
 use std::{net::SocketAddr, path::Path, sync::Arc, time::Duration};
 
-use super::guard::{Guard, check_token};
+use super::{
+    guard::{Guard, check_token},
+    mcp_apps::Card,
+};
 #[cfg(doc)]
 use crate::App;
 use crate::{Error, Secret};
@@ -48,6 +51,8 @@ pub struct HttpOptions {
     pub(super) nagle: bool,
     /// Routes served beside the MCP endpoint, each under its path prefix.
     pub(super) beside: Vec<(String, axum::Router)>,
+    /// The card shown to MCP Apps hosts, if any.
+    pub(super) card: Option<Arc<Card>>,
 }
 
 impl Default for HttpOptions {
@@ -75,6 +80,7 @@ impl Default for HttpOptions {
             session_idle: Duration::from_secs(5 * 60),
             nagle: false,
             beside: Vec::new(),
+            card: None,
         }
     }
 }
@@ -314,6 +320,23 @@ impl HttpOptions {
     /// ```
     pub fn serve_beside(mut self, prefix: impl Into<String>, routes: axum::Router) -> Self {
         self.beside.push((prefix.into(), routes));
+        self
+    }
+
+    /// Shows `card` to MCP Apps hosts (clients that declare the
+    /// `io.modelcontextprotocol/ui` extension): the capability, the card's
+    /// `ui://` resource, its URI on the tools it is shown with, and its own
+    /// tools. Every other client lists and reads exactly what it would
+    /// without it. A later card replaces an earlier one.
+    ///
+    /// ```
+    /// let card = purview::http::mcp_apps::Card::new("ui://demo/hello", "<p>Hello</p>")
+    ///     .shown_with("app__read_windows");
+    /// let options = purview::http::HttpOptions::default().show_card(card);
+    /// # let _ = options;
+    /// ```
+    pub fn show_card(mut self, card: Card) -> Self {
+        self.card = Some(Arc::new(card));
         self
     }
 

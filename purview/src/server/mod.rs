@@ -19,6 +19,7 @@ mod http_options;
 mod http_sessions;
 pub(crate) mod lines;
 mod listen;
+pub(crate) mod mcp_apps;
 mod outbound;
 mod owed;
 #[cfg(feature = "http")]
@@ -47,11 +48,15 @@ use rmcp::{
 #[cfg(all(feature = "cli", feature = "http"))]
 pub(crate) use guard::check_token;
 #[cfg(feature = "http")]
-pub use http::HttpServer;
+pub use http::{HttpServer, charge_connection};
 #[cfg(feature = "http")]
 pub use http_options::HttpOptions;
 
-use self::{listen::ListenBudget, sessions::LegacySession};
+use self::{
+    listen::ListenBudget,
+    mcp_apps::{Card, CardReply},
+    sessions::LegacySession,
+};
 use crate::{
     App, Error,
     app::{Answer, Caller, Settled, broadcast::Subscription, progress::ProgressFeed},
@@ -98,6 +103,8 @@ pub struct McpServer {
     /// Over HTTP every `subscriptions/listen` is its own request (and its
     /// own `McpServer`): the budget they share.
     listens: Option<Arc<ListenBudget>>,
+    /// The card shown to MCP Apps hosts, if any.
+    card: Option<Arc<Card>>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -107,6 +114,39 @@ impl std::fmt::Debug for McpServer {
 }
 
 impl McpServer {
+    /// This handler with `card` shown to MCP Apps hosts (on any transport;
+    /// over HTTP, [`HttpOptions::show_card`] gives it to every session).
+    ///
+    /// ```
+    /// let app = purview::App::builder().build();
+    /// let card = purview::http::mcp_apps::Card::new("ui://demo/windows", "<p>Windows</p>");
+    /// let server = app.mcp_server().with_card(card);
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn with_card(mut self, card: Card) -> Self {
+        self.card = Some(Arc::new(card));
+        self
+    }
+
+    /// The card, if this request's client renders cards.
+    fn card_for(&self, context: &RequestContext<RoleServer>) -> Option<&Card> {
+        let card = self.card.as_deref()?;
+        mcp_apps::renders_cards(context.client_capabilities().as_ref()).then_some(card)
+    }
+
+    /// What one of the card's own tools (one the app does not list itself)
+    /// answers; `None` for any other tool.
+    async fn card_reply(&self, request: &CallToolRequestParams) -> Option<CardReply> {
+        let card = self.card.as_deref()?;
+        // The app's list is consulted only for a name the card has.
+        let app_lists = |name: &str| {
+            self.app.listed_tools().is_ok_and(|tools| tools.iter().any(|t| t.name == name))
+        };
+        let tool = card.tool(&request.name, app_lists)?;
+        Some(Card::run(tool, request.arguments.clone().unwrap_or_default()).await)
+    }
+
     /// Registers this session for notifications once (legacy sessions: every
     /// session hears tools/list_changed; resources/updated after subscribe).
     /// Fails (with the reason) when the app already notifies as many
@@ -205,14 +245,19 @@ impl App {
             app: self.clone(),
             session: Arc::new(Session { number, ..Session::default() }),
             listens: None,
+            card: None,
         }
     }
 
     /// A handler for one HTTP request or session, whose listen streams
     /// draw on the server's shared budget.
     #[cfg(feature = "http")]
-    pub(crate) fn mcp_server_over_http(&self, listens: Arc<ListenBudget>) -> McpServer {
-        McpServer { listens: Some(listens), ..self.mcp_server() }
+    pub(crate) fn mcp_server_over_http(
+        &self,
+        listens: Arc<ListenBudget>,
+        card: Option<Arc<Card>>,
+    ) -> McpServer {
+        McpServer { listens: Some(listens), card, ..self.mcp_server() }
     }
 
     /// Serves MCP on stdin/stdout until the client disconnects (a client
@@ -433,7 +478,11 @@ fn internal(error: Error) -> McpError {
 #[allow(deprecated)] // resources/subscribe is legacy-only, and legacy sessions need it.
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        self.app.server_config()
+        let mut config = self.app.server_config();
+        if self.card.is_some() {
+            Card::declare(&mut config.capabilities);
+        }
+        config
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
@@ -445,9 +494,11 @@ impl ServerHandler for McpServer {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        Ok(ListResourcesResult::with_all_items(vec![windows_resource()]))
+        let mut resources = vec![windows_resource()];
+        resources.extend(self.card_for(&context).map(Card::resource));
+        Ok(ListResourcesResult::with_all_items(resources))
     }
 
     async fn read_resource(
@@ -455,6 +506,9 @@ impl ServerHandler for McpServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
+        if let Some(card) = self.card.as_deref().filter(|c| c.uri() == request.uri) {
+            return Ok(card.read().into());
+        }
         if request.uri != WINDOWS_URI {
             return Err(unknown_resource(&request.uri));
         }
@@ -520,9 +574,13 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        self.app.tools_reply().map_err(internal)
+        let mut reply = self.app.tools_reply().map_err(internal)?;
+        if let Some(card) = self.card_for(&context) {
+            reply.tools = card.list(std::mem::take(&mut reply.tools));
+        }
+        Ok(reply)
     }
 
     async fn call_tool(
@@ -530,6 +588,14 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        let request = match self.card_reply(&request).await {
+            None => request,
+            Some(CardReply::Answer(answer)) => return Ok(CallToolResult::structured(answer).into()),
+            // The card's call is the client's own: the one call path.
+            Some(CardReply::Call { tool, arguments }) => {
+                CallToolRequestParams::new(tool).with_arguments(arguments)
+            }
+        };
         // rmcp spawns every request's future, copying it whole: the call
         // path is a few kilobytes of state, so it waits behind a pointer.
         Box::pin(self.answer_call(request, context)).await

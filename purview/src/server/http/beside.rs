@@ -65,3 +65,31 @@ async fn read_whole(limits: BodyLimits, request: Request, next: Next) -> Respons
     };
     next.run(Request::from_parts(parts, axum::body::Body::from(bytes))).await
 }
+
+/// Charges the connection a request served beside MCP came on to `client`,
+/// a credential of the routes' own (a session of theirs), as a bearer token
+/// charges an MCP request's connection to its named client: the fair
+/// shares then tell that connection apart from everyone else's at the same
+/// address. A route calls it once the request has proven the credential;
+/// `client` never collides with a named MCP client's name. Outside
+/// [`App::serve_http`](crate::App::serve_http) it does nothing.
+///
+/// ```
+/// use axum::{extract::Request, routing::get};
+/// let routes = axum::Router::new().route(
+///     "/desk/",
+///     get(|request: Request| async move {
+///         // ... once the request's own credential is checked:
+///         purview::http::charge_connection(request.extensions(), "desk-session-1");
+///         "hello"
+///     }),
+/// );
+/// let options = purview::http::HttpOptions::default().serve_beside("/desk", routes);
+/// # let _ = options;
+/// ```
+pub fn charge_connection(extensions: &axum::http::Extensions, client: &str) {
+    if let Some(mark) = extensions.get::<ConnectionMark>() {
+        // Named MCP clients' names hold no `:`, so these never meet them.
+        mark.checked(Some(Arc::from(format!("beside:{client}"))));
+    }
+}

@@ -1,0 +1,150 @@
+//! The window card for MCP Apps hosts: the face's renderer in one
+//! self-contained document (style and scripts inline, nothing fetched),
+//! talking to the app only through the host, with two tools only the card
+//! calls: the scene (waiting for its next change) and a call of an action.
+//!
+//! The host cannot tell the card's `tools/call` from the model's, so the
+//! card's calls are the host's own calls of the actions' tools (the one
+//! call path, with its gates and approvals), and it never answers an
+//! approval question: it shows the question and where the person answers
+//! it.
+
+use std::{sync::Arc, time::Duration};
+
+use purview::{
+    http::mcp_apps::{Card, CardReply, CardTool},
+    model::JsonObject,
+    serde_json::{Value, json},
+};
+
+use crate::{
+    Inner,
+    assets::{SCRIPT, STYLE, escape},
+    routes::prepare_call,
+};
+
+/// Where the card lives, as hosts read it.
+///
+/// ```
+/// assert_eq!(purview_web::CARD_URI, "ui://purview/windows");
+/// ```
+pub const CARD_URI: &str = "ui://purview/windows";
+
+/// The card tool that reads the scene.
+pub(crate) const SCENE_TOOL: &str = "app__card_scene";
+/// The card tool that calls an action.
+pub(crate) const CALL_TOOL: &str = "app__card_call";
+
+/// The card's own script: the host's postMessage JSON-RPC.
+pub(crate) const BRIDGE: &str = include_str!("../assets/card.js");
+/// The document around the style and scripts.
+const DOCUMENT: &str = include_str!("../assets/card.html");
+
+/// How long a scene read waits for a change before answering with the
+/// scene as it is (well under hosts' request timeouts).
+const LONGEST_WAIT: Duration = Duration::from_secs(20);
+
+/// The card's whole document.
+pub(crate) fn document(title: &str) -> String {
+    DOCUMENT
+        .replace("{{TITLE}}", &escape(title))
+        .replace("{{STYLE}}", STYLE)
+        .replace("{{BRIDGE}}", BRIDGE)
+        .replace("{{SCRIPT}}", SCRIPT)
+}
+
+/// The card for the face `inner`: shown with every tool's result.
+pub(crate) fn card(inner: &Arc<Inner>) -> Card {
+    let scene = inner.clone();
+    let call = inner.clone();
+    Card::new(CARD_URI, document(&inner.title))
+        .titled(format!("{} windows", inner.title))
+        .shown_with_every_tool()
+        .with_tool(CardTool::new(
+            SCENE_TOOL,
+            "The app's windows as the card draws them; with `after`, waits until they change from that read.",
+            json!({
+                "type": "object",
+                "properties": {"after": {"type": "integer", "minimum": 0, "description": "The `change` of the last read."}},
+                "additionalProperties": false
+            }),
+            move |arguments| {
+                let inner = scene.clone();
+                Box::pin(async move { CardReply::Answer(read_scene(&inner, &arguments).await) })
+            },
+        ))
+        .with_tool(CardTool::new(
+            CALL_TOOL,
+            "Calls an action as the card's form describes it (window, action, values as typed, confirmed): the client's own call of the action's tool.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "window": {"type": ["string", "null"]},
+                    "action": {"type": "string"},
+                    "values": {"type": "object"},
+                    "confirmed": {"type": "boolean"}
+                },
+                "required": ["action"]
+            }),
+            move |arguments| {
+                let reply = match prepare_call(&call, &arguments) {
+                    Ok((action, arguments)) => {
+                        let tool = action.call(&call.app, arguments.clone()).tool_name();
+                        CardReply::Call { tool, arguments }
+                    }
+                    Err(refused) => CardReply::Answer(json!({ "error": refused.1 })),
+                };
+                Box::pin(async move { reply })
+            },
+        ))
+}
+
+/// The scene, once it differs from the read numbered `after` (or at once,
+/// or after [`LONGEST_WAIT`]), with where approvals are answered.
+async fn read_scene(inner: &Inner, arguments: &JsonObject) -> Value {
+    let mut changes = inner.changes.subscribe();
+    if let Some(after) = arguments.get("after").and_then(Value::as_u64)
+        && *changes.borrow_and_update() == after
+    {
+        let _ = tokio::time::timeout(LONGEST_WAIT, changes.changed()).await;
+    }
+    let change = *changes.borrow();
+    json!({
+        "change": change,
+        "scene": inner.document(),
+        "whereToAnswer": where_to_answer(inner),
+    })
+}
+
+/// Where the person answers an approval question the card shows.
+fn where_to_answer(inner: &Inner) -> String {
+    if inner.approvals.is_some() {
+        format!(
+            "Only the person can answer this: on the app's own page ({}) or at its desk. This card cannot approve.",
+            inner.prefix
+        )
+    } else {
+        "Only the person can answer this, where the app asks them. This card cannot approve."
+            .to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_card_fits_the_budget_and_names_nothing_from_elsewhere() {
+        let card = document("Shop");
+        let weight = STYLE.len() + SCRIPT.len() + BRIDGE.len();
+        assert!(weight <= crate::BUDGET_BYTES, "the card's script and style weigh {weight} bytes");
+        assert!(!card.contains("http://") && !card.contains("https://"), "a URL in the card");
+        assert!(!card.contains(" src=") && !card.contains(" href="), "the card loads something");
+        assert_eq!(card.matches("</script>").count(), 2, "a script ends early");
+    }
+
+    #[test]
+    fn the_title_is_escaped_into_the_card() {
+        assert!(document("<i>Shop</i>").contains("&lt;i&gt;Shop&lt;/i&gt;"));
+    }
+}
