@@ -44,6 +44,7 @@ impl Desk {
         &mut self,
         ui: &mut Ui,
         scene: &Scene,
+        drawn: &[usize],
         activity: Option<&AgentActivity>,
         pending: &[PendingApproval],
     ) {
@@ -68,17 +69,7 @@ impl Desk {
             }
             if self.list_windows {
                 ui.separator();
-                for view in &scene.windows {
-                    let mut line = format!("{} — {}", view.state.id, view.state.title);
-                    if !view.operable {
-                        line.push_str("  (blocked)");
-                    }
-                    if activity.and_then(|a| a.window.as_deref()) == Some(view.state.id.as_str()) {
-                        ui.label(RichText::new(format!("{line}  · agent here")).color(AGENT));
-                    } else {
-                        ui.label(line);
-                    }
-                }
+                self.window_list(ui, scene, drawn, activity);
             }
             let scope: Scope = None;
             if let Some(actions) = &scene.app_actions {
@@ -95,6 +86,50 @@ impl Desk {
             }
             last_error(ui, &self.core, &scope);
         });
+    }
+
+    /// Every open window, one line each; a window not drawn now (more are
+    /// open than the desk draws at once) is a button that raises it. Only
+    /// the lines in sight are laid out, so a thousand windows cost a
+    /// frame no more than a screenful.
+    fn window_list(
+        &mut self,
+        ui: &mut Ui,
+        scene: &Scene,
+        drawn: &[usize],
+        activity: Option<&AgentActivity>,
+    ) {
+        let hidden = scene.windows.len() - drawn.len();
+        if hidden > 0 {
+            ui.weak(format!("{hidden} more windows open; choose one to show it"));
+        }
+        let row = ui.text_style_height(&egui::TextStyle::Button) + ui.spacing().item_spacing.y;
+        let agent = activity.and_then(|a| a.window.as_deref());
+        let mut raise = None;
+        egui::ScrollArea::vertical()
+            .id_salt("purview-window-list")
+            .max_height(ui.available_height() * 0.5)
+            .auto_shrink([false, true])
+            .show_rows(ui, row, scene.windows.len(), |ui, rows| {
+                for i in rows {
+                    let view = &scene.windows[i];
+                    let mut line = format!("{} — {}", view.state.id, view.state.title);
+                    if !view.operable {
+                        line.push_str("  (blocked)");
+                    }
+                    if agent == Some(view.state.id.as_str()) {
+                        ui.label(RichText::new(format!("{line}  · agent here")).color(AGENT));
+                    } else if drawn.binary_search(&i).is_ok() {
+                        ui.label(line);
+                    } else if ui.small_button(line).on_hover_text("Show this window").clicked() {
+                        raise = Some(view.state.id.clone());
+                    }
+                }
+            });
+        if let Some(id) = raise {
+            self.raised.retain(|r| *r != id);
+            self.raised.push(id);
+        }
     }
 
     /// One Purview window, as an egui window or its own viewport, where

@@ -46,6 +46,9 @@ pub struct Desk {
     /// What the last frames read (read.rs): a frame with nothing changed
     /// reads nothing again.
     pub(crate) reader: crate::read::Reader,
+    /// Windows the person raised from the main panel's list, the latest
+    /// last: drawn first when more are open than the desk draws at once.
+    pub(crate) raised: Vec<String>,
     /// Why the windows could not be read, if they could not.
     pub(crate) read_error: Option<String>,
 }
@@ -118,6 +121,7 @@ impl Desk {
             layout: Layout::default(),
             focused_serial: 0,
             reader: crate::read::Reader::default(),
+            raised: Vec::new(),
             read_error: None,
         }
     }

@@ -9,7 +9,7 @@ use purview::approval::ApprovalQueue;
 use crate::{
     Desk,
     chrome::asking,
-    layout::{GAP, side_width},
+    layout::{GAP, capacity, side_width},
     lock::lock,
     read::Scene,
 };
@@ -50,13 +50,16 @@ impl Desk {
             // Beside the desk's own window, on a screen of common size.
             Rect::from_min_size(pos2(440.0, 20.0), vec2(960.0, 760.0))
         };
+        let agent_window = activity.as_ref().and_then(|a| a.window.as_deref());
+        let drawn = self.drawn(&scene, capacity(room), agent_window, &pending);
         let states: Vec<&purview::model::WindowState> =
-            scene.windows.iter().map(|w| &*w.state).collect();
+            drawn.iter().map(|&i| &*scene.windows[i].state).collect();
         self.layout.arrange(room, &states);
         ui.allocate_ui(vec2(side, ui.available_height()), |ui| {
-            self.main_panel(ui, &scene, activity.as_ref(), &pending);
+            self.main_panel(ui, &scene, &drawn, activity.as_ref(), &pending);
         });
-        for view in &scene.windows {
+        for &index in &drawn {
+            let view = &scene.windows[index];
             let asking = asking(&pending, &view.state.id);
             self.window(&ctx, &scene, view, activity.as_ref(), &asking);
         }
@@ -84,5 +87,56 @@ impl Desk {
         for key in succeeded {
             self.core.forms.remove(&key);
         }
+    }
+
+    /// The windows drawn this frame, as indexes into `scene.windows` in
+    /// opening order: every modal and the windows its chain stands on,
+    /// the window the agent works in or asks about, then the windows the
+    /// person raised last, then the latest opened, up to `capacity`
+    /// top-level windows. The rest are listed in the main panel.
+    fn drawn(
+        &mut self,
+        scene: &Scene,
+        capacity: usize,
+        agent_window: Option<&str>,
+        pending: &[purview::approval::PendingApproval],
+    ) -> Vec<usize> {
+        let windows = &scene.windows;
+        let top_level = windows.iter().filter(|w| !w.state.modal).count();
+        if top_level <= capacity {
+            return (0..windows.len()).collect();
+        }
+        let index_of = |id: &str| windows.iter().position(|w| w.state.id == id);
+        let mut wanted: Vec<usize> = Vec::new();
+        // Modals, and the owners their chains stand on.
+        for (i, window) in windows.iter().enumerate().filter(|(_, w)| w.state.modal) {
+            wanted.push(i);
+            let mut owner = window.state.owner_id.as_deref();
+            while let Some(id) = owner {
+                let Some(at) = index_of(id) else { break };
+                wanted.push(at);
+                owner = windows[at].state.owner_id.as_deref();
+            }
+        }
+        let asked = pending.iter().filter_map(|p| p.request.window_id.as_deref());
+        wanted.extend(agent_window.into_iter().chain(asked).filter_map(index_of));
+        self.raised.retain(|id| index_of(id).is_some());
+        wanted.extend(self.raised.iter().rev().filter_map(|id| index_of(id)));
+        wanted.extend((0..windows.len()).rev());
+        let mut drawn = Vec::new();
+        let mut top = 0;
+        for i in wanted {
+            if drawn.contains(&i) {
+                continue;
+            }
+            let modal = windows[i].state.modal;
+            if !modal && top >= capacity {
+                continue;
+            }
+            top += usize::from(!modal);
+            drawn.push(i);
+        }
+        drawn.sort_unstable();
+        drawn
     }
 }

@@ -144,6 +144,16 @@ impl Layout {
     }
 }
 
+/// How many top-level windows the desk draws at once in `room`: as many
+/// as tile at the smallest useful size. More would only be drawn beneath
+/// others, costing every frame for nothing; the rest wait in the main
+/// panel's list until the person raises one.
+pub(crate) fn capacity(room: Rect) -> usize {
+    let across = ((room.width() + GAP) / (MIN_TILE.x + GAP)).floor().max(1.0);
+    let down = ((room.height() + GAP) / (MIN_TILE.y + GAP)).floor().max(1.0);
+    (across * down) as usize
+}
+
 /// `n` tiles across `room`, in rows, as close to a good window's shape as
 /// the room allows; when they would be smaller than a useful window,
 /// cascaded tiles of that size instead.

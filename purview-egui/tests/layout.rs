@@ -281,3 +281,28 @@ async fn a_form_gives_each_arguments_help_and_says_enter_submits() {
     assert!(harness.query_by_label("The pet's name, as its owner calls it.").is_some());
     assert!(harness.query_by_label("Enter submits").is_some());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn more_windows_than_fit_wait_in_the_list_until_the_person_raises_one() {
+    let app = App::builder().name("clinic").build();
+    for i in 0..60 {
+        let note = format!("Note {i}");
+        app.open(Today { booked: i, cancelled: 0, note }).expect("a window");
+    }
+    let mut harness = person(&app, [1400.0, 1000.0]);
+    // A drawn window shows its notice (egui remembers where closed-off
+    // areas were, so their rectangles say nothing).
+    let drawn = |h: &Harness<'static, Desk>| {
+        (0..60).filter(|i| h.query_by_label(&format!("Info: Note {i}")).is_some()).count()
+    };
+    let shown = drawn(&harness);
+    assert!((4..60).contains(&shown), "{shown} of 60 windows drawn");
+    // The latest opened are drawn; the first waits in the list.
+    assert!(harness.query_by_label("Info: Note 59").is_some());
+    assert!(harness.query_by_label("Info: Note 0").is_none());
+    assert!(harness.query_by_label_contains("more windows open").is_some());
+    harness.get_by_label("w1 — Today").click_accesskit();
+    settle(&mut harness);
+    assert!(harness.query_by_label("Info: Note 0").is_some(), "the raised window is drawn");
+    assert_eq!(drawn(&harness), shown, "one raised, another waits in its place");
+}
