@@ -1045,6 +1045,11 @@ fn s10_1_a_scene_with_nothing_changed_projects_no_window() -> Result<()> {
     editor.update(|e| e.recipient = "Ada".into())?;
     let changed = app.scene()?;
     assert_eq!(app.build_counts()?.projections, before + 1);
+    // The other windows are shared from the last scene, not gathered again.
+    for (before, after) in first.windows.iter().zip(&changed.windows) {
+        let same = std::sync::Arc::ptr_eq(before, after);
+        assert_eq!(same, before.state.id != editor.id(), "{}", before.state.id);
+    }
     let shown = changed.windows.iter().find(|w| w.state.id == editor.id()).expect("editor");
     assert_eq!(shown.state.version, editor.version()?);
     assert!(serde_json::to_string(&shown.state.blocks)?.contains("Ada"));

@@ -17,7 +17,7 @@ use crate::schema::ActionDef;
 
 /// Everything one frame draws, read in one consistent state.
 pub(crate) struct Scene {
-    pub windows: Vec<WindowView>,
+    pub windows: Vec<Arc<WindowView>>,
     /// The app's own actions; `None` while an app-level modal withholds them.
     pub app_actions: Option<Arc<[ActionDef]>>,
 }
@@ -41,6 +41,9 @@ pub(crate) struct WindowView {
 pub(crate) struct Reader {
     /// The app's scene the last frame drew, and what it made of it.
     last: Option<(Arc<AppScene>, Arc<Scene>)>,
+    /// Each window as the app's scene last listed it, and what it made of
+    /// it: a window the app shares unchanged is not read again.
+    views: HashMap<String, (Arc<purview::activity::SceneWindow>, Arc<WindowView>)>,
     /// Each scope's actions as listed, and as forms.
     forms: HashMap<Option<String>, (Vec<ActionInfo>, Arc<[ActionDef]>)>,
     /// Each scope's actions when it was last operable, drawn disabled while
@@ -63,33 +66,47 @@ impl Reader {
     }
 
     fn make(&mut self, scene: &AppScene) -> Scene {
-        let open: Vec<Option<String>> =
-            scene.windows.iter().map(|w| Some(w.state.id.clone())).collect();
-        self.forms.retain(|scope, _| scope.is_none() || open.contains(scope));
-        self.last_operable.retain(|scope, _| scope.is_none() || open.contains(scope));
-        let windows = scene
-            .windows
-            .iter()
-            .map(|window| {
-                let scope = Some(window.state.id.clone());
-                let listed = self.forms_of(scope.clone(), &window.actions);
-                let actions = if window.operable {
-                    self.last_operable.insert(scope, listed.clone());
-                    listed
-                } else {
-                    self.last_operable.get(&scope).cloned().unwrap_or(listed)
-                };
-                WindowView {
-                    state: window.state.clone(),
-                    actions,
-                    operable: window.operable,
-                    blocked_by: window.blocked_by.clone(),
-                    paged_by: window.paged_by.clone(),
-                }
-            })
-            .collect();
+        let windows: Vec<Arc<WindowView>> =
+            scene.windows.iter().map(|window| self.view_of(window)).collect();
+        if self.views.len() > windows.len() {
+            // Some window closed: forget what was kept for it.
+            let open: std::collections::HashSet<&str> =
+                scene.windows.iter().map(|w| w.state.id.as_str()).collect();
+            self.views.retain(|id, _| open.contains(id.as_str()));
+            self.forms.retain(|scope, _| scope.as_deref().is_none_or(|id| open.contains(id)));
+            self.last_operable
+                .retain(|scope, _| scope.as_deref().is_none_or(|id| open.contains(id)));
+        }
         let app_actions = scene.app_actions.as_deref().map(|listed| self.forms_of(None, listed));
         Scene { windows, app_actions }
+    }
+
+    /// One window as drawn: the last frame's, when the app shares it
+    /// unchanged.
+    fn view_of(&mut self, window: &Arc<purview::activity::SceneWindow>) -> Arc<WindowView> {
+        let id = &window.state.id;
+        if let Some((seen, view)) = self.views.get(id)
+            && Arc::ptr_eq(seen, window)
+        {
+            return view.clone();
+        }
+        let scope = Some(id.clone());
+        let listed = self.forms_of(scope.clone(), &window.actions);
+        let actions = if window.operable {
+            self.last_operable.insert(scope, listed.clone());
+            listed
+        } else {
+            self.last_operable.get(&scope).cloned().unwrap_or(listed)
+        };
+        let view = Arc::new(WindowView {
+            state: window.state.clone(),
+            actions,
+            operable: window.operable,
+            blocked_by: window.blocked_by.clone(),
+            paged_by: window.paged_by.clone(),
+        });
+        self.views.insert(id.clone(), (window.clone(), view.clone()));
+        view
     }
 
     /// `listed` as forms, read from their schemas only when they changed.

@@ -25,6 +25,9 @@ pub(crate) struct Reads {
     read_windows: OnceLock<Arc<Value>>,
     read_windows_schemas: OnceLock<Arc<Value>>,
     scene: OnceLock<Arc<Scene>>,
+    /// The last scene gathered, kept across changes: the next gathering
+    /// shares each window that did not change from it.
+    previous_scene: Option<Arc<Scene>>,
     counts: Counts,
 }
 
@@ -41,13 +44,16 @@ impl Reads {
     /// operable set changed (tool descriptions name their window's title).
     pub fn forget(&mut self) {
         let counts = std::mem::take(&mut self.counts);
-        *self = Self { counts, ..Self::default() };
+        let previous_scene = self.scene.take().or_else(|| self.previous_scene.take());
+        *self = Self { counts, previous_scene, ..Self::default() };
     }
 
     /// Drops what only the scene shows: a blocked window's available
     /// actions changed.
     pub fn forget_scene(&mut self) {
-        self.scene = OnceLock::new();
+        if let Some(scene) = self.scene.take() {
+            self.previous_scene = Some(scene);
+        }
     }
 
     /// Counts one projection of a window from its view-model.
@@ -116,7 +122,8 @@ impl State {
 
     /// What a GUI's frame draws, gathered once per change.
     pub fn scene(&self) -> Arc<Scene> {
-        self.reads.scene.get_or_init(|| Arc::new(Scene::gather(self))).clone()
+        let previous = self.reads.previous_scene.as_deref();
+        self.reads.scene.get_or_init(|| Arc::new(Scene::gather(self, previous))).clone()
     }
 }
 

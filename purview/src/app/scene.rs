@@ -15,8 +15,9 @@ use crate::{action::JsonObject, model::WindowState};
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Scene {
-    /// Every open window, in opening order.
-    pub windows: Vec<SceneWindow>,
+    /// Every open window, in opening order; a window that did not change
+    /// since the last scene is the same `Arc` as there.
+    pub windows: Vec<Arc<SceneWindow>>,
     /// The app-level actions; `None` while an app-level modal withholds
     /// them (and when the app has none, an empty list).
     pub app_actions: Option<Vec<ActionInfo>>,
@@ -127,17 +128,33 @@ pub(super) fn windows_serialized(shared: &Shared) -> u64 {
 impl Scene {
     /// Gathers what a frame draws from the settled state: once per change
     /// (reads.rs keeps it), each window's state shared, not copied.
-    pub(super) fn gather(state: &State) -> Self {
+    pub(super) fn gather(state: &State, previous: Option<&Scene>) -> Self {
         let topology = state.topology();
+        let before: std::collections::HashMap<&str, &Arc<SceneWindow>> = previous
+            .map(|scene| scene.windows.iter().map(|w| (w.state.id.as_str(), w)).collect())
+            .unwrap_or_default();
         let windows = state
             .windows
             .values()
             .map(|entry| {
                 let operable = state.is_operable(&entry.id);
-                SceneWindow {
-                    state: entry.shown(),
+                let blocked_by = (!operable).then(|| topology.blocker_of(&entry.id));
+                let shown = entry.shown();
+                if let Some(same) = before.get(&*entry.id).filter(|w| {
+                    Arc::ptr_eq(&w.state, &shown)
+                        && w.operable == operable
+                        && w.blocked_by.as_deref() == blocked_by
+                        && w.actions
+                            .iter()
+                            .map(|a| a.name.as_str())
+                            .eq(entry.actor.available_names())
+                }) {
+                    return Arc::clone(same);
+                }
+                Arc::new(SceneWindow {
+                    state: shown,
                     operable,
-                    blocked_by: (!operable).then(|| topology.blocker_of(&entry.id).to_owned()),
+                    blocked_by: blocked_by.map(str::to_owned),
                     actions: actions_of(&entry.actor, Some(&entry.id)),
                     paged_by: entry
                         .actor
@@ -146,7 +163,7 @@ impl Scene {
                         .iter()
                         .map(|(block, action)| ((*block).to_owned(), (*action).to_owned()))
                         .collect(),
-                }
+                })
             })
             .collect();
         let app_actions = match &state.app {
