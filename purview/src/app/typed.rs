@@ -121,7 +121,11 @@ pub(super) fn app_actions_not_installed(shared: &super::shared::Shared) -> Vec<S
         if declared.actions.is_empty() || Some((declared.type_id)()) == installed {
             continue;
         }
-        let tools: Vec<String> = declared.actions.iter().map(|a| format!("app__{a}")).collect();
+        let tools: Vec<String> = declared
+            .actions
+            .iter()
+            .map(|a| purview_naming::tool_name(purview_naming::APP, a))
+            .collect();
         let short = declared.type_name.rsplit("::").next().unwrap_or(declared.type_name);
         said.push(format!(
             "`{short}` declares app-level actions ({}) that this app does not install, so agents never see them; add `.app_actions({short} {{ .. }})` to `App::builder()` (an app installs one such set)",

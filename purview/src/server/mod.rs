@@ -27,6 +27,7 @@ mod paced;
 mod quiet;
 mod round_trip;
 mod sessions;
+mod wire;
 
 use std::sync::{
     Arc, Mutex,
@@ -38,9 +39,9 @@ use rmcp::{
     model::{
         CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
         ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-        ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-        ResourceContents, ServerCapabilities, ServerConfig, SubscribeRequestParams,
-        SubscriptionFilter, Tool, ToolAnnotations, UnsubscribeRequestParams,
+        ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
+        ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
+        UnsubscribeRequestParams,
     },
     service::{NotificationContext, RequestContext, SubscriptionContext},
 };
@@ -56,12 +57,13 @@ use self::{
     listen::ListenBudget,
     mcp_apps::{Card, CardReply},
     sessions::LegacySession,
+    wire::{internal, rmcp_tool, unknown_resource, windows_resource},
 };
 use crate::{
     App, Error,
     app::{Answer, Caller, Settled, broadcast::Subscription, progress::ProgressFeed},
     lock::lock_unpoisoned,
-    model::{ToolDefinition, ToolOutcome, WINDOWS_URI},
+    model::{ToolOutcome, WINDOWS_URI},
     settings::ToolSurface,
     validate::echo,
 };
@@ -433,46 +435,6 @@ pub(super) fn asks_on_retry(context: &RequestContext<RoleServer>) -> bool {
         e.form.is_some() || e.url.is_none()
     });
     new && form
-}
-
-fn rmcp_tool(tool: &ToolDefinition) -> Tool {
-    let hints = tool.annotations;
-    let mut annotations = ToolAnnotations::new();
-    annotations.read_only_hint = hints.read_only;
-    annotations.destructive_hint = hints.destructive;
-    annotations.idempotent_hint = hints.idempotent;
-    annotations.open_world_hint = hints.open_world;
-    Tool::new(tool.name.clone(), tool.description.clone(), tool.input_schema.clone())
-        .with_title(tool.title.clone())
-        .with_raw_output_schema(tool.output_schema.clone())
-        .with_annotations(annotations)
-}
-
-fn windows_resource() -> Resource {
-    Resource::new(WINDOWS_URI, "windows")
-        .with_title("Application windows")
-        .with_description("Every open window with its content, and operableWindowIds: which of them can be operated now.")
-        .with_mime_type("application/json")
-}
-
-/// Resource-not-found, with the URI as `data.uri` (SEP-2164) unless it is
-/// too long to repeat.
-fn unknown_resource(uri: &str) -> McpError {
-    let data = (uri.len() <= URI_ECHO_LIMIT).then(|| serde_json::json!({"uri": uri}));
-    McpError::resource_not_found(
-        format!(
-            "There is no resource `{}`; this server has exactly one: {WINDOWS_URI}.",
-            echo(uri)
-        ),
-        data,
-    )
-}
-
-/// The longest URI a resource-not-found error repeats in its `data`.
-const URI_ECHO_LIMIT: usize = 2048;
-
-fn internal(error: Error) -> McpError {
-    McpError::internal_error(error.to_string(), None)
 }
 
 #[allow(deprecated)] // resources/subscribe is legacy-only, and legacy sessions need it.

@@ -1,0 +1,54 @@
+//! The MCP shapes of Purview's own answers: a tool definition as rmcp
+//! carries it, the one resource, and the errors for an unknown resource
+//! and an app that cannot be read.
+
+use rmcp::{
+    ErrorData as McpError,
+    model::{Resource, Tool, ToolAnnotations},
+};
+
+use crate::{
+    Error,
+    model::{ToolDefinition, WINDOWS_URI},
+    validate::echo,
+};
+
+pub(super) fn rmcp_tool(tool: &ToolDefinition) -> Tool {
+    let hints = tool.annotations;
+    let mut annotations = ToolAnnotations::new();
+    annotations.read_only_hint = hints.read_only;
+    annotations.destructive_hint = hints.destructive;
+    annotations.idempotent_hint = hints.idempotent;
+    annotations.open_world_hint = hints.open_world;
+    Tool::new(tool.name.clone(), tool.description.clone(), tool.input_schema.clone())
+        .with_title(tool.title.clone())
+        .with_raw_output_schema(tool.output_schema.clone())
+        .with_annotations(annotations)
+}
+
+pub(super) fn windows_resource() -> Resource {
+    Resource::new(WINDOWS_URI, "windows")
+        .with_title("Application windows")
+        .with_description("Every open window with its content, and operableWindowIds: which of them can be operated now.")
+        .with_mime_type("application/json")
+}
+
+/// Resource-not-found, with the URI as `data.uri` (SEP-2164) unless it is
+/// too long to repeat.
+pub(super) fn unknown_resource(uri: &str) -> McpError {
+    let data = (uri.len() <= URI_ECHO_LIMIT).then(|| serde_json::json!({"uri": uri}));
+    McpError::resource_not_found(
+        format!(
+            "There is no resource `{}`; this server has exactly one: {WINDOWS_URI}.",
+            echo(uri)
+        ),
+        data,
+    )
+}
+
+/// The longest URI a resource-not-found error repeats in its `data`.
+const URI_ECHO_LIMIT: usize = 2048;
+
+pub(super) fn internal(error: Error) -> McpError {
+    McpError::internal_error(error.to_string(), None)
+}
