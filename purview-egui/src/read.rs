@@ -35,6 +35,12 @@ pub(crate) struct WindowView {
     pub paged_by: Vec<(String, String)>,
 }
 
+/// A scope's actions as the app listed them, and read as forms.
+type Forms = (Vec<ActionInfo>, Arc<[ActionDef]>);
+
+/// A window as the app's scene shared it, and as this desk reads it.
+type Viewed = (Arc<purview::activity::SceneWindow>, Arc<WindowView>);
+
 /// What the last frames read, kept so the next frame reads only what
 /// changed.
 #[derive(Default)]
@@ -43,9 +49,9 @@ pub(crate) struct Reader {
     last: Option<(Arc<AppScene>, Arc<Scene>)>,
     /// Each window as the app's scene last listed it, and what it made of
     /// it: a window the app shares unchanged is not read again.
-    views: HashMap<String, (Arc<purview::activity::SceneWindow>, Arc<WindowView>)>,
+    views: HashMap<String, Viewed>,
     /// Each scope's actions as listed, and as forms.
-    forms: HashMap<Option<String>, (Vec<ActionInfo>, Arc<[ActionDef]>)>,
+    forms: HashMap<Option<String>, Forms>,
     /// Each scope's actions when it was last operable, drawn disabled while
     /// it is blocked.
     last_operable: HashMap<Option<String>, Arc<[ActionDef]>>,
