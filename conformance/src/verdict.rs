@@ -10,7 +10,6 @@ use crate::{
     checks::{Check, Level},
     coverage::{Coverage, ToolCount},
     tally::{CheckReport, Status},
-    walk::{Blocked, NoRestart},
 };
 
 /// How a walk came out, from best to worst.
@@ -88,6 +87,27 @@ pub(crate) struct Reach {
     pub(crate) restarts: usize,
     /// Why it could not start the app afresh again, if it could not.
     pub(crate) no_restart: Option<NoRestart>,
+}
+
+/// What stands between the walk and an operation: the operation withdrawn
+/// (itself, or one that opened its window), what withdrew it, and when.
+#[derive(Debug, Clone)]
+pub(crate) struct Blocked {
+    pub(crate) withdrawn: String,
+    pub(crate) by: String,
+    pub(crate) step: usize,
+}
+
+/// Why the walk did not start the app afresh for what is still stranded
+/// when it ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum NoRestart {
+    /// The server cannot be started afresh (over HTTP).
+    NotRestartable,
+    /// It had already started afresh this many times.
+    Limit(usize),
+    /// Too few steps were left: this many, of the fewest a start needs.
+    TooFewSteps(usize, usize),
 }
 
 /// Every gap of a finished walk: operations that never succeeded first.

@@ -82,6 +82,11 @@ async fn with_close_books_withdrawing_book_every_seed_from_1_to_20_covers_every_
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_close_books_withdrawing_book_every_seed_covers_every_operation_on_windows() {
+    every_seed_covers_every_operation(ToolSurface::Windows).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_close_books_withdrawing_book_every_seed_covers_every_operation_on_dispatcher() {
     every_seed_covers_every_operation(ToolSurface::Dispatcher).await;
 }

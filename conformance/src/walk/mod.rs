@@ -14,8 +14,6 @@ mod probe;
 mod restart;
 mod step;
 
-pub(crate) use restart::{Blocked, NoRestart};
-
 use purview::naming;
 
 use std::{

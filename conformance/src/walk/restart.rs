@@ -1,10 +1,11 @@
 //! Reach that does not depend on the seed when a call takes operations
 //! away for good. The walk learns from the tool list which operation
-//! withdrew which (a window that stayed open and operable lost an action
-//! after the call); when what it withdrew, or a window only it opened,
-//! still holds an operation that never succeeded, and nothing else in reach
-//! is left to cover, the walk starts the app afresh and holds the
-//! withdrawing operation back there until that is covered.
+//! withdrew which (a window open and operable again lost an action it
+//! offered before: to the call just made, or to the last destructive one
+//! made while the window was blocked); when what it withdrew, or a window
+//! only it opened, still holds an operation that never succeeded, and
+//! nothing else in reach is left to cover, the walk starts the app afresh
+//! and holds the withdrawing operation back there until that is covered.
 //!
 //! Waiting with every destructive call until everything the walk has met
 //! succeeded would not do: the walk cannot know beforehand which call
@@ -16,6 +17,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use crate::{
     coverage::Restart,
     target::{Endpoint, Session},
+    verdict::{Blocked, NoRestart},
 };
 
 use super::{Obs, PURVIEW_ACT, PURVIEW_READ, ToolInfo, Walk};
@@ -33,27 +35,6 @@ pub(super) fn min_life(steps: usize) -> usize {
 /// stranded operations stops waiting for its aim to run dry.
 fn stall(steps: usize) -> usize {
     (steps / 8).max(40)
-}
-
-/// What stands between the walk and an operation: the operation withdrawn
-/// (itself, or one that opened its window), what withdrew it, and when.
-#[derive(Debug, Clone)]
-pub(crate) struct Blocked {
-    pub(crate) withdrawn: String,
-    pub(crate) by: String,
-    pub(crate) step: usize,
-}
-
-/// Why the walk did not start the app afresh for what is still stranded
-/// when it ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum NoRestart {
-    /// The server cannot be started afresh (over HTTP).
-    NotRestartable,
-    /// It had already started afresh this many times.
-    Limit(usize),
-    /// Too few steps were left: this many, of the fewest a start needs.
-    TooFewSteps(usize, usize),
 }
 
 /// What a walk learns about the calls that take operations away, kept
@@ -82,8 +63,9 @@ pub(super) struct Lives {
     /// and tools that take a version.
     pub(super) listed_before: bool,
     pub(super) versioned_before: bool,
-    /// Where each start of the app begins in the trace (after each fresh
-    /// start; the first, at 0, is implied): a failure replays from the start of its own.
+    /// Where each fresh start of the app begins in the trace (the first
+    /// start, at 0, is implied): a failure replays from the start of its
+    /// own.
     pub(super) starts: Vec<usize>,
     /// Operations met plus operations covered, and the step that count
     /// last grew.
