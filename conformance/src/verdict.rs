@@ -212,21 +212,20 @@ fn blame_withdrawal(gap: &mut Gap, reach: &Reach) {
         "{}; at step {step} `{by}` withdrew `{withdrawn}`{way}, nothing offered it again, and {restarted}",
         gap.cause
     );
-    let held =
-        format!("and hold `{by}` back there until `{withdrawn}` and what it opens are covered");
+    let until = format!("until `{withdrawn}` and what it opens are covered");
     gap.fix = match &reach.no_restart {
         Some(NoRestart::NotRestartable) => format!(
-            "more --steps will not help: nothing brings `{withdrawn}` back once `{by}` has run, and a server reached over HTTP cannot be started afresh. Walk it over stdio (or in-process, in a Purview app's test), where the walk starts the app afresh {held}; or leave `{by}` out with a walk without --allow-destructive"
+            "more --steps will not help: nothing brings `{withdrawn}` back once `{by}` has run, and a server reached over HTTP cannot be started afresh. Walk it over stdio (or in-process, in a Purview app's test), where the walk starts the app afresh and holds `{by}` back there {until}; or leave `{by}` out with a walk without --allow-destructive"
         ),
         Some(NoRestart::Limit(n)) => format!(
-            "more --steps will not help: the walk started the app afresh {n} times (its limit) to {held}, and `{}` still never succeeded; see why it had not succeeded before `{by}` ran (its other causes above), or walk without --allow-destructive to leave `{by}` out",
+            "more --steps will not help: the walk started the app afresh {n} times (its limit), holding `{by}` back {until}, and `{}` still never succeeded; see why it had not succeeded before `{by}` ran (its other causes above), or walk without --allow-destructive to leave `{by}` out",
             gap.what
         ),
         Some(NoRestart::TooFewSteps(_, needed)) => format!(
-            "nothing brings `{withdrawn}` back once `{by}` has run; the walk then starts the app afresh {held}, once nothing else in reach is left to cover and at least {needed} of its steps remain, which did not happen before they ran out: give the walk more --steps"
+            "nothing brings `{withdrawn}` back once `{by}` has run; the walk then starts the app afresh and holds `{by}` back there {until}, once nothing else in reach is left to cover and at least {needed} of its steps remain, which did not happen before its steps ran out: give the walk more --steps"
         ),
         None => format!(
-            "nothing brings `{withdrawn}` back once `{by}` has run; the walk starts the app afresh {held} once nothing else in reach is left to cover"
+            "nothing brings `{withdrawn}` back once `{by}` has run; the walk starts the app afresh and holds `{by}` back there {until} once nothing else in reach is left to cover"
         ),
     };
 }
