@@ -39,4 +39,34 @@ pub struct Coverage {
     /// How often the §10.1 probe raced two writes (each then sent again in
     /// a fixed order, so the walk went on the same way whichever won).
     pub races: usize,
+    /// Each time the walk started the app afresh to reach what a call had
+    /// withdrawn for good, in order.
+    pub restarts: Vec<Restart>,
+}
+
+/// A fresh start of the app in the middle of a walk. A call withdrew
+/// operations (the tool list of a window that stayed open and operable
+/// lost them), nothing offered them again, and some operation behind them
+/// had not succeeded; once nothing else in reach was left to cover, the
+/// walk started the app afresh and held the withdrawing operation back
+/// there until what it had withdrawn was covered.
+///
+/// ```
+/// use purview_conformance::Restart;
+///
+/// let restart = Restart::default();
+/// assert!(restart.withdrawn.is_empty());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Restart {
+    /// The last step before the fresh start.
+    pub after_step: usize,
+    /// Each operation withdrawn, with the operation whose call withdrew it.
+    pub withdrawn: BTreeMap<String, String>,
+    /// The operations that had not succeeded and were out of reach: the
+    /// withdrawn ones, and those in windows only they opened.
+    pub stranded: BTreeSet<String>,
+    /// The operations the walk held back after the fresh start until what
+    /// they had withdrawn (and what that opens) was covered.
+    pub held_back: BTreeSet<String>,
 }

@@ -233,16 +233,20 @@ impl Explorer {
             Ok(walk) => walk,
             Err(why) => return self.unreachable(endpoint, why, started.elapsed()),
         };
-        walk.random(self.settings.steps).await;
+        walk.random(self.settings.steps, endpoint).await;
         let elapsed = started.elapsed();
         let trace = walk.trace().to_vec();
-        let firsts = walk.firsts();
+        let firsts: Vec<(Check, usize, usize)> =
+            walk.firsts().into_iter().map(|(c, step)| (c, walk.life_start(step), step)).collect();
         let mut report = walk.finish(endpoint, elapsed).await;
-        for (check, step) in firsts.into_iter().take(6) {
+        for (check, start, step) in firsts.into_iter().take(6) {
             if !matches!(check.level(), Level::Must | Level::App) {
                 continue;
             }
-            let prefix = &trace[..step.min(trace.len())];
+            // From the start of the app the failure happened in: the walk
+            // may have started it afresh since the first.
+            let end = step.min(trace.len());
+            let prefix = &trace[start.min(end)..end];
             report.shrunk.push(if self.settings.shrink && endpoint.restartable() {
                 self.shrink_to(endpoint, prefix, check).await
             } else {

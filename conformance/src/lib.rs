@@ -62,7 +62,7 @@ mod walk;
 mod windows;
 
 pub use checks::{Check, Level};
-pub use coverage::{Coverage, ToolCount};
+pub use coverage::{Coverage, Restart, ToolCount};
 pub use explore::Explorer;
 pub use report::{Report, Shrunk};
 pub use script::{Call, ExpectedVersion, Intent, Script, Step};

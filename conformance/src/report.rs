@@ -327,12 +327,51 @@ impl Report {
                 cov.races
             )?;
         }
+        self.write_restarts(f)?;
         let codes: Vec<String> = cov.codes.iter().map(|(c, n)| format!("{c} ×{n}")).collect();
         writeln!(
             f,
             "  error codes seen: {}",
             if codes.is_empty() { "none".into() } else { codes.join(", ") }
         )?;
+        Ok(())
+    }
+
+    /// Each fresh start of the app: what withdrew what, what was out of
+    /// reach, what was held back, and what the fresh start reached.
+    fn write_restarts(&self, f: &mut impl fmt::Write) -> fmt::Result {
+        let quoted = |names: &mut dyn Iterator<Item = &String>| {
+            names.map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+        };
+        for restart in &self.coverage.restarts {
+            let withdrew: Vec<String> = restart
+                .withdrawn
+                .iter()
+                .map(|(what, by)| format!("`{by}` withdrew `{what}`"))
+                .collect();
+            writeln!(
+                f,
+                "  started the app afresh after step {}: {} and nothing offered it again, so {} could not be reached",
+                restart.after_step,
+                withdrew.join(", "),
+                quoted(&mut restart.stranded.iter())
+            )?;
+            if !restart.held_back.is_empty() {
+                writeln!(
+                    f,
+                    "    then held back {} until what it withdrew was covered",
+                    quoted(&mut restart.held_back.iter())
+                )?;
+            }
+            let reached: Vec<&String> = restart
+                .stranded
+                .iter()
+                .filter(|k| self.coverage.tools.get(*k).is_some_and(|c| c.succeeded > 0))
+                .collect();
+            if !reached.is_empty() {
+                writeln!(f, "    and reached {}", quoted(&mut reached.into_iter()))?;
+            }
+        }
         Ok(())
     }
 

@@ -2,7 +2,7 @@
 //! what to do about it. A walk that held every MUST it reached but reached
 //! too little is *inconclusive*, never a pass.
 
-use std::fmt;
+use std::{collections::BTreeMap, fmt};
 
 use serde::{Deserialize, Serialize};
 
@@ -80,6 +80,34 @@ pub(crate) struct Reach {
     pub(crate) versioned: bool,
     /// Steps the walk took.
     pub(crate) steps: usize,
+    /// Operations that never succeeded and that a call took away for good
+    /// when the walk ended (itself, or every known way to its window).
+    pub(crate) blocked: BTreeMap<String, Blocked>,
+    /// How many times the walk started the app afresh.
+    pub(crate) restarts: usize,
+    /// Why it could not start the app afresh again, if it could not.
+    pub(crate) no_restart: Option<NoRestart>,
+}
+
+/// What stands between the walk and an operation: the operation withdrawn
+/// (itself, or one that opened its window), what withdrew it, and when.
+#[derive(Debug, Clone)]
+pub(crate) struct Blocked {
+    pub(crate) withdrawn: String,
+    pub(crate) by: String,
+    pub(crate) step: usize,
+}
+
+/// Why the walk did not start the app afresh for what is still stranded
+/// when it ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum NoRestart {
+    /// The server cannot be started afresh (over HTTP).
+    NotRestartable,
+    /// It had already started afresh this many times.
+    Limit(usize),
+    /// Too few steps were left: this many, of the fewest a start needs.
+    TooFewSteps(usize, usize),
 }
 
 /// Every gap of a finished walk: operations that never succeeded first.
@@ -114,6 +142,7 @@ pub(crate) fn gaps(checks: &[CheckReport], coverage: &Coverage, reach: &Reach) -
         if count.refused.is_empty() {
             blame(&mut gap, trap.as_ref(), reach.steps);
         }
+        blame_withdrawal(&mut gap, reach);
         out.push(gap);
     }
     for key in &coverage.never_called {
@@ -124,6 +153,7 @@ pub(crate) fn gaps(checks: &[CheckReport], coverage: &Coverage, reach: &Reach) -
             fix: "give the walk more --steps".into(),
         };
         blame(&mut gap, trap.as_ref(), reach.steps);
+        blame_withdrawal(&mut gap, reach);
         out.push(gap);
     }
     // Every operation succeeded and none changed the tool list: as far as
@@ -161,6 +191,43 @@ fn reachable(check: Check, reach: &Reach) -> bool {
         Check::StaleState => reach.versioned,
         _ => true,
     }
+}
+
+/// Points a gap at the call that took it away for good, if one did, and
+/// says why the walk did not (or could not) start the app afresh to reach
+/// it: more steps do not bring back what nothing offers again.
+fn blame_withdrawal(gap: &mut Gap, reach: &Reach) {
+    let Some(Blocked { withdrawn, by, step }) = reach.blocked.get(&gap.what) else { return };
+    let way = if *withdrawn == gap.what {
+        String::new()
+    } else {
+        format!(" (the way to it goes through `{withdrawn}`)")
+    };
+    let restarted = match reach.restarts {
+        0 => "the walk never started the app afresh".to_owned(),
+        1 => "the walk had started the app afresh once".to_owned(),
+        n => format!("the walk had started the app afresh {n} times"),
+    };
+    gap.cause = format!(
+        "{}; at step {step} `{by}` withdrew `{withdrawn}`{way}, nothing offered it again, and {restarted}",
+        gap.cause
+    );
+    let until = format!("until `{withdrawn}` and what it opens are covered");
+    gap.fix = match &reach.no_restart {
+        Some(NoRestart::NotRestartable) => format!(
+            "more --steps will not help: nothing brings `{withdrawn}` back once `{by}` has run, and a server reached over HTTP cannot be started afresh. Walk it over stdio (or in-process, in a Purview app's test), where the walk starts the app afresh and holds `{by}` back there {until}; or leave `{by}` out with a walk without --allow-destructive"
+        ),
+        Some(NoRestart::Limit(n)) => format!(
+            "more --steps will not help: the walk started the app afresh {n} times (its limit), holding `{by}` back {until}, and `{}` still never succeeded; see why it had not succeeded before `{by}` ran (its other causes above), or walk without --allow-destructive to leave `{by}` out",
+            gap.what
+        ),
+        Some(NoRestart::TooFewSteps(_, needed)) => format!(
+            "nothing brings `{withdrawn}` back once `{by}` has run; the walk then starts the app afresh and holds `{by}` back there {until}, once nothing else in reach is left to cover and at least {needed} of its steps remain, which did not happen before its steps ran out: give the walk more --steps"
+        ),
+        None => format!(
+            "nothing brings `{withdrawn}` back once `{by}` has run; the walk starts the app afresh and holds `{by}` back there {until} once nothing else in reach is left to cover"
+        ),
+    };
 }
 
 /// Points a gap at the trap that kept the walk from it.

@@ -4,12 +4,16 @@
 //!
 //! This test binary is also the servers: started with
 //! `PURVIEW_CONFORMANCE_TEST_SERVER` set, it becomes order_desk,
-//! hello_windows, by_hand, or the mutant note app, so the command under
-//! test drives exactly what `cargo run --example` would run.
+//! hello_windows, by_hand, the clinic of `support/clinic.rs`, or the mutant
+//! note app, so the command under test drives exactly what `cargo run
+//! --example` would run.
 
 #[path = "../../examples/by_hand.rs"]
 #[allow(dead_code)]
 mod by_hand;
+#[path = "support/clinic.rs"]
+#[allow(dead_code)]
+mod clinic;
 #[path = "../../examples/hello_windows.rs"]
 #[allow(dead_code)]
 mod hello_windows;
@@ -37,6 +41,14 @@ fn main() -> ExitCode {
         Some("order_desk") => return order_desk::main(),
         Some("hello_windows") => return hello_windows::main(),
         Some("by_hand") => return by_hand::main(),
+        Some("clinic") => {
+            let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
+            let app = clinic::clinic(purview::App::builder());
+            return match runtime.block_on(app.serve_stdio()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(_) => ExitCode::FAILURE,
+            };
+        }
         Some(role) if role.starts_with("mutant") => {
             let defect = role.strip_prefix("mutant:").unwrap_or("").to_owned();
             let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
@@ -45,7 +57,7 @@ fn main() -> ExitCode {
         }
         _ => {}
     }
-    let tests: [Test; 8] = [
+    let tests: [Test; 9] = [
         ("s11_order_desk_passes_over_stdio", s11_order_desk_passes_over_stdio),
         ("the_same_seed_gives_the_same_report_twice", the_same_seed_gives_the_same_report_twice),
         (
@@ -53,6 +65,10 @@ fn main() -> ExitCode {
             a_walk_without_the_pin_is_inconclusive_with_exit_status_3,
         ),
         ("s11_order_desk_passes_over_http", s11_order_desk_passes_over_http),
+        (
+            "over_stdio_a_walk_starts_the_clinic_afresh_to_reach_what_close_books_withdrew",
+            over_stdio_a_walk_starts_the_clinic_afresh_to_reach_what_close_books_withdrew,
+        ),
         ("s11_the_other_examples_pass", s11_the_other_examples_pass),
         ("s11_the_mutant_without_a_defect_passes", s11_the_mutant_without_a_defect_passes),
         (
@@ -319,6 +335,32 @@ fn a_walk_without_the_pin_is_inconclusive_with_exit_status_3() -> Outcome {
         Some(fix) if fix.contains("--hint pin=") => Ok(()),
         _ => Err(format!("no gap for unlock with the --hint pin fix: {gaps:#?}")),
     }
+}
+
+/// Over stdio the walk starts the server afresh as it does in-process: a
+/// seed that closes the clinic's books before booking (withdrawing `book`)
+/// starts a new process, reaches the booking chain there and passes.
+fn over_stdio_a_walk_starts_the_clinic_afresh_to_reach_what_close_books_withdrew() -> Outcome {
+    let me = me()?;
+    let mut tried = Vec::new();
+    for seed in ["1", "2", "3", "4", "5", "6"] {
+        let options =
+            ["--steps", "400", "--seed", seed, "--allow-destructive", "--hint", "pin=\"4417\""];
+        let (code, report) = conformance("clinic", &stdio_args(&me, &options))?;
+        let restarts = report["coverage"]["restarts"].as_array().cloned().unwrap_or_default();
+        if code != 0 || report["verdict"] != "pass" {
+            return Err(format!("seed {seed}: exit {code}, expected 0:\n{report:#}"));
+        }
+        if let Some(restart) = restarts.first() {
+            let by = &restart["withdrawn"]["Appointments · book"];
+            if by != "End of day · close_books" {
+                return Err(format!("seed {seed}: book withdrawn by {by}:\n{report:#}"));
+            }
+            return Ok(());
+        }
+        tried.push(seed);
+    }
+    Err(format!("no seed of {tried:?} started the clinic afresh"))
 }
 
 fn s11_order_desk_passes_over_http() -> Outcome {

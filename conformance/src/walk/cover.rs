@@ -32,6 +32,7 @@ impl Walk<'_> {
         self.coverage.most_open = self.coverage.most_open.max(obs.windows.by_id.len());
         let windows = obs.windows.by_id.iter().map(|(id, w)| (id.as_str(), w.blocks.as_slice()));
         self.shown.read_windows(windows);
+        self.refresh_offered(obs);
     }
 
     pub(super) fn coverage_key(&self, info: Option<&ToolInfo>, obs: &Obs) -> String {
@@ -95,18 +96,14 @@ impl Walk<'_> {
             .values()
             .chain(self.ever_dispatched.values())
             .map(|info| self.coverage_key(Some(info), &self.obs))
+            .chain(self.lives.met_before.iter().cloned())
             .collect();
         for key in offered {
             if !called.contains(&key) && !self.coverage.skipped_destructive.contains(&key) {
                 self.coverage.never_called.insert(key);
             }
         }
-        let reach = Reach {
-            observer: self.observer.is_some(),
-            dispatcher_only: self.ever_listed.keys().all(|t| t == PURVIEW_READ || t == PURVIEW_ACT),
-            versioned: self.ever_listed.values().any(|t| t.has_version()),
-            steps: self.step,
-        };
+        let reach = self.reach(endpoint);
         let checks = self.tally.reports();
         let gaps = verdict::gaps(&checks, &self.coverage, &reach);
         let report = Report {
@@ -128,6 +125,22 @@ impl Walk<'_> {
         }
         self.main.close().await;
         report
+    }
+
+    /// What the walk knew about its transport, surface and reach, for the
+    /// gaps.
+    fn reach(&self, endpoint: &Endpoint) -> Reach {
+        Reach {
+            observer: self.observer.is_some(),
+            dispatcher_only: !self.lives.listed_before
+                && self.ever_listed.keys().all(|t| t == PURVIEW_READ || t == PURVIEW_ACT),
+            versioned: self.lives.versioned_before
+                || self.ever_listed.values().any(|t| t.has_version()),
+            steps: self.step,
+            blocked: self.stranded(),
+            restarts: self.coverage.restarts.len(),
+            no_restart: self.no_restart(endpoint, self.budget.min(self.cfg.steps)),
+        }
     }
 
     /// Counts one call against its operation, with why it was refused when

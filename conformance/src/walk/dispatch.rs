@@ -195,7 +195,13 @@ impl Walk<'_> {
         // Patience for the first half only: an operation that never
         // succeeds must not keep the destructive ones from being called.
         let wait = patient && tools.iter().any(|t| !lasting(t)) && (undoable_left || probe_pending);
-        let keep = |t: &&Arc<ToolInfo>| !wait || !lasting(t);
+        // What once withdrew an operation that has not succeeded since
+        // waits too, for as long as that is so, unless nothing else is
+        // offered (see `restart`).
+        let held = self.held_back();
+        let holds = tools.iter().any(|t| !self.is_held(t, &held) && (!wait || !lasting(t)));
+        let keep =
+            |t: &&Arc<ToolInfo>| (!wait || !lasting(t)) && (!holds || !self.is_held(t, &held));
         let aimed: Vec<&Arc<ToolInfo>> = tools
             .iter()
             .filter(keep)
@@ -205,16 +211,17 @@ impl Walk<'_> {
                     || (t.name == PURVIEW_ACT && dispatch_aims)
             })
             .collect();
+        let pool: Vec<&Arc<ToolInfo>> = tools.iter().filter(keep).collect();
         if !aimed.is_empty() && self.rng.random_bool(0.75) {
             return aimed[self.rng.random_range(0..aimed.len())].clone();
         }
-        let pool: Vec<&Arc<ToolInfo>> = tools.iter().filter(keep).collect();
         pool[self.rng.random_range(0..pool.len())].clone()
     }
 
     /// The operations that once opened a window of a type with an
-    /// operation that never succeeded and is not offered now.
-    fn wanted_openers(&self) -> BTreeSet<String> {
+    /// operation that never succeeded and is not offered now (and, after a
+    /// fresh start, those on the way to one: [`Walk::openers_from_before`]).
+    pub(super) fn wanted_openers(&self) -> BTreeSet<String> {
         let offered: BTreeSet<String> = self
             .obs
             .tools
@@ -236,6 +243,7 @@ impl Walk<'_> {
                 wanted.extend(openers.iter().cloned());
             }
         }
+        wanted.extend(self.openers_from_before(&offered));
         wanted
     }
 }

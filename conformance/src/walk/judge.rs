@@ -257,18 +257,25 @@ impl Walk<'_> {
         let tool = &p.call.tool;
         let refusal =
             matches!(code, "blocked_by_modal" | "window_not_found" | "action_not_available");
-        let wrongly = match &p.info.as_ref().and_then(|i| i.window.clone()) {
-            Some(_) => refusal,
-            // app__read_windows offered the action app__act was sent to.
-            None if p.target.as_ref().is_some_and(|t| before.dispatch.contains_key(&t.name)) => {
-                refusal
-            }
-            None => {
-                code == "blocked_by_modal"
-                    && before.windows.app_modal_open()
-                    && !mentions_target(&p.arguments, &before.windows)
-            }
-        };
+        // Sent together with another call, it may have found its action
+        // already withdrawn, its window closed or blocked by that call.
+        let wrongly = !p.together
+            && match &p.info.as_ref().and_then(|i| i.window.clone()) {
+                Some(_) => refusal,
+                // app__read_windows offered the action app__act was sent to.
+                None if p
+                    .target
+                    .as_ref()
+                    .is_some_and(|t| before.dispatch.contains_key(&t.name)) =>
+                {
+                    refusal
+                }
+                None => {
+                    code == "blocked_by_modal"
+                        && before.windows.app_modal_open()
+                        && !mentions_target(&p.arguments, &before.windows)
+                }
+            };
         if p.validity == Validity::Valid && p.call.expected_version != ExpectedVersion::Stale {
             self.tally.judge(
                 Check::ToolsOnlyOperable,

@@ -11,6 +11,7 @@ mod observe;
 mod paging;
 mod plan;
 mod probe;
+mod restart;
 mod step;
 
 use purview::naming;
@@ -220,6 +221,9 @@ pub(crate) struct Walk<'a> {
     /// The steps a random walk may take in all (the §10.1 probe's
     /// follow-up steps stop at it); unbounded for a replay.
     budget: usize,
+    /// What the walk learned about calls that take operations away, and
+    /// its fresh starts of the app.
+    lives: restart::Lives,
 }
 
 impl<'a> Walk<'a> {
@@ -241,6 +245,12 @@ impl<'a> Walk<'a> {
     /// Whether the walk had to stop (the server stopped answering).
     pub(crate) fn stopped(&self) -> bool {
         self.stopped.is_some()
+    }
+
+    /// Where the start of the app that `step` belongs to begins in the
+    /// trace: a failure replays on a fresh server from there.
+    pub(crate) fn life_start(&self, step: usize) -> usize {
+        self.lives.starts.iter().copied().filter(|s| *s < step).max().unwrap_or(0)
     }
 
     /// The ids of the windows open at the last read.
@@ -313,8 +323,9 @@ impl<'a> Walk<'a> {
                 Duration::from_millis(25)
             }),
             budget: usize::MAX,
+            lives: restart::Lives::default(),
         };
-        walk.handshake().await;
+        walk.handshake(0).await;
         match walk.observe().await {
             Some(obs) => {
                 walk.after_observation(&obs);
@@ -327,8 +338,9 @@ impl<'a> Walk<'a> {
         Ok(walk)
     }
 
-    /// Step 0: initialize, resources/list, resources/subscribe.
-    async fn handshake(&mut self) {
+    /// Step 0 (of each start of the app): initialize, resources/list,
+    /// resources/subscribe.
+    async fn handshake(&mut self, n: usize) {
         let info = self.main.info();
         if let Some(info) = &info {
             self.server_name =
@@ -345,7 +357,7 @@ impl<'a> Walk<'a> {
             }
             self.tally.judge(
                 Check::Capabilities,
-                0,
+                n,
                 if missing.is_empty() {
                     Ok(())
                 } else {
@@ -353,7 +365,7 @@ impl<'a> Walk<'a> {
                 },
             );
             let instructions = info.instructions.as_deref().unwrap_or("");
-            self.search_secrets(0, "the instructions", instructions);
+            self.search_secrets(n, "the instructions", instructions);
             let mut lacking = Vec::new();
             if !instructions.contains(WINDOWS_URI) {
                 lacking.push("app://windows");
@@ -363,7 +375,7 @@ impl<'a> Walk<'a> {
             }
             self.tally.judge(
                 Check::Instructions,
-                0,
+                n,
                 if instructions.trim().is_empty() {
                     Err("initialize has no instructions".into())
                 } else if lacking.is_empty() {
@@ -373,7 +385,7 @@ impl<'a> Walk<'a> {
                 },
             );
         } else {
-            self.tally.fail(Check::Capabilities, 0, "no initialize result".into());
+            self.tally.fail(Check::Capabilities, n, "no initialize result".into());
         }
         match self.main.resources().await {
             Ok(list) => {
@@ -385,7 +397,7 @@ impl<'a> Walk<'a> {
                     .collect();
                 self.tally.judge(
                     Check::Resource,
-                    0,
+                    n,
                     if uris == [WINDOWS_URI] {
                         Ok(())
                     } else {
@@ -393,14 +405,14 @@ impl<'a> Walk<'a> {
                     },
                 );
             }
-            Err(e) => self.tally.fail(Check::Resource, 0, format!("resources/list failed: {e}")),
+            Err(e) => self.tally.fail(Check::Resource, n, format!("resources/list failed: {e}")),
         }
         for (session, which) in [(Some(&self.main), "the"), (self.observer.as_ref(), "a second")] {
             let Some(session) = session else { continue };
             if let Err(e) = session.subscribe().await {
                 self.tally.fail(
                     Check::Capabilities,
-                    0,
+                    n,
                     format!(
                         "resources/subscribe to app://windows failed on {which} connection: {e}"
                     ),
@@ -409,12 +421,18 @@ impl<'a> Walk<'a> {
         }
     }
 
-    /// The random walk.
-    pub(crate) async fn random(&mut self, steps: usize) {
+    /// The random walk, starting `endpoint` afresh when a call took away
+    /// for good what the walk has not covered ([`restart`]).
+    pub(crate) async fn random(&mut self, steps: usize, endpoint: &Endpoint) {
         // The steps that follow the §10.1 probe count towards the budget.
         self.budget = steps;
         while self.step < steps {
             if self.stopped.is_some() {
+                break;
+            }
+            if let Some(restart) = self.due_restart(endpoint, steps)
+                && !self.restart(endpoint, restart).await
+            {
                 break;
             }
             let step = self.plan();

@@ -50,11 +50,13 @@ impl Walk<'_> {
             self.shown.read_answer(s);
         }
         let name = p.target.as_ref().or(p.info.as_ref()).map(|t| t.name.clone());
+        let key = self.coverage_key(p.target.as_deref().or(p.info.as_deref()), before);
         for (id, w) in &after.windows.by_id {
             if let Some(name) = &name
                 && !before.windows.by_id.contains_key(id)
             {
                 self.openers.entry(w.title.clone()).or_default().insert(name.clone());
+                self.lives.opened_by.entry(w.title.clone()).or_default().insert(key.clone());
             }
         }
         let Some(window) = p.window.clone() else { return };

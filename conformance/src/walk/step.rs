@@ -135,6 +135,12 @@ impl Walk<'_> {
             self.judge_probe(n, &prepared, &outcomes, &before, &after);
         } else if let (Some(p), Some(outcome)) = (prepared.first(), outcomes.first()) {
             self.learn(p, outcome, &before, &after);
+            if p.role == super::Role::Listed && !outcome.rejected() {
+                let info = p.target.as_deref().or(p.info.as_deref());
+                let by = self.coverage_key(info, &before);
+                let destructive = info.is_some_and(|i| i.destructive);
+                self.note_withdrawn(&by, destructive, &after);
+            }
         }
         self.after_observation(&after);
         self.obs = after;
