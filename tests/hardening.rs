@@ -746,6 +746,17 @@ async fn app_actions_never_installed_are_named_when_serving() -> Result<()> {
     ensure!(forgotten.contains(".app_actions(ClinicDay"), "says what to add: {forgotten}");
     let installed = served_log(purview::App::builder().app_actions(ClinicDay).build()).await?;
     ensure!(!installed.contains("`ClinicDay`"), "{installed}");
+    // The kit's report says it too, above its checks.
+    let report = purview_conformance::Explorer::new()
+        .steps(5)
+        .explore(|| {
+            let app = purview::App::builder().build();
+            app.open(Editor::default()).expect("a window");
+            app
+        })
+        .await;
+    ensure!(report.setup.iter().any(|s| s.contains("`ClinicDay`")), "{:?}", report.setup);
+    ensure!(report.to_string().contains("setup: `ClinicDay` declares"), "{report}");
     Ok(())
 }
 

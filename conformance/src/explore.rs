@@ -223,7 +223,11 @@ impl Explorer {
     /// initial state (windows open); it runs again for every replay while
     /// shrinking.
     pub async fn explore(&self, make: impl Fn() -> App + Send + Sync + 'static) -> Report {
-        self.run(&Endpoint::in_process(make)).await
+        // What the app would log on starting to serve, for the report.
+        let setup = make().__setup_warnings();
+        let mut report = self.run(&Endpoint::in_process(make)).await;
+        report.setup = setup;
+        report
     }
 
     /// Explores any GUI Bridge server.
@@ -295,6 +299,7 @@ impl Explorer {
             gaps: Vec::new(),
             required: self.settings.required,
             allowed: self.settings.allowed.iter().copied().collect(),
+            setup: Vec::new(),
         }
     }
 

@@ -60,6 +60,13 @@ pub struct Report {
     /// ([`Explorer::allow`](crate::Explorer::allow)): reported, but they do
     /// not fail the walk.
     pub allowed: Vec<Check>,
+    /// What the app's setup leaves agents without, each said as what to do
+    /// (an `#[actions(app)]` type the app does not install): what the app
+    /// logs when it starts serving, here for an in-process walk
+    /// ([`Explorer::explore`](crate::Explorer::explore)). A note: it does
+    /// not change the verdict.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub setup: Vec<String>,
 }
 
 fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -202,6 +209,9 @@ impl fmt::Display for Report {
         )?;
         if let Some(why) = &self.stopped {
             writeln!(f, "stopped early: {why}")?;
+        }
+        for said in &self.setup {
+            writeln!(f, "setup: {said}")?;
         }
         self.write_checks(f)?;
         self.write_coverage(f)?;

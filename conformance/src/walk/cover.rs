@@ -119,6 +119,7 @@ impl Walk<'_> {
             gaps,
             required: self.cfg.required,
             allowed: self.cfg.allowed.iter().copied().collect(),
+            setup: Vec::new(),
         };
         if let Some(observer) = self.observer.take() {
             observer.close().await;
