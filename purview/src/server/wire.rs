@@ -38,10 +38,7 @@ pub(super) fn windows_resource() -> Resource {
 pub(super) fn unknown_resource(uri: &str) -> McpError {
     let data = (uri.len() <= URI_ECHO_LIMIT).then(|| serde_json::json!({"uri": uri}));
     McpError::resource_not_found(
-        format!(
-            "There is no resource `{}`; this server has exactly one: {WINDOWS_URI}.",
-            echo(uri)
-        ),
+        format!("There is no resource `{}`; the app's windows are at {WINDOWS_URI}.", echo(uri)),
         data,
     )
 }
