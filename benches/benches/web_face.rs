@@ -1,8 +1,9 @@
 //! The person's face (purview-web) in headless Chromium on order_desk's
 //! windows, over loopback (BENCHMARKS.md "The person's face"):
 //!
-//! - a person's click to the agent seeing it: from the form's `submit`
-//!   event in the page (the browser's clock, `performance.timeOrigin +
+//! - a person's click to the agent seeing it: from the run button's
+//!   `click` event in the page (the face submits on click, as a sandboxed
+//!   host frame may fire no `submit`; the browser's clock, `performance.timeOrigin +
 //!   performance.now()`) until an rmcp client subscribed to
 //!   `app://windows` receives `resources/updated` (the same machine's wall
 //!   clock);
@@ -81,7 +82,7 @@ async fn run(rounds: usize) -> Result<()> {
         while hearing.try_recv().is_ok() {}
         browser
             .run(
-                "window.pvClicked = null; document.addEventListener('submit', function () {
+                "window.pvClicked = null; document.addEventListener('click', function () {
                    window.pvClicked = performance.timeOrigin + performance.now(); }, {capture: true, once: true});",
             )
             .await?;
@@ -90,7 +91,7 @@ async fn run(rounds: usize) -> Result<()> {
             .await?
             .ok_or_else(|| anyhow!("the agent's session ended"))?;
         let clicked_ms = browser.run("return window.pvClicked;").await?.as_f64();
-        let clicked_ms = clicked_ms.ok_or_else(|| anyhow!("the page saw no submit"))?;
+        let clicked_ms = clicked_ms.ok_or_else(|| anyhow!("the page saw no click"))?;
         let seen_ms = seen.duration_since(UNIX_EPOCH)?.as_secs_f64() * 1e3;
         to_agent.push(Duration::from_secs_f64((seen_ms - clicked_ms).max(0.0) / 1e3));
 
