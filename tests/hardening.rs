@@ -699,6 +699,20 @@ async fn serving_with_no_window_open_is_named_on_stderr() -> Result<()> {
     Ok(())
 }
 
+/// A log writer that keeps what it is given, for tests that read the log.
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// An `#[actions(app)]` type the app never installs: agents would simply
 /// never see its tools. Serving says so, naming the type, its tools and the
 /// line to add; an app that installs it hears nothing about it.
@@ -714,17 +728,6 @@ async fn app_actions_never_installed_are_named_when_serving() -> Result<()> {
         fn close_books(&mut self) {}
     }
 
-    #[derive(Clone, Default)]
-    struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-    impl std::io::Write for Captured {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
     async fn served_log(app: purview::App) -> Result<String> {
         let log = Captured::default();
         let writer = log.clone();
@@ -779,17 +782,6 @@ async fn an_update_of_a_window_of_another_type_names_both_types_in_the_log() -> 
         }
     }
 
-    #[derive(Clone, Default)]
-    struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-    impl std::io::Write for Captured {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
     let log = Captured::default();
     let writer = log.clone();
     let subscriber = tracing_subscriber::fmt()

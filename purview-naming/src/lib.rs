@@ -89,6 +89,17 @@ pub const fn any_reserved_app_action(names: &[&str]) -> bool {
     false
 }
 
+/// Whether two names are the same, in a `const` context (where `==` on
+/// `str` is not available): how compile-time checks compare names.
+///
+/// ```
+/// const SAME: bool = purview_naming::same_name("id", "id");
+/// assert!(SAME && !purview_naming::same_name("id", "pet_id"));
+/// ```
+pub const fn same_name(a: &str, b: &str) -> bool {
+    same(a.as_bytes(), b.as_bytes())
+}
+
 const fn same(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;

@@ -108,7 +108,7 @@ impl TableKeys {
     pub const fn field(&self, name: &str) -> Option<usize> {
         let mut i = 0;
         while i < self.fields.len() {
-            if same(self.fields[i], name) {
+            if purview_naming::same_name(self.fields[i], name) {
                 return Some(i);
             }
             i += 1;
@@ -120,21 +120,6 @@ impl TableKeys {
     pub const fn has_column(&self, index: usize) -> bool {
         index < self.width || index < self.fields.len()
     }
-}
-
-const fn same(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 impl Cells for Vec<Value> {
