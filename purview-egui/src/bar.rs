@@ -8,8 +8,9 @@ use purview::model::JsonObject;
 use crate::{
     WindowUi,
     calls::Core,
-    confirm::{Confirming, confirmation},
+    confirm::confirmation,
     form::form,
+    held::Confirming,
     outcomes::Scope,
     schema::{ActionDef, FormValues},
 };

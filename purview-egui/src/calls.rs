@@ -12,12 +12,10 @@ use std::{
 use purview::{App, Call, Performed, ToolError, model::ErrorCode, model::JsonObject};
 
 use crate::{
-    confirm::Confirming,
     executor::Executor,
-    form::Forms,
+    held::{Confirming, Forms, Pages},
     lock::lock,
     outcomes::{Failure, Outcomes, Scope},
-    pages::Pages,
     schema::ActionDef,
 };
 

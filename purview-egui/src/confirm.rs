@@ -2,24 +2,8 @@
 //! "yes" runs it with the arguments the person gave, "no" forgets it.
 //! A modal dialog is itself that question, so its actions never ask it.
 
-use egui::{RichText, Ui};
-use purview::model::JsonObject;
-
 use crate::{calls::Core, outcomes::Scope, schema::ActionDef};
-
-/// A destructive action waiting for the person's "yes", with its arguments.
-#[derive(Debug, Clone)]
-pub(crate) struct Confirming {
-    pub scope: Scope,
-    pub action: String,
-    pub arguments: JsonObject,
-}
-
-impl Confirming {
-    pub(crate) fn new(scope: &Scope, action: &ActionDef, arguments: JsonObject) -> Self {
-        Self { scope: scope.clone(), action: action.info.name.clone(), arguments }
-    }
-}
+use egui::{RichText, Ui};
 
 /// "Yes" or "no" to the destructive action waiting in `scope`.
 pub(crate) fn confirmation(

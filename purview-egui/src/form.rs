@@ -3,17 +3,12 @@
 
 use egui::{Response, RichText, Ui};
 
-use std::collections::HashMap;
-
 use crate::{
     calls::Core,
-    confirm::Confirming,
+    held::Confirming,
     outcomes::{Scope, field_error, form_problems},
-    schema::{ActionDef, FormValues, Param, ParamKind},
+    schema::{ActionDef, Param, ParamKind},
 };
-
-/// Open action forms, by scope and action name, and what is typed in them.
-pub(crate) type Forms = HashMap<(Scope, String), FormValues>;
 
 /// The form of an action with arguments: one field per argument, its error
 /// beside it.

@@ -66,6 +66,7 @@ mod desk;
 mod executor;
 mod form;
 mod frame;
+mod held;
 mod layout;
 mod lock;
 mod outcomes;

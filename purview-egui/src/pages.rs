@@ -3,8 +3,6 @@
 //! window's own load action (`#[block(table, load = ..)]`) fetches, and the
 //! page loaded is kept per window and table until the window closes.
 
-use std::collections::HashMap;
-
 use egui::Ui;
 use purview::{
     ToolError,
@@ -14,10 +12,6 @@ use purview::{
 };
 
 use crate::{WindowUi, lock::lock, schema::ActionDef};
-
-/// Pages loaded through a table's own loader, by window id and block id;
-/// each row its cells in column order (the desk knows no row type).
-pub(crate) type Pages = HashMap<(String, String), Page<Vec<Value>>>;
 
 impl WindowUi<'_> {
     /// A table, its row count, and when it is a truncated view onto more
