@@ -3,6 +3,8 @@
 
 use std::{fs, path::Path};
 
+use purview_tests::rooms;
+
 fn workspace() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ sits in the workspace")
 }
@@ -823,4 +825,63 @@ fn every_scarce_thing_is_in_the_inventory_with_an_attack_that_exists() {
             assert!(exists, "the inventory names `{attack}`, which is not a strategy or a test");
         }
     }
+}
+
+/// Each line a circle of files that use each other, or the rule broken.
+fn assert_no_circles(found: &[String]) {
+    assert!(
+        found.is_empty(),
+        "{} file circle(s); move what one file needs into the file that decides it:\n{}",
+        found.len(),
+        found.join("\n")
+    );
+}
+
+/// No two files of purview use each other, directly or around a circle
+/// (tests/support/rooms.rs builds the graph): each file is one room.
+#[test]
+fn no_file_circles_in_purview() {
+    assert_no_circles(&rooms::circles_in(&[workspace().join("purview/src")]));
+}
+
+#[test]
+fn no_file_circles_in_any_other_crate() {
+    let others: Vec<std::path::PathBuf> =
+        rooms::crate_sources().into_iter().filter(|src| !src.ends_with("purview/src")).collect();
+    assert!(others.len() >= 5, "only {} crates found beside purview", others.len());
+    assert_no_circles(&rooms::circles_in(&others));
+}
+
+/// The graph finds what it is meant to: a pair, a longer circle, a circle
+/// through a re-export, and none through a file's own folder.
+#[test]
+fn the_circle_finder_sees_pairs_longer_circles_and_re_exports() {
+    let dir = std::env::temp_dir().join(format!("purview-rooms-{}", std::process::id()));
+    let src = dir.join("src");
+    std::fs::create_dir_all(src.join("a")).expect("a scratch folder");
+    let files = [
+        ("lib.rs", "mod a;\nmod b;\nmod c;\nmod d;\npub use d::D;\n"),
+        ("a/mod.rs", "mod inner;\npub struct Top;\n"),
+        (
+            "a/inner.rs",
+            "use super::Top;\n// crate::b::B in a comment\nfn f() -> &'static str { \"crate::b::B\" }\n",
+        ),
+        ("b.rs", "pub struct B;\npub fn make() -> crate::c::C { crate::c::C }\n"),
+        ("c.rs", "use crate::D;\npub struct C;\n"),
+        (
+            "d.rs",
+            "pub struct D;\npub fn b() -> super::b::B { super::b::B }\n#[cfg(test)]\nmod tests { use crate::a::Top; }\n",
+        ),
+    ];
+    for (file, text) in files {
+        std::fs::write(src.join(file), text).expect("a scratch file");
+    }
+    let found = rooms::circles_in(&[src]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(found.len(), 1, "{found:?}");
+    for file in ["b.rs", "c.rs", "d.rs"] {
+        assert!(found[0].contains(&format!("src/{file}")), "{}", found[0]);
+    }
+    assert!(found[0].contains("(crate::D)"), "through the root's re-export: {}", found[0]);
+    assert!(!found[0].contains("a/"), "a file may use its folder's: {}", found[0]);
 }

@@ -1056,3 +1056,42 @@ fn s10_1_a_scene_with_nothing_changed_projects_no_window() -> Result<()> {
     assert_eq!(*shown.state, app.snapshot()?.windows[0], "the scene shows what agents read");
     Ok(())
 }
+
+#[test]
+fn s10_1_after_a_change_a_scene_looks_again_only_at_the_windows_it_changed() -> Result<()> {
+    let app = demo_app();
+    let editors: Vec<_> =
+        (0..200).map(|_| app.open(Editor::default())).collect::<Result<_, _>>()?;
+    let first = app.scene()?;
+    let looked = || app.build_counts().map(|c| c.scene_windows);
+    let before = looked()?;
+    // Two edits between frames: the next scene looks at those two alone.
+    editors[7].update(|e| e.recipient = "Ada".into())?;
+    editors[150].update(|e| e.recipient = "Grace".into())?;
+    let changed = app.scene()?;
+    assert_eq!(looked()?, before + 2, "two windows changed, two looked at");
+    for (i, (was, now)) in first.windows.iter().zip(&changed.windows).enumerate() {
+        assert_eq!(std::sync::Arc::ptr_eq(was, now), i != 7 && i != 150, "window {i}");
+    }
+    assert_eq!(
+        changed.windows.iter().map(|w| &*w.state).collect::<Vec<_>>(),
+        app.snapshot()?.windows.iter().collect::<Vec<_>>(),
+        "the scene shows what agents read"
+    );
+    // A modal changes who is operable: every window is looked at again,
+    // and the owner shows what blocks it.
+    let before = looked()?;
+    let dialog = editors[3].open_modal(Confirm { depth: 1 })?;
+    let blocked = app.scene()?;
+    assert_eq!(looked()?, before + 201);
+    assert_eq!(blocked.windows[3].blocked_by.as_deref(), Some(dialog.id()));
+    // The next edit of a blocked window is looked at alone, and still
+    // shows what blocks it.
+    let before = looked()?;
+    editors[3].update(|e| e.recipient = "Lin".into())?;
+    let edited = app.scene()?;
+    assert_eq!(looked()?, before + 1);
+    assert_eq!(edited.windows[3].blocked_by.as_deref(), Some(dialog.id()));
+    assert!(!edited.windows[3].operable);
+    Ok(())
+}

@@ -224,8 +224,7 @@ pub use action::{ActionOutput, ActionSpec};
 #[doc(hidden)]
 pub use app::BuildCounts;
 pub use app::{
-    App, AppActions, AppBuilder, Call, Context, Error, Performed, TypedCalls, WindowHandle,
-    WindowKind,
+    App, AppActions, AppBuilder, Call, Error, Performed, TypedCalls, WindowHandle, WindowKind,
 };
 pub use args::Args;
 pub use model::ToolError;
@@ -248,7 +247,7 @@ pub use serde;
 pub use serde_json;
 pub use server::McpServer;
 pub use view::View;
-pub use window::{Actions, Window};
+pub use window::{Actions, Context, Window};
 
 /// Approvals: what an agent's call that needs a person's yes asks, who may
 /// answer it, and the queue a GUI answers from.
@@ -293,9 +292,9 @@ pub mod approval {
 pub mod activity {
     pub use crate::action::ArgumentSource;
     pub use crate::app::{
-        ActionInfo, AgentActivity, CalledBy, Change, ClientId, Scene, SceneWindow, VariantHandle,
-        WindowInfo,
+        ActionInfo, AgentActivity, Change, ClientId, Scene, SceneWindow, VariantHandle, WindowInfo,
     };
+    pub use crate::window::CalledBy;
 }
 
 /// Serving streamable HTTP: the options ([`HttpOptions`](http::HttpOptions))

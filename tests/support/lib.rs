@@ -3,6 +3,7 @@
 //! notifications.
 
 pub mod agent;
+pub mod rooms;
 pub mod windows;
 
 pub use agent::{Agent, Elicit, Elicitation, Note};

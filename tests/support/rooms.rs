@@ -12,6 +12,9 @@
 //! a module sits inside those, and whether a room below calls back up into
 //! them is a question of layers, not of circles. Unit tests
 //! (`#[cfg(test)]` items) are left out: a test may use what it tests.
+//!
+//! `tests/architecture.rs` holds the rule ([`circles_in`] finds none) and
+//! a check that the finder sees what it is meant to.
 
 use std::{
     collections::{BTreeMap, BTreeSet},
@@ -19,12 +22,12 @@ use std::{
     path::{Path, PathBuf},
 };
 
-fn workspace() -> &'static Path {
+pub fn workspace() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ sits in the workspace")
 }
 
 /// The source folder of every member of the workspace that has one.
-fn crate_sources() -> Vec<PathBuf> {
+pub fn crate_sources() -> Vec<PathBuf> {
     let manifest = fs::read_to_string(workspace().join("Cargo.toml")).expect("Cargo.toml");
     let members = manifest.split("members = [").nth(1).expect("a members list");
     let members = &members[..members.find(']').expect("a closed members list")];
@@ -526,7 +529,7 @@ fn shown(circle: &[(PathBuf, String)]) -> String {
 }
 
 /// The circles of the crates whose sources are `sources`, as lines.
-fn circles_in(sources: &[PathBuf]) -> Vec<String> {
+pub fn circles_in(sources: &[PathBuf]) -> Vec<String> {
     let mut found = Vec::new();
     let mut files = 0;
     for src in sources {
@@ -539,97 +542,4 @@ fn circles_in(sources: &[PathBuf]) -> Vec<String> {
         "only {files} files read: the graph is not reading the crates"
     );
     found
-}
-
-fn assert_no_circles(found: &[String]) {
-    assert!(
-        found.is_empty(),
-        "{} file circle(s); move what one file needs into the file that decides it:\n{}",
-        found.len(),
-        found.join("\n")
-    );
-}
-
-/// The circles still to break, each by one file in it and the most files
-/// it may take in (ARCHITECTURE.md, "Circles still to break"): a new
-/// circle, a known one that grew, or one that is gone (shrink this list)
-/// fails the tests below.
-const STILL_TO_BREAK: [(&str, usize); 2] =
-    [("purview/src/app/shared.rs", 24), ("purview-egui/src/calls.rs", 5)];
-
-fn assert_only_known_circles(found: &[String]) {
-    let files_in = |circle: &str| -> usize {
-        let mut files: Vec<&str> =
-            circle.split([' ', ',', '\n']).filter(|w| w.ends_with(".rs")).collect();
-        files.sort_unstable();
-        files.dedup();
-        files.len()
-    };
-    let unknown: Vec<&String> = found
-        .iter()
-        .filter(|c| {
-            !STILL_TO_BREAK.iter().any(|(file, most)| c.contains(file) && files_in(c) <= *most)
-        })
-        .collect();
-    assert_no_circles(&unknown.into_iter().cloned().collect::<Vec<_>>());
-}
-
-fn assert_known_circles_remain(found: &[String], sources: &str) {
-    for (file, _) in STILL_TO_BREAK.iter().filter(|(f, _)| f.starts_with(sources)) {
-        assert!(
-            found.iter().any(|c| c.contains(file)),
-            "the circle through {file} is gone: take it off STILL_TO_BREAK and ARCHITECTURE.md"
-        );
-    }
-}
-
-#[test]
-fn no_two_files_of_purview_use_each_other_even_around_a_circle() {
-    let found = circles_in(&[workspace().join("purview/src")]);
-    assert_only_known_circles(&found);
-    assert_known_circles_remain(&found, "purview/");
-}
-
-#[test]
-fn no_two_files_of_any_other_crate_use_each_other_even_around_a_circle() {
-    let others: Vec<PathBuf> =
-        crate_sources().into_iter().filter(|src| !src.ends_with("purview/src")).collect();
-    assert!(others.len() >= 5, "only {} crates found beside purview", others.len());
-    let found = circles_in(&others);
-    assert_only_known_circles(&found);
-    assert_known_circles_remain(&found, "purview-egui/");
-}
-
-/// The graph finds what it is meant to: a pair, a longer circle, a circle
-/// through a re-export, and none through a file's own folder.
-#[test]
-fn the_circle_finder_sees_pairs_longer_circles_and_re_exports() {
-    let dir = std::env::temp_dir().join(format!("purview-rooms-{}", std::process::id()));
-    let src = dir.join("src");
-    fs::create_dir_all(src.join("a")).expect("a scratch folder");
-    let files = [
-        ("lib.rs", "mod a;\nmod b;\nmod c;\nmod d;\npub use d::D;\n"),
-        ("a/mod.rs", "mod inner;\npub struct Top;\n"),
-        (
-            "a/inner.rs",
-            "use super::Top;\n// crate::b::B in a comment\nfn f() -> &'static str { \"crate::b::B\" }\n",
-        ),
-        ("b.rs", "pub struct B;\npub fn make() -> crate::c::C { crate::c::C }\n"),
-        ("c.rs", "use crate::D;\npub struct C;\n"),
-        (
-            "d.rs",
-            "pub struct D;\npub fn b() -> super::b::B { super::b::B }\n#[cfg(test)]\nmod tests { use crate::a::Top; }\n",
-        ),
-    ];
-    for (file, text) in files {
-        fs::write(src.join(file), text).expect("a scratch file");
-    }
-    let found = circles_in(&[src]);
-    fs::remove_dir_all(&dir).ok();
-    assert_eq!(found.len(), 1, "{found:?}");
-    for file in ["b.rs", "c.rs", "d.rs"] {
-        assert!(found[0].contains(&format!("src/{file}")), "{}", found[0]);
-    }
-    assert!(found[0].contains("(crate::D)"), "through the root's re-export: {}", found[0]);
-    assert!(!found[0].contains("a/"), "a file may use its folder's: {}", found[0]);
 }

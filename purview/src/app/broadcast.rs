@@ -10,9 +10,13 @@
 //!   accepted a delivery within the stall limit, is removed (with a log line).
 //!
 //! The transport implements [`Subscriber`]; nothing here knows about MCP.
+//! [`ChangeHub`] hands each settled change to the GUI's
+//! [`App::on_change`](crate::App::on_change) listeners at once and to every
+//! subscriber through the [`Broadcaster`].
 
 use std::{
     collections::HashMap,
+    panic::{AssertUnwindSafe, catch_unwind},
     sync::{
         Arc, Mutex, Weak,
         atomic::{AtomicBool, AtomicU64, Ordering},
@@ -191,6 +195,48 @@ async fn deliver_loop(id: u64, slot: Arc<Slot>, registry: Weak<Registry>, pacing
         // Changes made while this one was sent, or during the gap, go out
         // together next time.
         tokio::time::sleep(pacing.gap).await;
+    }
+}
+
+type Listener = Arc<dyn Fn(Change) + Send + Sync>;
+
+/// Where settled changes go.
+pub(crate) struct ChangeHub {
+    listeners: Mutex<Vec<Listener>>,
+    broadcaster: Broadcaster,
+}
+
+impl ChangeHub {
+    pub fn new(pacing: Pacing, max_subscribers: usize) -> Self {
+        Self { listeners: Mutex::default(), broadcaster: Broadcaster::new(pacing, max_subscribers) }
+    }
+
+    /// Hands a settled change on. Called after the state lock is released,
+    /// so whoever reacts reads the new state (§6: notify only after the
+    /// state took effect).
+    pub fn signal(&self, change: Change) {
+        if change.is_empty() {
+            return;
+        }
+        self.broadcaster.publish(change);
+        let listeners: Vec<Listener> = lock_unpoisoned(&self.listeners).clone();
+        for listener in listeners {
+            if catch_unwind(AssertUnwindSafe(|| listener(change))).is_err() {
+                tracing::error!("an on_change listener panicked");
+            }
+        }
+    }
+
+    pub fn add_listener(&self, listener: Listener) {
+        lock_unpoisoned(&self.listeners).push(listener);
+    }
+
+    pub fn subscribe(&self, subscriber: impl Subscriber) -> Option<Subscription> {
+        self.broadcaster.subscribe(subscriber)
+    }
+
+    pub fn subscriber_count(&self) -> usize {
+        self.broadcaster.count()
     }
 }
 

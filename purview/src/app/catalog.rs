@@ -7,9 +7,10 @@ use std::sync::{Arc, LazyLock};
 use serde_json::{Map, Value, json};
 
 use super::{
-    actor::{Actor, CompiledAction},
-    builder::Config,
+    actor::Actor,
+    config::Config,
     registry::{Entry, State, ToolRef, WindowsRef},
+    spec::CompiledAction,
 };
 use crate::{
     action::JsonObject,

@@ -1,14 +1,5 @@
-//! What settled mutations changed, and who hears about it: the GUI's
-//! [`App::on_change`](crate::App::on_change) listeners at once, and the
-//! transport's subscribers through the [`Broadcaster`].
-
-use crate::lock::lock_unpoisoned;
-use std::{
-    panic::{AssertUnwindSafe, catch_unwind},
-    sync::{Arc, Mutex},
-};
-
-use super::broadcast::{Broadcaster, Pacing, Subscriber, Subscription};
+//! What a settled mutation changed: the one fact every listener and
+//! subscriber is handed (broadcast.rs decides who hears it, and when).
 
 /// What one mutation changed, as [`App::on_change`](crate::App::on_change)
 /// listeners see it.
@@ -34,47 +25,5 @@ impl Change {
     /// Whether anything changed at all.
     pub fn is_empty(&self) -> bool {
         !(self.resource || self.tools || self.agent)
-    }
-}
-
-type Listener = Arc<dyn Fn(Change) + Send + Sync>;
-
-/// Where settled changes go.
-pub(crate) struct ChangeHub {
-    listeners: Mutex<Vec<Listener>>,
-    broadcaster: Broadcaster,
-}
-
-impl ChangeHub {
-    pub fn new(pacing: Pacing, max_subscribers: usize) -> Self {
-        Self { listeners: Mutex::default(), broadcaster: Broadcaster::new(pacing, max_subscribers) }
-    }
-
-    /// Hands a settled change on. Called after the state lock is released,
-    /// so whoever reacts reads the new state (§6: notify only after the
-    /// state took effect).
-    pub fn signal(&self, change: Change) {
-        if change.is_empty() {
-            return;
-        }
-        self.broadcaster.publish(change);
-        let listeners: Vec<Listener> = lock_unpoisoned(&self.listeners).clone();
-        for listener in listeners {
-            if catch_unwind(AssertUnwindSafe(|| listener(change))).is_err() {
-                tracing::error!("an on_change listener panicked");
-            }
-        }
-    }
-
-    pub fn add_listener(&self, listener: Listener) {
-        lock_unpoisoned(&self.listeners).push(listener);
-    }
-
-    pub fn subscribe(&self, subscriber: impl Subscriber) -> Option<Subscription> {
-        self.broadcaster.subscribe(subscriber)
-    }
-
-    pub fn subscriber_count(&self) -> usize {
-        self.broadcaster.count()
     }
 }

@@ -10,13 +10,12 @@ use std::{
 
 use super::Error;
 use super::{
-    actor::DynActions,
-    context::Effect,
+    actor::Actor,
     gates::{self, Target},
-    registry::Placement,
     registry::{State, Touched},
-    topology,
+    topology::{self, Placement},
 };
+use crate::window::{DynActions, context::Effect};
 use crate::{model::ToolError, refusals};
 
 /// A finished handler, waiting to be applied.
@@ -71,8 +70,8 @@ pub(super) fn apply(
     let mut opened = Vec::new();
     for effect in effects {
         match effect {
-            Effect::Open { seq, id, actor, placement } => {
-                state.insert(seq, id.clone(), None, actor, placement);
+            Effect::Open { seq, id, vm, spec, placement } => {
+                state.insert(seq, id.clone(), None, Actor::new(vm, spec), placement);
                 touched.windows.push(seq);
                 touched.topology = true;
                 opened.push(id);

@@ -30,10 +30,8 @@ use std::{
     panic::{AssertUnwindSafe, catch_unwind},
     sync::Arc,
     sync::atomic::Ordering,
-    time::Duration,
 };
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -80,54 +78,7 @@ impl From<ToolError> for Stop {
     }
 }
 
-/// What a 2026-07-28 approval question was about: sealed into the
-/// `requestState` the client sends back with its answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Ticket {
-    /// Once only (`answers.rs`).
-    pub nonce: String,
-    /// The window id as the call named it (`app` for app-level actions).
-    pub window: String,
-    pub action: String,
-    /// The window's version when asked.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub version: Option<u64>,
-    /// For an app-level action, the [`pin`] when asked.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pin: Option<u64>,
-}
-
-/// A 2026-07-28 retry that carries a `requestState`, as the transport
-/// opened it.
-#[derive(Debug, Clone)]
-pub(crate) enum Resume {
-    /// The state opened: what it was about, and the answer given (`None`
-    /// when the client sent none).
-    Answered { ticket: Ticket, answer: Option<Approval> },
-    /// The state did not open: expired, or altered / for other arguments.
-    Unusable(DenialReason),
-}
-
-/// The question a 2026-07-28 call ends with: for the client to put to its
-/// user and send back answered, with the sealed ticket.
-#[derive(Debug, Clone)]
-pub(crate) struct Question {
-    pub ticket: Ticket,
-    /// The same words 2025-11-25 clients get in their elicitation.
-    pub message: String,
-    /// How long the answer may take.
-    pub expires_in: Duration,
-}
-
-/// Seals and opens tickets for the transport's `requestState` (rmcp's
-/// HMAC codec lives on the transport side).
-pub(crate) trait StateSeal: Send + Sync {
-    /// `ticket` as an opaque string bound to `bound_to` (the call's tool
-    /// name and arguments), valid for `ttl`.
-    fn seal(&self, ticket: &Ticket, bound_to: &[u8], ttl: Duration) -> String;
-    /// The ticket, if `sealed` is genuine, unexpired and bound to `bound_to`.
-    fn open(&self, sealed: &str, bound_to: &[u8]) -> Result<Ticket, DenialReason>;
-}
+pub(crate) use super::ticket::{Question, Resume, StateSeal, Ticket};
 
 /// What a yes holds for.
 pub(super) struct Approved {

@@ -3,27 +3,34 @@
 //! lookup, activity, consent) and hands it the shared state. Nothing below
 //! this file calls back up into it.
 
+pub(super) mod builder;
+pub(super) mod call;
+pub(super) mod handle;
+mod listed;
+pub(super) mod typed;
+
 use std::{fmt, marker::PhantomData, sync::Arc};
 
 use serde_json::Value;
 
 use super::{
-    AgentActivity, AppActions, ApprovalRequest, Approver, Call, Change, Error, Scene, TypedCalls,
-    WindowHandle, WindowInfo, WindowKind, activity,
+    AgentActivity, AppActions, ApprovalRequest, Approver, Call, CallTarget, Change, Error, Scene,
+    TypedCalls, WindowHandle, WindowInfo, WindowKind,
     broadcast::{Subscriber, Subscription},
-    builder::AppBuilder,
-    catalog, consent, lookup, phases,
-    reads::{self, BuildCounts},
-    registry::{Placement, Touched},
-    scene,
+    catalog, consent,
+    kept::BuildCounts,
+    lookup, phases, reads,
+    registry::Touched,
+    seen,
     shared::Shared,
-    typed::{self, CallTarget},
+    topology::Placement,
 };
 use crate::{
     Window,
     lock::lock_unpoisoned,
     model::{Snapshot, ToolDefinition},
 };
+use builder::AppBuilder;
 
 /// A running Purview application: its windows, and the MCP face it shows
 /// agents. Cheap to clone; every clone is the same application. Dropping the
@@ -471,7 +478,7 @@ impl App {
     /// assert_eq!(list[1].blocked_by, None);
     /// ```
     pub fn window_list(&self) -> Result<Vec<WindowInfo>, Error> {
-        activity::window_list(&self.shared)
+        seen::window_list(&self.shared)
     }
 
     /// The agent's most recent successful call, if any. The person's own
@@ -482,7 +489,7 @@ impl App {
     /// assert!(app.agent_activity().is_none());
     /// ```
     pub fn agent_activity(&self) -> Option<AgentActivity> {
-        activity::latest(&self.shared)
+        seen::latest(&self.shared)
     }
 
     /// What a GUI draws in one frame, read in one consistent state from
@@ -518,7 +525,7 @@ impl App {
     /// assert!(scene.windows[0].operable);
     /// ```
     pub fn scene(&self) -> Result<Arc<Scene>, Error> {
-        scene::read(&self.shared)
+        reads::scene(&self.shared)
     }
 
     /// How many times this app has serialized its windows for agents (a
@@ -526,7 +533,7 @@ impl App {
     /// once): for tests that a GUI's frames add nothing to it.
     #[doc(hidden)]
     pub fn windows_serialized(&self) -> u64 {
-        scene::windows_serialized(&self.shared)
+        reads::windows_serialized(&self.shared)
     }
 
     /// How many times this app has built each answer it keeps between

@@ -1,22 +1,15 @@
 //! Finding open windows by the type of their view-model, for "open it, or
 //! go to the one already open".
 
-use std::sync::Arc;
+use std::{any::TypeId, sync::Arc};
 
 use super::{Error, shared::Shared};
-use crate::Window;
+use crate::{Window, window::context::Stage};
 
 /// The ids of every open window whose view-model is a `W`, modals
 /// included, in opening order.
 pub(super) fn ids_of<W: Window>(shared: &Shared) -> Result<Vec<Arc<str>>, Error> {
-    shared.read(|state| {
-        state
-            .windows
-            .values()
-            .filter(|entry| entry.actor.vm.as_any().downcast_ref::<W>().is_some())
-            .map(|entry| entry.id.clone())
-            .collect()
-    })
+    shared.ids_of(TypeId::of::<W>())
 }
 
 /// Logs when the app is served with no window open: agents would find

@@ -13,18 +13,16 @@ mod advice;
 mod answers;
 pub(crate) mod approval;
 pub(crate) mod broadcast;
-mod builder;
-mod call;
 mod catalog;
 mod changes;
 mod client;
 mod commit;
+mod config;
 pub(crate) mod consent;
-mod context;
 mod error;
 mod facade;
 mod gates;
-mod handle;
+mod kept;
 mod lookup;
 mod phases;
 pub(crate) mod progress;
@@ -33,27 +31,30 @@ mod registry;
 mod route;
 mod run;
 mod scene;
+mod seen;
 mod shared;
-mod topology;
-mod typed;
+pub(crate) mod spec;
+mod ticket;
+pub(crate) mod topology;
 
 pub use activity::{AgentActivity, WindowInfo};
 pub use approval::{
     Approval, ApprovalQueue, ApprovalRequest, Approver, MAX_SHOWN_ARGUMENT_CHARS,
     MAX_SHOWN_ARGUMENTS_CHARS, PendingApproval, WhoApproves,
 };
-pub use builder::AppBuilder;
-pub use call::{Call, Performed};
 pub use changes::Change;
 pub use client::ClientId;
-pub use context::{CalledBy, Context};
 pub use error::Error;
 pub use facade::App;
-pub use handle::WindowHandle;
+pub use facade::builder::AppBuilder;
+#[doc(hidden)]
+pub use facade::call::CallTarget;
+pub use facade::call::{Call, Performed};
+pub use facade::handle::WindowHandle;
+#[doc(hidden)]
+pub use facade::typed::DeclaredAppActions;
+pub use facade::typed::{AppActions, TypedCalls, VariantHandle, WindowKind};
+#[doc(hidden)]
+pub use kept::BuildCounts;
 pub(crate) use phases::{Answer, Caller, Settled};
-#[doc(hidden)]
-pub use reads::BuildCounts;
 pub use scene::{ActionInfo, Scene, SceneWindow};
-pub use typed::{AppActions, TypedCalls, VariantHandle, WindowKind};
-#[doc(hidden)]
-pub use typed::{CallTarget, DeclaredAppActions};

@@ -24,24 +24,24 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    Error, activity,
-    actor::{DynActions, ResultShape},
-    advice,
+    Error, advice,
     approval::AgentSession,
     catalog,
     commit::{Finished, apply},
     consent::{self, Approved, Checked, Question, Resume, Stop},
-    context::Context,
     gates::{self, Target},
     progress::ProgressFeed,
     route::{ActionCall, Request},
     run::{handler_output, refuse_reentry, run_handler},
+    seen,
     shared::Shared,
+    spec::ResultShape,
 };
 use crate::{
     Args,
     model::{DenialReason, ErrorCode, Next, ToolError, ToolOutcome, ToolResult},
     refusals,
+    window::{Context, DynActions},
 };
 
 /// Who is calling: agents are recorded as activity and asked for approval,
@@ -250,7 +250,7 @@ async fn run_phases(
     let (opened, next) = commit(shared, finished)?;
     tracing::info!(action = %action, opened = opened.len(), "action applied");
     if caller.is_agent() {
-        activity::record(shared, window.map(|w| w.to_string()), &action, cx.focus);
+        seen::record(shared, window.map(|w| w.to_string()), &action, cx.focus);
     }
     let message =
         output.message.or(cx.message.take()).unwrap_or_else(|| default_message(&action, &opened));
@@ -264,9 +264,9 @@ async fn run_phases(
 /// The handler's context, for `caller`.
 fn context_for(shared: &Arc<Shared>, window: Option<Arc<str>>, caller: &Caller) -> Context {
     let (called_by, client, progress) = match caller {
-        Caller::Person => (super::CalledBy::Person, None, None),
+        Caller::Person => (crate::window::CalledBy::Person, None, None),
         Caller::Agent { session, progress, .. } => (
-            super::CalledBy::Agent { session: session.as_ref().map(|s| s.number()) },
+            crate::window::CalledBy::Agent { session: session.as_ref().map(|s| s.number()) },
             session.as_ref().and_then(|s| s.client()),
             progress.clone(),
         ),

@@ -6,84 +6,26 @@
 //! state lock only to clone an `Arc`, however many clients ask and however
 //! often.
 
-use std::sync::{
-    Arc, OnceLock,
-    atomic::{AtomicU64, Ordering},
+use std::{
+    cell::OnceCell,
+    collections::{HashMap, HashSet},
+    sync::{Arc, atomic::Ordering},
 };
 
 use serde_json::Value;
 
-use super::{Error, builder::Config, catalog, registry::State, scene::Scene, shared::Shared};
+use super::{
+    Error,
+    actor::Actor,
+    catalog,
+    config::Config,
+    kept::{BuildCounts, counted},
+    registry::{Entry, State},
+    scene::{ActionInfo, Scene, SceneWindow},
+    shared::Shared,
+};
+
 use crate::model::ToolDefinition;
-
-/// The answers kept between changes (an empty cell is built on its next
-/// read), and how many times each was built.
-#[derive(Default)]
-pub(crate) struct Reads {
-    snapshot_json: OnceLock<Arc<str>>,
-    tools: OnceLock<Arc<[ToolDefinition]>>,
-    read_windows: OnceLock<Arc<Value>>,
-    read_windows_schemas: OnceLock<Arc<Value>>,
-    scene: OnceLock<Arc<Scene>>,
-    /// The last scene gathered, kept across changes: the next gathering
-    /// shares each window that did not change from it.
-    previous_scene: Option<Arc<Scene>>,
-    counts: Counts,
-}
-
-#[derive(Default)]
-struct Counts {
-    tool_lists: AtomicU64,
-    snapshots: AtomicU64,
-    window_reads: AtomicU64,
-    projections: AtomicU64,
-}
-
-impl Reads {
-    /// Drops every kept answer: what a window shows, the tool set or the
-    /// operable set changed (tool descriptions name their window's title).
-    pub fn forget(&mut self) {
-        let counts = std::mem::take(&mut self.counts);
-        let previous_scene = self.scene.take().or_else(|| self.previous_scene.take());
-        *self = Self { counts, previous_scene, ..Self::default() };
-    }
-
-    /// Drops what only the scene shows: a blocked window's available
-    /// actions changed.
-    pub fn forget_scene(&mut self) {
-        if let Some(scene) = self.scene.take() {
-            self.previous_scene = Some(scene);
-        }
-    }
-
-    /// Counts one projection of a window from its view-model.
-    pub fn projected(&self) {
-        self.counts.projections.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-/// How many times an app has built each answer it keeps between changes,
-/// and projected a window: what reads between changes must not add to.
-/// For tests and measurements; not part of the API.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct BuildCounts {
-    /// tools/list definitions built.
-    pub tool_lists: u64,
-    /// `app://windows` serialized.
-    pub snapshots: u64,
-    /// Unfiltered `app__read_windows` answers built (with or without
-    /// `schemas`).
-    pub window_reads: u64,
-    /// Windows projected from their view-models.
-    pub projections: u64,
-}
-
-fn counted<T>(counter: &AtomicU64, build: impl FnOnce() -> T) -> T {
-    counter.fetch_add(1, Ordering::Relaxed);
-    build()
-}
 
 impl State {
     /// The `app://windows` JSON, serialized once per change.
@@ -120,10 +62,17 @@ impl State {
         .clone()
     }
 
-    /// What a GUI's frame draws, gathered once per change.
+    /// What a GUI's frame draws, gathered once per change: from the last
+    /// scene and the windows changed since, when only those changed.
     pub fn scene(&self) -> Arc<Scene> {
-        let previous = self.reads.previous_scene.as_deref();
-        self.reads.scene.get_or_init(|| Arc::new(Scene::gather(self, previous))).clone()
+        let reads = &self.reads;
+        let previous = reads.previous_scene.as_deref();
+        let gather = || match (previous, &reads.changed_since) {
+            (Some(previous), Some(changed)) => Scene::regather(self, previous, changed)
+                .unwrap_or_else(|| Scene::gather(self, Some(previous))),
+            _ => Scene::gather(self, previous),
+        };
+        reads.scene.get_or_init(|| Arc::new(gather())).clone()
     }
 }
 
@@ -144,6 +93,130 @@ pub(super) fn counts(shared: &Shared) -> Result<BuildCounts, Error> {
             snapshots: counts.snapshots.load(Ordering::Relaxed),
             window_reads: counts.window_reads.load(Ordering::Relaxed),
             projections: counts.projections.load(Ordering::Relaxed),
+            scene_windows: counts.scene_windows.load(Ordering::Relaxed),
         }
     })
+}
+
+/// What a GUI draws in one frame ([`App::scene`](crate::App::scene)): the
+/// state lock is held only to clone the handle to what was gathered since
+/// the last change.
+pub(super) fn scene(shared: &Shared) -> Result<Arc<Scene>, Error> {
+    shared.read(State::scene)
+}
+
+/// How many times the app has serialized its windows for agents.
+pub(super) fn windows_serialized(shared: &Shared) -> u64 {
+    shared
+        .read(|state| state.windows_serialized.load(std::sync::atomic::Ordering::Relaxed))
+        .unwrap_or_default()
+}
+
+impl Scene {
+    /// Gathers what a frame draws from the settled state, looking at every
+    /// window; each window's state is shared, not copied, and a window
+    /// that did not change is the same `Arc` as in `previous`.
+    pub(super) fn gather(state: &State, previous: Option<&Scene>) -> Self {
+        let before: HashMap<&str, &Arc<SceneWindow>> = previous
+            .map(|scene| scene.windows.iter().map(|w| (w.state.id.as_str(), w)).collect())
+            .unwrap_or_default();
+        let operable: HashSet<&str> = state.operable.iter().map(|id| &**id).collect();
+        let topology = OnceCell::new();
+        let windows = state
+            .windows
+            .values()
+            .map(|entry| {
+                let blocker = || topology.get_or_init(|| state.topology()).blocker_of(&entry.id);
+                let operable = operable.contains(&*entry.id);
+                window_of(state, entry, operable, blocker, before.get(&*entry.id).copied())
+            })
+            .collect();
+        Self { windows, app_actions: app_actions_of(state) }
+    }
+
+    /// [`Scene::gather`] after a change that left the open and operable
+    /// windows as they were: `previous` with the `changed` windows looked
+    /// at again, and only those. `None` when `previous` does not list the
+    /// same windows (gather them all then).
+    fn regather(state: &State, previous: &Scene, changed: &[u64]) -> Option<Self> {
+        if previous.windows.len() != state.windows.len() || changed.len() > previous.windows.len() {
+            return None;
+        }
+        let mut windows = previous.windows.clone();
+        for seq in changed {
+            let entry = state.windows.get(seq)?;
+            let at = state.windows.range(..seq).count();
+            let before = windows.get(at).filter(|w| w.state.id == *entry.id)?;
+            let blocker = || state.topology().blocker_of(&entry.id);
+            let window =
+                window_of(state, entry, state.is_operable(&entry.id), blocker, Some(before));
+            windows[at] = window;
+        }
+        Some(Self { windows, app_actions: app_actions_of(state) })
+    }
+}
+
+/// One window as a frame draws it: `before` itself when nothing of it
+/// changed.
+fn window_of<'a>(
+    state: &State,
+    entry: &'a Entry,
+    operable: bool,
+    blocker: impl FnOnce() -> &'a str,
+    before: Option<&Arc<SceneWindow>>,
+) -> Arc<SceneWindow> {
+    state.reads.counts.scene_windows.fetch_add(1, Ordering::Relaxed);
+    let blocked_by = (!operable).then(blocker);
+    let shown = entry.shown();
+    if let Some(same) = before.filter(|w| {
+        Arc::ptr_eq(&w.state, &shown)
+            && w.operable == operable
+            && w.blocked_by.as_deref() == blocked_by
+            && w.actions.iter().map(|a| a.name.as_str()).eq(entry.actor.available_names())
+    }) {
+        return Arc::clone(same);
+    }
+    Arc::new(SceneWindow {
+        state: shown,
+        operable,
+        blocked_by: blocked_by.map(str::to_owned),
+        actions: actions_of(&entry.actor, Some(&entry.id)),
+        paged_by: entry
+            .actor
+            .vm
+            .paged_by()
+            .iter()
+            .map(|(block, action)| ((*block).to_owned(), (*action).to_owned()))
+            .collect(),
+    })
+}
+
+/// The app's own actions as a frame draws them: `None` while an app-level
+/// modal withholds them.
+fn app_actions_of(state: &State) -> Option<Vec<ActionInfo>> {
+    match &state.app {
+        Some(app) => state.app_actions_operable().then(|| actions_of(app, None)),
+        None => Some(Vec::new()),
+    }
+}
+
+fn actions_of(actor: &Actor, window: Option<&Arc<str>>) -> Vec<ActionInfo> {
+    actor
+        .spec
+        .actions
+        .iter()
+        .zip(&actor.available)
+        .enumerate()
+        .filter(|(_, (_, available))| **available)
+        .map(|(key, (action, _))| ActionInfo {
+            name: action.spec.name.to_string(),
+            title: action.tool_title.clone(),
+            description: action.spec.description.as_deref().unwrap_or_default().to_owned(),
+            destructive: action.spec.hints.destructive == Some(true),
+            input_schema: action.input_schema.clone(),
+            sources: action.spec.sources.clone(),
+            window: window.cloned(),
+            key,
+        })
+        .collect()
 }

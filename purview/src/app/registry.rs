@@ -14,22 +14,15 @@ use serde_json::value::RawValue;
 
 use super::{
     Change,
-    actor::{Actor, Level, TypeSpec},
-    topology::{self, Node, Topology},
+    actor::Actor,
+    spec::{Level, TypeKey, TypeSpec},
+    topology::{self, Node, Placement, Topology},
 };
 use crate::{
     View,
     model::{Block, Next, Snapshot, WindowState},
     naming,
 };
-
-/// Where a new window goes in the topology.
-#[derive(Debug, Clone)]
-pub(crate) enum Placement {
-    TopLevel,
-    Modal { owner: Arc<str> },
-    AppModal,
-}
 
 /// One open window.
 pub(crate) struct Entry {
@@ -192,7 +185,7 @@ pub(crate) struct State {
     /// Actions the app requires approval for beyond their own specs.
     pub required_approvals: Vec<(TypeId, String)>,
     /// The answers kept until the next change (`reads.rs`).
-    pub reads: super::reads::Reads,
+    pub reads: super::kept::Reads,
     /// How many times the windows were serialized for agents (a read of
     /// `app://windows` or `app__read_windows`): what a GUI that redraws
     /// often must not add to ([`App::windows_serialized`](crate::App)).
@@ -240,35 +233,26 @@ impl State {
         topology::app_actions_operable(self.nodes())
     }
 
-    /// The type spec for `T`, compiled on first use.
-    ///
-    /// `paged_by` names the load action of each paged table
-    /// ([`crate::Window::PAGED_BY`]; empty for the app's own actions).
-    pub fn type_spec<T: 'static>(
-        &mut self,
-        specs: impl FnOnce() -> Vec<crate::ActionSpec>,
-        level: Level,
-        paged_by: &[(&str, &str)],
-    ) -> Result<Arc<TypeSpec>, String> {
+    /// The compiled actions of the type `key` names, compiled on first use.
+    pub fn type_spec(&mut self, key: TypeKey) -> Result<Arc<TypeSpec>, String> {
         self.types
-            .entry((TypeId::of::<T>(), level))
+            .entry((key.id, key.level))
             .or_insert_with(|| {
-                let type_name = std::any::type_name::<T>();
                 let required: Vec<&str> = self
                     .required_approvals
                     .iter()
-                    .filter(|(t, _)| *t == TypeId::of::<T>())
+                    .filter(|(t, _)| *t == key.id)
                     .map(|(_, action)| action.as_str())
                     .collect();
-                catch_unwind(AssertUnwindSafe(specs))
-                    .map_err(|_| format!("`{type_name}::actions()` panicked"))
+                catch_unwind(AssertUnwindSafe(key.actions))
+                    .map_err(|_| format!("`{}::actions()` panicked", key.name))
                     .map(|specs| {
                         specs
                             .into_iter()
                             .map(|s| if required.contains(&s.name()) { s.approval() } else { s })
                             .collect()
                     })
-                    .and_then(|specs| TypeSpec::compile(type_name, specs, level, paged_by))
+                    .and_then(|specs| TypeSpec::compile(key.name, specs, key.level, key.paged_by))
                     .map(Arc::new)
             })
             .clone()
@@ -353,8 +337,8 @@ impl State {
     pub fn settle(&mut self, touched: Touched) -> Change {
         let mut change = Change { resource: touched.topology, ..Change::default() };
         let mut availability_changed = touched.topology;
-        for seq in touched.windows {
-            if let Some(entry) = self.windows.get_mut(&seq) {
+        for seq in &touched.windows {
+            if let Some(entry) = self.windows.get_mut(seq) {
                 self.reads.projected();
                 change.resource |= entry.reproject();
                 availability_changed |= entry.actor.refresh_availability();
@@ -382,9 +366,9 @@ impl State {
             }
         }
         if change.resource || change.tools {
-            self.reads.forget();
+            self.reads.forget(&touched.windows, touched.topology);
         } else if availability_changed {
-            self.reads.forget_scene();
+            self.reads.forget_scene(&touched.windows, touched.topology);
         }
         change
     }

@@ -12,7 +12,8 @@ use std::{
 
 use tokio_util::sync::CancellationToken;
 
-use super::{actor::DynActions, context::Context, route::ActionCall};
+use super::route::ActionCall;
+use crate::window::{Context, DynActions};
 use crate::{ActionOutput, Args, model::ToolError, refusals};
 
 tokio::task_local! {

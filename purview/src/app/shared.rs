@@ -1,9 +1,12 @@
 //! The state every handle of one application shares, and
 //! [`Shared::mutate`]: the single choke point through which both flows — an
-//! agent's call committing and a person's edit — change it.
+//! agent's call committing and a person's edit — change it. [`App`](crate::App)
+//! is the public handle to it, and the context a handler gets reaches it
+//! as a [`Stage`].
 
 use crate::{lock::lock_unpoisoned, settings::ToolSurface};
 use std::{
+    any::{Any, TypeId},
     sync::{
         Arc, Mutex, MutexGuard,
         atomic::{AtomicU64, Ordering},
@@ -13,13 +16,14 @@ use std::{
 
 use super::{
     AgentActivity, Approver, Change, Error,
-    actor::{Actor, AsWindow, DynActions, Level, TypeSpec},
-    broadcast::Pacing,
-    builder::Config,
-    changes::ChangeHub,
-    registry::{Placement, State, Touched},
+    actor::Actor,
+    broadcast::{ChangeHub, Pacing},
+    config::Config,
+    registry::{State, Touched},
+    spec::{Level, TypeKey, TypeSpec},
+    topology::Placement,
 };
-use crate::Window;
+use crate::window::{AsWindow, DynActions, Window, context::Stage};
 
 thread_local! {
     /// The apps whose state lock this thread holds, so a callback that calls
@@ -78,7 +82,7 @@ pub(super) struct Shared {
     pub used_answers: super::answers::UsedAnswers,
     /// How the transport seals 2026-07-28 approval questions (made once,
     /// with the app's key or a per-process one).
-    pub state_seal: std::sync::OnceLock<Arc<dyn super::consent::StateSeal>>,
+    pub state_seal: std::sync::OnceLock<Arc<dyn super::ticket::StateSeal>>,
     /// Whether the app has said that no one can approve (said once).
     pub approval_warned: std::sync::atomic::AtomicBool,
     pub config: Config,
@@ -175,10 +179,7 @@ impl Shared {
     }
 
     pub fn type_spec<W: Window>(&self) -> Result<Arc<TypeSpec>, Error> {
-        let mut state = self.lock()?;
-        state
-            .type_spec::<W>(W::actions, Level::Window, W::PAGED_BY)
-            .map_err(Error::InvalidDefinition)
+        Stage::type_spec(self, TypeKey::of::<W>(Level::Window, W::actions, W::PAGED_BY))
     }
 
     pub fn read_window<W: Window, R>(&self, id: &str, f: impl FnOnce(&W) -> R) -> Result<R, Error> {
@@ -219,6 +220,38 @@ impl Shared {
             let vm: Box<dyn DynActions> = Box::new(AsWindow(window));
             state.insert(seq, id.clone(), name.map(str::to_owned), Actor::new(vm, spec), placement);
             Ok((id, Touched { windows: vec![seq], app: false, topology: true }))
+        })
+    }
+}
+
+impl Stage for Shared {
+    fn type_spec(&self, key: TypeKey) -> Result<Arc<TypeSpec>, Error> {
+        self.lock()?.type_spec(key).map_err(Error::InvalidDefinition)
+    }
+
+    fn next_seq(&self) -> u64 {
+        Shared::next_seq(self)
+    }
+
+    fn owner_of(&self, id: &str) -> Option<Arc<str>> {
+        self.read(|state| state.entry_by_id(id)?.owner.clone()).ok().flatten()
+    }
+
+    fn with_window(&self, id: &str, read: &mut dyn FnMut(&dyn Any)) -> Result<(), Error> {
+        let state = self.lock()?;
+        let entry = state.entry_by_id(id).ok_or_else(|| Error::WindowClosed { id: id.into() })?;
+        read(entry.actor.vm.as_any());
+        Ok(())
+    }
+
+    fn ids_of(&self, type_id: TypeId) -> Result<Vec<Arc<str>>, Error> {
+        self.read(|state| {
+            state
+                .windows
+                .values()
+                .filter(|entry| entry.actor.vm.as_any().type_id() == type_id)
+                .map(|entry| entry.id.clone())
+                .collect()
         })
     }
 }

@@ -1,119 +1,18 @@
-//! What the registry stores per window (and for the app-level actions): the
-//! view-model behind an object-safe face, and its type's compiled actions.
+//! A view-model type's actions compiled once: each action's schemas,
+//! signature, argument check and result shape, as every window of the type
+//! shares them.
 
-use std::{
-    any::Any,
-    collections::{HashMap, HashSet},
-    panic::{AssertUnwindSafe, catch_unwind},
-    sync::Arc,
-};
+use std::{any::TypeId, collections::HashMap, sync::Arc};
 
 use serde_json::{Value, json};
 
 use crate::{
-    ActionSpec, Actions, Args, View, Window,
+    ActionSpec,
     action::JsonObject,
     naming,
     schema::{describes_object, output_schema, self_contained},
     validate::ArgumentCheck,
-    window::BoxFuture,
 };
-
-use super::Context;
-
-/// The object-safe face of a window or an app action set, as the registry
-/// stores it.
-pub(crate) trait DynActions: Send + Sync {
-    fn clone_box(&self) -> Box<dyn DynActions>;
-    fn title(&self) -> String;
-    fn project(&self, view: &mut View);
-    fn is_available(&self, action: &str) -> bool;
-    /// Runs the action at `key` of its type's compiled actions.
-    fn call_at<'a>(
-        &'a mut self,
-        key: usize,
-        action: &'a str,
-        args: Args,
-        cx: &'a mut Context,
-    ) -> BoxFuture<'a>;
-    /// The question for an agent's call of the action at `key`
-    /// ([`Actions::__question_at`]).
-    fn question_at(
-        &self,
-        key: usize,
-        args: &crate::model::JsonObject,
-    ) -> Option<Result<String, crate::model::ToolError>>;
-    fn as_any(&self) -> &dyn Any;
-    fn as_any_mut(&mut self) -> &mut dyn Any;
-    /// The view-model's Rust type, for a developer's log line.
-    fn type_name(&self) -> &'static str;
-    /// The load actions of its paged tables ([`Window::PAGED_BY`]).
-    fn paged_by(&self) -> &'static [(&'static str, &'static str)] {
-        &[]
-    }
-}
-
-/// A [`Window`] as the registry stores it.
-pub(crate) struct AsWindow<W>(pub W);
-/// An app-level [`Actions`] set as the registry stores it: no title, no blocks.
-pub(crate) struct AsAppActions<A>(pub A);
-
-macro_rules! forward_actions {
-    ($wrapper:ident) => {
-        fn clone_box(&self) -> Box<dyn DynActions> {
-            Box::new($wrapper(self.0.clone()))
-        }
-        fn is_available(&self, action: &str) -> bool {
-            self.0.is_available(action)
-        }
-        fn call_at<'a>(
-            &'a mut self,
-            key: usize,
-            action: &'a str,
-            args: Args,
-            cx: &'a mut Context,
-        ) -> BoxFuture<'a> {
-            self.0.__call_at(key, action, args, cx)
-        }
-        fn question_at(
-            &self,
-            key: usize,
-            args: &crate::model::JsonObject,
-        ) -> Option<Result<String, crate::model::ToolError>> {
-            self.0.__question_at(key, args)
-        }
-        fn as_any(&self) -> &dyn Any {
-            &self.0
-        }
-        fn as_any_mut(&mut self) -> &mut dyn Any {
-            &mut self.0
-        }
-        fn type_name(&self) -> &'static str {
-            std::any::type_name_of_val(&self.0)
-        }
-    };
-}
-
-impl<W: Window> DynActions for AsWindow<W> {
-    forward_actions!(AsWindow);
-    fn title(&self) -> String {
-        self.0.title()
-    }
-    fn project(&self, view: &mut View) {
-        self.0.project(view)
-    }
-    fn paged_by(&self) -> &'static [(&'static str, &'static str)] {
-        W::PAGED_BY
-    }
-}
-
-impl<A: Actions> DynActions for AsAppActions<A> {
-    forward_actions!(AsAppActions);
-    fn title(&self) -> String {
-        String::from("Application")
-    }
-    fn project(&self, _view: &mut View) {}
-}
 
 /// Whether a type's actions belong to windows or to the app itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -326,69 +225,25 @@ impl TypeSpec {
     }
 }
 
-/// A view-model plus what the runtime tracks about its actions.
-pub(crate) struct Actor {
-    pub vm: Box<dyn DynActions>,
-    pub spec: Arc<TypeSpec>,
-    /// Bumped on every change to `vm`, visible or not: an agent call whose
-    /// working copy started from an older revision must not overwrite it.
-    pub revision: u64,
-    /// Actions hidden with `set_available(false)`.
-    pub hidden: HashSet<String>,
-    /// Per action: hook says available and not hidden.
-    pub available: Vec<bool>,
+/// A view-model type as the registry compiles it: which type, at which
+/// level, where its actions come from and which load its paged tables.
+#[derive(Clone, Copy)]
+pub(crate) struct TypeKey {
+    pub id: TypeId,
+    pub name: &'static str,
+    pub level: Level,
+    pub actions: fn() -> Vec<ActionSpec>,
+    /// The load action of each paged table ([`crate::Window::PAGED_BY`];
+    /// empty for the app's own actions).
+    pub paged_by: &'static [(&'static str, &'static str)],
 }
 
-impl Actor {
-    pub fn new(vm: Box<dyn DynActions>, spec: Arc<TypeSpec>) -> Self {
-        let mut actor =
-            Self { vm, spec, revision: 0, hidden: HashSet::new(), available: Vec::new() };
-        actor.refresh_availability();
-        actor
-    }
-
-    /// Recomputes availability; returns whether it changed. A panicking hook
-    /// counts as "unavailable".
-    pub fn refresh_availability(&mut self) -> bool {
-        let Self { vm, spec, hidden, available, .. } = self;
-        let mut changed = available.len() != spec.actions.len();
-        available.resize(spec.actions.len(), false);
-        for (action, slot) in spec.actions.iter().zip(available.iter_mut()) {
-            let name = action.spec.name.as_ref();
-            let on = !hidden.contains(name)
-                && catch_unwind(AssertUnwindSafe(|| vm.is_available(name))).unwrap_or(false);
-            changed |= *slot != on;
-            *slot = on;
-        }
-        changed
-    }
-
-    /// Shows or hides one action; `false` if the type has no such action.
-    pub fn set_hidden(&mut self, action: &str, hidden: bool) -> bool {
-        if self.spec.action(action).is_none() {
-            return false;
-        }
-        if hidden {
-            self.hidden.insert(action.to_owned());
-        } else {
-            self.hidden.remove(action);
-        }
-        true
-    }
-
-    /// The names of the actions available now.
-    pub fn available_names(&self) -> impl Iterator<Item = &str> {
-        self.spec
-            .actions
-            .iter()
-            .zip(&self.available)
-            .filter(|(_, on)| **on)
-            .map(|(a, _)| a.spec.name.as_ref())
-    }
-
-    /// A clone of the view-model for a working copy; a panicking `Clone` is
-    /// `None`.
-    pub fn working_copy(&self) -> Option<Box<dyn DynActions>> {
-        catch_unwind(AssertUnwindSafe(|| self.vm.clone_box())).ok()
+impl TypeKey {
+    pub fn of<T: 'static>(
+        level: Level,
+        actions: fn() -> Vec<ActionSpec>,
+        paged_by: &'static [(&'static str, &'static str)],
+    ) -> Self {
+        Self { id: TypeId::of::<T>(), name: std::any::type_name::<T>(), level, actions, paged_by }
     }
 }

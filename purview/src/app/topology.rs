@@ -9,7 +9,15 @@
 //!   the most recently opened app-level modal's own chain, and the app's
 //!   own actions are withdrawn.
 
-use std::collections::HashMap;
+use std::{collections::HashMap, sync::Arc};
+
+/// Where a new window goes in the topology.
+#[derive(Debug, Clone)]
+pub(crate) enum Placement {
+    TopLevel,
+    Modal { owner: Arc<str> },
+    AppModal,
+}
 
 /// What topology needs to know about one window.
 #[derive(Debug, Clone, Copy)]

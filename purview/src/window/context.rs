@@ -6,14 +6,35 @@ use std::{
     sync::Arc,
 };
 
-use super::{
+use super::{AsWindow, DynActions, Window};
+use crate::{
     Error,
-    actor::{Actor, AsWindow, DynActions},
-    progress::{Progress, ProgressFeed},
-    registry::Placement,
-    shared::Shared,
+    app::{
+        ClientId,
+        progress::{Progress, ProgressFeed},
+        spec::{Level, TypeKey, TypeSpec},
+        topology::Placement,
+    },
+    model::FieldError,
 };
-use crate::{Window, model::FieldError};
+
+/// What a handler's context reaches of the app it runs in. The core's
+/// shared state implements it; the context holds it as this trait, so
+/// what a handler may ask of the app is all that is written here, and the
+/// state lock is taken only inside the core.
+pub(crate) trait Stage: Send + Sync {
+    /// The compiled actions of the type `key` names (compiled on first use).
+    fn type_spec(&self, key: TypeKey) -> Result<Arc<TypeSpec>, Error>;
+    /// A fresh sequence number for a window about to open.
+    fn next_seq(&self) -> u64;
+    /// The owner of the window-level modal `id`, if it is one.
+    fn owner_of(&self, id: &str) -> Option<Arc<str>>;
+    /// Runs `read` on the committed view-model of window `id`.
+    fn with_window(&self, id: &str, read: &mut dyn FnMut(&dyn Any)) -> Result<(), Error>;
+    /// The ids of the open windows whose view-model's type is `type_id`, in
+    /// opening order.
+    fn ids_of(&self, type_id: TypeId) -> Result<Vec<Arc<str>>, Error>;
+}
 
 /// What an action handler can do besides changing its own view-model.
 ///
@@ -38,11 +59,11 @@ use crate::{Window, model::FieldError};
 /// }
 /// ```
 pub struct Context {
-    shared: Arc<Shared>,
+    stage: Arc<dyn Stage>,
     origin: Option<Arc<str>>,
     called_by: CalledBy,
     /// The calling agent's client, where the transport knows it.
-    pub(crate) client: Option<super::ClientId>,
+    pub(crate) client: Option<ClientId>,
     /// Where [`Context::progress`] goes: the calling client, when it asked.
     progress: Option<Arc<ProgressFeed>>,
     pub(crate) effects: Vec<Effect>,
@@ -53,10 +74,25 @@ pub struct Context {
 }
 
 pub(crate) enum Effect {
-    Open { seq: u64, id: Arc<str>, actor: Actor, placement: Placement },
+    Open {
+        seq: u64,
+        id: Arc<str>,
+        vm: Box<dyn DynActions>,
+        spec: Arc<TypeSpec>,
+        placement: Placement,
+    },
     Close(Arc<str>),
-    SetAvailable { window: Option<Arc<str>>, action: String, available: bool },
-    Update { id: Arc<str>, type_id: TypeId, type_name: &'static str, edit: Edit },
+    SetAvailable {
+        window: Option<Arc<str>>,
+        action: String,
+        available: bool,
+    },
+    Update {
+        id: Arc<str>,
+        type_id: TypeId,
+        type_name: &'static str,
+        edit: Edit,
+    },
 }
 
 /// A deferred edit of another window's view-model.
@@ -92,14 +128,14 @@ impl CalledBy {
 }
 
 impl Context {
-    pub(super) fn new(
-        shared: Arc<Shared>,
+    pub(crate) fn new(
+        stage: Arc<dyn Stage>,
         origin: Option<Arc<str>>,
         called_by: CalledBy,
         progress: Option<Arc<ProgressFeed>>,
     ) -> Self {
         Self {
-            shared,
+            stage,
             origin,
             called_by,
             client: None,
@@ -135,7 +171,7 @@ impl Context {
     ///     }
     /// }
     /// ```
-    pub fn client(&self) -> Option<&super::ClientId> {
+    pub fn client(&self) -> Option<&ClientId> {
         self.client.as_ref()
     }
 
@@ -168,16 +204,12 @@ impl Context {
     }
 
     fn open_at<W: Window>(&mut self, window: W, placement: Placement) -> Result<String, Error> {
-        let spec = self.shared.type_spec::<W>().map_err(|e| self.misuse(e))?;
-        let seq = self.shared.next_seq();
+        let key = TypeKey::of::<W>(Level::Window, W::actions, W::PAGED_BY);
+        let spec = self.stage.type_spec(key).map_err(|e| self.misuse(e))?;
+        let seq = self.stage.next_seq();
         let id: Arc<str> = Arc::from(crate::naming::window_id(seq));
         let vm: Box<dyn DynActions> = Box::new(AsWindow(window));
-        self.effects.push(Effect::Open {
-            seq,
-            id: id.clone(),
-            actor: Actor::new(vm, spec),
-            placement,
-        });
+        self.effects.push(Effect::Open { seq, id: id.clone(), vm, spec, placement });
         Ok(id.to_string())
     }
 
@@ -369,15 +401,20 @@ impl Context {
     /// a confirmation dialog confirms for.
     pub fn owner_id(&self) -> Option<String> {
         let origin = self.origin.as_deref()?;
-        let state = self.shared.lock().ok()?;
-        state.entry_by_id(origin)?.owner.as_deref().map(str::to_owned)
+        self.stage.owner_of(origin).map(|owner| owner.to_string())
     }
 
     /// Reads another open window of type `W`: the committed state, not other
     /// calls' working copies. [`Error::WindowClosed`] or [`Error::WrongType`]
     /// when it is not there as a `W`.
     pub fn read<W: Window, R>(&self, id: &str, f: impl FnOnce(&W) -> R) -> Result<R, Error> {
-        self.shared.read_window(id, f)
+        let (mut f, mut read) = (Some(f), None);
+        self.stage.with_window(id, &mut |vm| {
+            if let (Some(window), Some(f)) = (vm.downcast_ref::<W>(), f.take()) {
+                read = Some(f(window));
+            }
+        })?;
+        read.ok_or_else(|| Error::WrongType { id: id.into(), expected: std::any::type_name::<W>() })
     }
 
     /// The ids of the open windows of type `W`, in the order they were
@@ -417,7 +454,7 @@ impl Context {
     /// # });
     /// ```
     pub fn windows_of<W: Window>(&self) -> Result<Vec<String>, Error> {
-        let ids = super::lookup::ids_of::<W>(&self.shared)?;
+        let ids = self.stage.ids_of(TypeId::of::<W>())?;
         Ok(ids.iter().map(|id| id.to_string()).collect())
     }
 }

@@ -1,9 +1,13 @@
 //! The traits a view-model implements. `#[window]` and `#[action]` generate
 //! these implementations; they can also be written by hand.
 
-use std::{future::Future, pin::Pin};
+pub(crate) mod context;
 
-use crate::{ActionOutput, ActionSpec, Args, Context, View, model::ToolError};
+use std::{any::Any, future::Future, pin::Pin};
+
+pub use context::{CalledBy, Context};
+
+use crate::{ActionOutput, ActionSpec, Args, View, model::ToolError};
 
 /// A boxed, `Send` future, the return type of [`Actions::call`]: by
 /// default, of what an action handler returns — its output, or a
@@ -136,4 +140,98 @@ pub trait Window: Actions {
     /// checks each names an action taking `offset` and `limit`
     /// ([`projection::Page`](crate::projection::Page)).
     const PAGED_BY: &'static [(&'static str, &'static str)] = &[];
+}
+
+/// The object-safe face of a window or an app action set, as the registry
+/// stores it.
+pub(crate) trait DynActions: Send + Sync {
+    fn clone_box(&self) -> Box<dyn DynActions>;
+    fn title(&self) -> String;
+    fn project(&self, view: &mut View);
+    fn is_available(&self, action: &str) -> bool;
+    /// Runs the action at `key` of its type's compiled actions.
+    fn call_at<'a>(
+        &'a mut self,
+        key: usize,
+        action: &'a str,
+        args: Args,
+        cx: &'a mut Context,
+    ) -> BoxFuture<'a>;
+    /// The question for an agent's call of the action at `key`
+    /// ([`Actions::__question_at`]).
+    fn question_at(
+        &self,
+        key: usize,
+        args: &crate::model::JsonObject,
+    ) -> Option<Result<String, crate::model::ToolError>>;
+    fn as_any(&self) -> &dyn Any;
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+    /// The view-model's Rust type, for a developer's log line.
+    fn type_name(&self) -> &'static str;
+    /// The load actions of its paged tables ([`Window::PAGED_BY`]).
+    fn paged_by(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
+}
+
+/// A [`Window`] as the registry stores it.
+pub(crate) struct AsWindow<W>(pub W);
+/// An app-level [`Actions`] set as the registry stores it: no title, no blocks.
+pub(crate) struct AsAppActions<A>(pub A);
+
+macro_rules! forward_actions {
+    ($wrapper:ident) => {
+        fn clone_box(&self) -> Box<dyn DynActions> {
+            Box::new($wrapper(self.0.clone()))
+        }
+        fn is_available(&self, action: &str) -> bool {
+            self.0.is_available(action)
+        }
+        fn call_at<'a>(
+            &'a mut self,
+            key: usize,
+            action: &'a str,
+            args: Args,
+            cx: &'a mut Context,
+        ) -> BoxFuture<'a> {
+            self.0.__call_at(key, action, args, cx)
+        }
+        fn question_at(
+            &self,
+            key: usize,
+            args: &crate::model::JsonObject,
+        ) -> Option<Result<String, crate::model::ToolError>> {
+            self.0.__question_at(key, args)
+        }
+        fn as_any(&self) -> &dyn Any {
+            &self.0
+        }
+        fn as_any_mut(&mut self) -> &mut dyn Any {
+            &mut self.0
+        }
+        fn type_name(&self) -> &'static str {
+            std::any::type_name_of_val(&self.0)
+        }
+    };
+}
+
+impl<W: Window> DynActions for AsWindow<W> {
+    forward_actions!(AsWindow);
+    fn title(&self) -> String {
+        self.0.title()
+    }
+    fn project(&self, view: &mut View) {
+        self.0.project(view)
+    }
+    fn paged_by(&self) -> &'static [(&'static str, &'static str)] {
+        W::PAGED_BY
+    }
+}
+
+impl<A: Actions> DynActions for AsAppActions<A> {
+    forward_actions!(AsAppActions);
+    fn title(&self) -> String {
+        String::from("Application")
+    }
+    fn project(&self, _view: &mut View) {}
 }

@@ -4,34 +4,17 @@
 use crate::lock::lock_unpoisoned;
 use std::{any::TypeId, sync::Arc, time::Duration};
 
-use super::{
+use crate::app::{
     App, AppActions, Approval, Approver, Error, WhoApproves,
-    actor::{Actor, AsAppActions, Level},
+    actor::Actor,
+    config::Config,
     registry::State,
     registry::Touched,
     shared::Shared,
+    spec::{Level, TypeKey},
 };
 use crate::settings::{Limits, ToolSurface};
 use crate::{ActionSpec, Actions, naming};
-
-#[derive(Debug, Clone)]
-pub(crate) struct Config {
-    pub name: String,
-    pub version: String,
-    pub instructions: Option<String>,
-    pub default_timeout: Duration,
-    pub coalesce: Duration,
-    pub surface: ToolSurface,
-    pub limits: Limits,
-    pub approval_timeout: Duration,
-    /// What a call that needs approval gets when no one can be asked.
-    pub no_approver: Approval,
-    /// Whose yes the app accepts.
-    pub who_approves: WhoApproves,
-    /// The key sealing 2026-07-28 approval questions; `None`: one made per
-    /// process.
-    pub approval_key: Option<Arc<[u8]>>,
-}
 
 /// The shortest key [`AppBuilder::approval_key`] accepts (what the HMAC
 /// codec sealing approval questions requires).
@@ -65,7 +48,7 @@ pub struct AppBuilder {
 }
 
 impl AppBuilder {
-    pub(super) fn new() -> Self {
+    pub(in crate::app) fn new() -> Self {
         Self {
             config: Config {
                 name: "purview-app".into(),
@@ -248,8 +231,8 @@ impl AppBuilder {
             )
         };
         self.app_actions = Some(Box::new(move |state: &mut State| {
-            let spec = state.type_spec::<A>(A::actions, Level::App, &[])?;
-            state.app = Some(Actor::new(Box::new(AsAppActions(actions)), spec));
+            let spec = state.type_spec(TypeKey::of::<A>(Level::App, A::actions, &[]))?;
+            state.app = Some(Actor::new(Box::new(crate::window::AsAppActions(actions)), spec));
             Ok(())
         }));
         self
@@ -314,7 +297,7 @@ impl AppBuilder {
         state.tools_before = None;
         let shared = Shared::new(state, self.config);
         *lock_unpoisoned(&shared.approver) = self.approver;
-        super::consent::warn_if_no_one_can_approve(&shared);
+        crate::app::consent::warn_if_no_one_can_approve(&shared);
         Ok(App { shared: Arc::new(shared) })
     }
 }

@@ -14,7 +14,7 @@
 //! [`Call::outcome`] gives the wire form instead.
 
 use std::{
-    any::Any,
+    any::{Any, TypeId},
     fmt,
     future::{Future, IntoFuture},
     pin::Pin,
@@ -24,13 +24,13 @@ use std::{
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::{
+use crate::app::{
     App,
     phases::{self, Answer, Caller, Settled},
     route::{ActionCall, Request, route},
-    typed::CallTarget,
 };
 use crate::{
+    Actions,
     action::JsonObject,
     args::{ResultSlot, TypedArgs},
     model::{ApprovedBy, Next, ToolError, ToolOutcome, ToolResult},
@@ -150,7 +150,7 @@ impl<R> fmt::Debug for Call<R> {
 
 impl Call {
     /// A call of a tool by name, as an agent sends it ([`App::call`]).
-    pub(super) fn tool(app: &App, tool: &str, arguments: JsonObject) -> Self {
+    pub(in crate::app) fn tool(app: &App, tool: &str, arguments: JsonObject) -> Self {
         Self {
             app: app.clone(),
             aim: Aim::Tool { name: tool.to_owned(), arguments },
@@ -161,7 +161,7 @@ impl Call {
     }
 
     /// A call of an action a scene listed, as the person.
-    pub(super) fn listed(
+    pub(in crate::app) fn listed(
         app: &App,
         window: Option<Arc<str>>,
         key: usize,
@@ -186,7 +186,7 @@ impl Call {
 impl<R: Send + 'static> Call<R> {
     /// A typed call, made by a generated `…Calls` method: its arguments
     /// travel with the slot its result comes back in.
-    pub(super) fn typed<A: Send + 'static>(
+    pub(in crate::app) fn typed<A: Send + 'static>(
         target: CallTarget,
         key: usize,
         action: &'static str,
@@ -453,4 +453,58 @@ pub struct Performed<R> {
     pub next: Option<Next>,
     /// Who said yes, for an agent's call of an action that needs approval.
     pub approved_by: Option<ApprovedBy>,
+}
+
+/// Where a generated `…Calls` struct sends its calls. Not public API.
+#[doc(hidden)]
+#[derive(Clone)]
+pub struct CallTarget {
+    pub(in crate::app) app: App,
+    /// `None` for the app-level actions.
+    pub(in crate::app) window: Option<Arc<str>>,
+    actions: TypeId,
+    actions_name: &'static str,
+}
+
+impl fmt::Debug for CallTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CallTarget").field("window", &self.window).finish_non_exhaustive()
+    }
+}
+
+impl CallTarget {
+    pub(crate) fn new<A: Actions>(app: App, window: Option<Arc<str>>) -> Self {
+        Self { app, window, actions: TypeId::of::<A>(), actions_name: std::any::type_name::<A>() }
+    }
+
+    /// A typed call of app-level actions must be of the app's own actions
+    /// type: a window type's action of the same name is something else.
+    /// A call of the action at `key` (its place in the type's actions),
+    /// named `action`, without arguments.
+    pub fn call<R: Send + 'static>(&self, key: usize, action: &'static str) -> Call<R> {
+        Call::typed(self.clone(), key, action, ())
+    }
+
+    /// A call of the action at `key`, named `action`, with its decoded
+    /// arguments.
+    pub fn call_with<R: Send + 'static, T: Send + 'static>(
+        &self,
+        key: usize,
+        action: &'static str,
+        arguments: T,
+    ) -> Call<R> {
+        Call::typed(self.clone(), key, action, arguments)
+    }
+
+    pub(in crate::app) fn check_app_actions(&self) -> Result<(), ToolError> {
+        let registered = self
+            .app
+            .shared
+            .read(|state| state.app.as_ref().map(|actor| Any::type_id(actor.vm.as_any())))
+            .map_err(ToolError::from)?;
+        if registered == Some(self.actions) {
+            return Ok(());
+        }
+        Err(crate::refusals::not_the_apps_actions(self.actions_name))
+    }
 }

@@ -8,11 +8,8 @@ use std::{
     sync::Arc,
 };
 
-use super::{
-    App, Error,
-    registry::{Placement, Touched},
-};
 use crate::Window;
+use crate::app::{App, Error, registry::Touched, topology::Placement};
 
 /// A typed handle to an open window, for the GUI.
 ///

@@ -6,14 +6,11 @@
 //! A window type is told apart from the others by [`WindowKind`], which
 //! `#[derive(WindowKind)]` implements for an enum of window handles.
 
-use std::{
-    any::{Any, TypeId},
-    fmt,
-    sync::Arc,
-};
+use std::any::TypeId;
 
-use super::{App, Call, WindowHandle};
-use crate::{Actions, Window, model::ToolError};
+use super::call::CallTarget;
+use crate::app::{App, WindowHandle};
+use crate::{Actions, Window};
 
 /// The typed calls of a type's actions: `#[actions]` implements it with a
 /// generated `{Type}Calls` struct that has one method per action.
@@ -112,7 +109,9 @@ inventory::collect!(DeclaredAppActions);
 /// does not install (`AppBuilder::app_actions` takes one set), said as
 /// what to do: agents would never see those tools, and nothing else would
 /// say why.
-pub(super) fn app_actions_not_installed(shared: &super::shared::Shared) -> Vec<String> {
+pub(in crate::app) fn app_actions_not_installed(
+    shared: &crate::app::shared::Shared,
+) -> Vec<String> {
     let installed =
         shared.read(|state| state.app.as_ref().map(|actor| actor.vm.as_any().type_id()));
     let installed = installed.ok().flatten();
@@ -133,60 +132,6 @@ pub(super) fn app_actions_not_installed(shared: &super::shared::Shared) -> Vec<S
         ));
     }
     said
-}
-
-/// Where a generated `…Calls` struct sends its calls. Not public API.
-#[doc(hidden)]
-#[derive(Clone)]
-pub struct CallTarget {
-    pub(super) app: App,
-    /// `None` for the app-level actions.
-    pub(super) window: Option<Arc<str>>,
-    actions: TypeId,
-    actions_name: &'static str,
-}
-
-impl fmt::Debug for CallTarget {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CallTarget").field("window", &self.window).finish_non_exhaustive()
-    }
-}
-
-impl CallTarget {
-    pub(crate) fn new<A: Actions>(app: App, window: Option<Arc<str>>) -> Self {
-        Self { app, window, actions: TypeId::of::<A>(), actions_name: std::any::type_name::<A>() }
-    }
-
-    /// A call of the action at `key` (its place in the type's actions),
-    /// named `action`, without arguments.
-    pub fn call<R: Send + 'static>(&self, key: usize, action: &'static str) -> Call<R> {
-        Call::typed(self.clone(), key, action, ())
-    }
-
-    /// A call of the action at `key`, named `action`, with its decoded
-    /// arguments.
-    pub fn call_with<R: Send + 'static, T: Send + 'static>(
-        &self,
-        key: usize,
-        action: &'static str,
-        arguments: T,
-    ) -> Call<R> {
-        Call::typed(self.clone(), key, action, arguments)
-    }
-
-    /// A typed call of app-level actions must be of the app's own actions
-    /// type: a window type's action of the same name is something else.
-    pub(super) fn check_app_actions(&self) -> Result<(), ToolError> {
-        let registered = self
-            .app
-            .shared
-            .read(|state| state.app.as_ref().map(|actor| Any::type_id(actor.vm.as_any())))
-            .map_err(ToolError::from)?;
-        if registered == Some(self.actions) {
-            return Ok(());
-        }
-        Err(crate::refusals::not_the_apps_actions(self.actions_name))
-    }
 }
 
 impl<W: Window + TypedCalls> WindowHandle<W> {
