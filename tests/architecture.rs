@@ -885,3 +885,17 @@ fn the_circle_finder_sees_pairs_longer_circles_and_re_exports() {
     assert!(found[0].contains("(crate::D)"), "through the root's re-export: {}", found[0]);
     assert!(!found[0].contains("a/"), "a file may use its folder's: {}", found[0]);
 }
+
+/// Above the files, purview's top-level modules may name each other in at
+/// most three pairs: today only `app` ↔ `window`, where a handler's
+/// `Context` names the core's data files and the core stores the windows
+/// whose actions take a `Context`.
+#[test]
+fn at_most_three_pairs_of_purview_modules_use_each_other() {
+    let pairs = rooms::mutual_modules(&workspace().join("purview/src"));
+    assert!(pairs.len() <= 3, "{} pairs:\n{}", pairs.len(), pairs.join("\n"));
+    assert!(
+        pairs.iter().any(|p| p.starts_with("app ↔ window")),
+        "the finder no longer sees the one known pair: {pairs:?}"
+    );
+}

@@ -1095,3 +1095,74 @@ fn s10_1_after_a_change_a_scene_looks_again_only_at_the_windows_it_changed() -> 
     assert!(!edited.windows[3].operable);
     Ok(())
 }
+
+/// A window whose projection can be held mid-way, as a slow view-model's
+/// would be, while a change to it is settling under the state lock.
+#[derive(Clone)]
+struct Held {
+    n: u32,
+    gate: std::sync::Arc<(std::sync::Mutex<(bool, bool)>, std::sync::Condvar)>,
+}
+
+impl purview::Window for Held {
+    fn title(&self) -> String {
+        "Held".into()
+    }
+    fn project(&self, view: &mut purview::View) {
+        let (state, turn) = &*self.gate;
+        let mut held = state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        // (closed, entered): say that a projection is under way, and wait.
+        held.1 = true;
+        turn.notify_all();
+        while held.0 {
+            held = turn.wait(held).unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        view.summary(format!("Counted to {}", self.n));
+    }
+}
+
+impl purview::Actions for Held {
+    fn actions() -> Vec<purview::ActionSpec> {
+        Vec::new()
+    }
+    fn call<'a>(
+        &'a mut self,
+        action: &'a str,
+        _: purview::Args,
+        _: &'a mut purview::Context,
+    ) -> purview::by_hand::BoxFuture<'a> {
+        Box::pin(async move { Err(purview::by_hand::unknown_action(action)) })
+    }
+}
+
+#[test]
+fn s10_1_a_frame_reads_the_scene_while_a_change_settles_under_the_state_lock() -> Result<()> {
+    let gate =
+        std::sync::Arc::new((std::sync::Mutex::new((false, false)), std::sync::Condvar::new()));
+    let app = App::builder().build();
+    let held = app.open(Held { n: 0, gate: gate.clone() })?;
+    assert_eq!(app.scene()?.windows[0].state.summary.as_deref(), Some("Counted to 0"));
+
+    // A change whose projection waits, holding the state lock to settle.
+    *gate.0.lock().unwrap() = (true, false);
+    let editing = std::thread::spawn(move || held.update(|h| h.n = 1));
+    {
+        let mut state = gate.0.lock().unwrap();
+        while !state.1 {
+            state = gate.1.wait(state).unwrap();
+        }
+    }
+    // The frame does not wait for it: it shows the last settled scene.
+    let (sent, frame) = std::sync::mpsc::channel();
+    let reader = app.clone();
+    std::thread::spawn(move || sent.send(reader.scene().map(|s| s.windows[0].state.clone())));
+    let shown = frame.recv_timeout(Duration::from_secs(10));
+    gate.0.lock().unwrap().0 = false;
+    gate.1.notify_all();
+    editing.join().expect("the edit finishes")?;
+    let shown = shown.expect("the scene is read while the change settles")?;
+    assert_eq!(shown.summary.as_deref(), Some("Counted to 0"));
+    // Once settled, the next frame shows the change.
+    assert_eq!(app.scene()?.windows[0].state.summary.as_deref(), Some("Counted to 1"));
+    Ok(())
+}

@@ -4,9 +4,14 @@
 //!
 //! - **(a)** 20 open windows, idle, then while 8 in-process agents (tokio
 //!   tasks) call actions and read and list the app as fast as they can:
-//!   frame time p50 and p99 of each, in one run.
-//! - **(b)** a frame after one window changed, with 10 and with 1,000 open
+//!   frame time p50 and p99 of each, in one run; and `App::scene` alone,
+//!   idle and under the same agents (how long a frame waits on the app);
+//!   and the same agents on one worker thread, which leaves the second
+//!   core to the frame.
+//! - **(b)** a frame after one window changed, with 10, 20 and 1,000 open
 //!   windows; beside it, `App::scene` alone (the app's part of the frame).
+//!   At this size the desk draws 20 windows at once, so 1,000 windows are
+//!   also shown against 20: what the 980 windows waiting in the list cost.
 //!
 //! Ratios are to the baseline measured in the same run. Prints a table;
 //! nothing is asserted (`scripts/test` runs it in quick mode so it keeps
@@ -43,22 +48,37 @@ fn main() {
         .build()
         .expect("a runtime");
 
-    let (idle, loaded, calls) = under_agents(&runtime, frames);
+    let Loaded { idle, loaded, idle_scene, loaded_scene, calls } = under_agents(&runtime, frames);
+    // The same agents on one worker thread: a core left to the person's.
+    let one_core = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let spared = under_agents(&one_core, frames);
     let few = changed_frames(10, frames);
-    let many = changed_frames(1_000, scaled(60, 2));
+    let drawn = changed_frames(20, frames);
+    let eight = changing_frames(20, 8, frames);
+    let many = changed_frames(1_000, scaled(300, 2));
     if quick() {
         return;
     }
     println!("## The person's frame (19)");
     println!();
-    println!("{frames} frames per row at 20 windows and 10 windows, 60 at 1,000; {SCREEN:?} px.");
+    println!("{frames} frames per row at 20 windows and 10 windows, 300 at 1,000; {SCREEN:?} px.");
     println!();
     println!("| frame | p50 | p99 | p50 ÷ baseline | p99 ÷ baseline |");
     println!("|---|---|---|---|---|");
     row("20 windows, idle (baseline)", &idle, &idle);
     row("20 windows, 8 agents working", &loaded, &idle);
+    row("20 windows, 8 agents working on one worker thread", &spared.loaded, &idle);
+    row("20 windows, 8 changed before each frame, no agents", &eight.frame, &idle);
+    row("`App::scene` alone, 20 windows, idle (baseline)", &idle_scene, &idle_scene);
+    row("`App::scene` alone, 20 windows, 8 agents working", &loaded_scene, &idle_scene);
     row("10 windows, one changed (baseline)", &few.frame, &few.frame);
+    row("20 windows, one changed", &drawn.frame, &few.frame);
     row("1,000 windows, one changed", &many.frame, &few.frame);
+    row("1,000 windows, one changed, ÷ 20 windows (both draw 20)", &many.frame, &drawn.frame);
     row("`App::scene` alone, 10 windows (baseline)", &few.scene, &few.scene);
     row("`App::scene` alone, 1,000 windows", &many.scene, &few.scene);
     println!();
@@ -81,7 +101,7 @@ fn p(times: &Times, q: f64) -> Duration {
 }
 
 fn ms(d: Duration) -> String {
-    format!("{:.2} ms", d.as_secs_f64() * 1e3)
+    format!("{:.3} ms", d.as_secs_f64() * 1e3)
 }
 
 fn ratio(a: Duration, b: Duration) -> String {
@@ -140,14 +160,39 @@ impl Host {
     }
 }
 
-/// (a): 20 windows idle, then under 8 agents; and how many calls the
-/// agents completed meanwhile.
-fn under_agents(runtime: &tokio::runtime::Runtime, frames: usize) -> (Times, Times, u64) {
+/// (a)'s figures: frames and `App::scene` alone, idle and under agents,
+/// and how many calls the agents completed while the frames were timed.
+struct Loaded {
+    idle: Times,
+    loaded: Times,
+    idle_scene: Times,
+    loaded_scene: Times,
+    calls: u64,
+}
+
+/// `App::scene` alone, `n` times a frame's length apart (a millisecond):
+/// how long a frame waits to read the app.
+fn scenes(app: &App, n: usize) -> Times {
+    let mut times: Vec<Duration> = (0..n)
+        .map(|_| {
+            std::thread::sleep(Duration::from_millis(1));
+            let start = Instant::now();
+            std::hint::black_box(app.scene().expect("the scene"));
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    Times(times)
+}
+
+/// (a): 20 windows idle, then under 8 agents.
+fn under_agents(runtime: &tokio::runtime::Runtime, frames: usize) -> Loaded {
     let app = boards(20);
     let mut host = Host::new(&app);
     // Warm: fonts, window sizes and the scene's first gathering.
     host.time(30);
     let idle = host.time(frames);
+    let idle_scene = scenes(&app, frames);
 
     let stop = Arc::new(AtomicBool::new(false));
     let done = Arc::new(AtomicU64::new(0));
@@ -161,11 +206,12 @@ fn under_agents(runtime: &tokio::runtime::Runtime, frames: usize) -> (Times, Tim
     let before = done.load(Ordering::Relaxed);
     let loaded = host.time(frames);
     let calls = done.load(Ordering::Relaxed) - before;
+    let loaded_scene = scenes(&app, frames);
     stop.store(true, Ordering::Relaxed);
     for agent in agents {
         runtime.block_on(agent).expect("an agent");
     }
-    (idle, loaded, calls)
+    Loaded { idle, loaded, idle_scene, loaded_scene, calls }
 }
 
 /// One agent: changes its own board, reads every window, lists the tools,
@@ -195,14 +241,23 @@ struct Changed {
 
 /// Frames with `windows` open, one of them changed before each frame.
 fn changed_frames(windows: usize, frames: usize) -> Changed {
+    changing_frames(windows, 1, frames)
+}
+
+/// Frames with `windows` open, the first `changed` of them changed before
+/// each frame, one after another (no agents, no other thread).
+fn changing_frames(windows: usize, changed: usize, frames: usize) -> Changed {
     let app = boards(windows);
-    let board = app.window::<Board>("w1").expect("the first board");
+    let boards: Vec<_> =
+        (1..=changed).map(|n| app.window::<Board>(&format!("w{n}")).expect("a board")).collect();
     let mut host = Host::new(&app);
     host.time(3);
     let mut change = 0u64;
     let mut next = || {
         change += 1;
-        board.update(|b| b.status = format!("change {change}")).expect("a change");
+        for board in &boards {
+            board.update(|b| b.status = format!("change {change}")).expect("a change");
+        }
     };
     let mut times = Vec::with_capacity(frames);
     for _ in 0..frames {

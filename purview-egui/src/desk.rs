@@ -37,8 +37,10 @@ pub struct Desk {
     pub(crate) note: Option<String>,
     pub(crate) list_windows: bool,
     pub(crate) overrides: Vec<Override>,
-    /// Whether `App::on_change` already wakes this desk's egui context.
-    pub(crate) woken: bool,
+    /// Once `App::on_change` wakes this desk's egui context: set while a
+    /// repaint is asked for and its frame has not begun, so a flood of
+    /// changes asks egui once per frame, not once per change.
+    pub(crate) woken: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     /// Where each window goes and how large it may grow.
     pub(crate) layout: Layout,
     /// The last agent focus request already turned into a raise.
@@ -117,7 +119,7 @@ impl Desk {
             note: None,
             list_windows: true,
             overrides: Vec::new(),
-            woken: false,
+            woken: None,
             layout: Layout::default(),
             focused_serial: 0,
             reader: crate::read::Reader::default(),

@@ -3,6 +3,11 @@
 //! agent's focus; a click starts a call (calls.rs) whose outcome
 //! (outcomes.rs) the next frame shows.
 
+use std::sync::{
+    Arc,
+    atomic::{AtomicBool, Ordering},
+};
+
 use egui::{Rect, Ui, Vec2, pos2, vec2};
 use purview::approval::ApprovalQueue;
 
@@ -67,14 +72,22 @@ impl Desk {
     }
 
     /// Agent calls, other sessions' edits and approval requests repaint at
-    /// once.
+    /// once: the first change after a frame begins asks egui for the next
+    /// frame, and the rest wait for it (a frame reads every change made
+    /// before it reads the app).
     fn wake(&mut self, ctx: &egui::Context) {
-        if self.woken {
+        if let Some(asked) = &self.woken {
+            asked.store(false, Ordering::Release);
             return;
         }
-        self.woken = true;
+        let asked = Arc::new(AtomicBool::new(false));
+        self.woken = Some(asked.clone());
         let repaint = ctx.clone();
-        self.core.app.on_change(move |_| repaint.request_repaint());
+        self.core.app.on_change(move |_| {
+            if !asked.swap(true, Ordering::AcqRel) {
+                repaint.request_repaint();
+            }
+        });
         if let Some(approvals) = &self.approvals {
             let repaint = ctx.clone();
             approvals.on_change(move || repaint.request_repaint());

@@ -543,3 +543,31 @@ pub fn circles_in(sources: &[PathBuf]) -> Vec<String> {
     );
     found
 }
+
+/// The pairs of a crate's top-level modules (each folder or file under
+/// `src`) that use each other's items, each as `a ↔ b` with a path each
+/// way: how tangled the crate's rooms are above the level of files.
+pub fn mutual_modules(src: &Path) -> Vec<String> {
+    let graph = file_graph(src);
+    let top = |file: &Path| -> String {
+        let inner = file.strip_prefix(src).unwrap_or(file);
+        let first = inner.components().next().map(|c| c.as_os_str().to_string_lossy().into_owned());
+        first.unwrap_or_default().trim_end_matches(".rs").to_owned()
+    };
+    let mut uses: BTreeMap<(String, String), String> = BTreeMap::new();
+    for (file, edges) in &graph {
+        for (used, via) in edges {
+            let (from, to) = (top(file), top(used));
+            if from != to && from != "lib" && to != "lib" {
+                uses.entry((from, to)).or_insert_with(|| format!("{} uses {via}", name(file)));
+            }
+        }
+    }
+    uses.iter()
+        .filter(|((a, b), _)| a < b)
+        .filter_map(|((a, b), there)| {
+            let back = uses.get(&(b.clone(), a.clone()))?;
+            Some(format!("{a} ↔ {b}: {there}; {back}"))
+        })
+        .collect()
+}

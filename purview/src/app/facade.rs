@@ -19,7 +19,7 @@ use super::{
     broadcast::{Subscriber, Subscription},
     catalog, consent,
     kept::BuildCounts,
-    lookup, phases, reads,
+    lookup, phases,
     registry::Touched,
     seen,
     shared::Shared,
@@ -496,9 +496,10 @@ impl App {
     /// the app's own types ([`Scene`]): no JSON is made and agents'
     /// cached snapshot is left alone. Each window shows its settled
     /// projection, the one agents read: no view-model is projected for a
-    /// frame. What it shows is gathered once per change and shared: a
-    /// frame with nothing changed holds the state lock only to clone a
-    /// handle to the same scene, and copies nothing.
+    /// frame. What it shows is gathered once per change and shared, and
+    /// after the first read every change publishes its scene as it
+    /// settles: a frame clones a handle without taking the state lock, so
+    /// agents working on the app never make it wait, and copies nothing.
     ///
     /// ```
     /// use purview::prelude::*;
@@ -525,7 +526,7 @@ impl App {
     /// assert!(scene.windows[0].operable);
     /// ```
     pub fn scene(&self) -> Result<Arc<Scene>, Error> {
-        reads::scene(&self.shared)
+        self.shared.scene()
     }
 
     /// How many times this app has serialized its windows for agents (a
@@ -533,14 +534,14 @@ impl App {
     /// once): for tests that a GUI's frames add nothing to it.
     #[doc(hidden)]
     pub fn windows_serialized(&self) -> u64 {
-        reads::windows_serialized(&self.shared)
+        self.shared.windows_serialized()
     }
 
     /// How many times this app has built each answer it keeps between
     /// changes, and projected a window. Not part of the API.
     #[doc(hidden)]
     pub fn build_counts(&self) -> Result<BuildCounts, Error> {
-        reads::counts(&self.shared)
+        self.shared.build_counts()
     }
 
     pub(super) fn handle<W: Window>(&self, id: Arc<str>) -> WindowHandle<W> {
@@ -550,7 +551,7 @@ impl App {
     /// The tool definitions tools/list returns now, shared: the state lock
     /// is held only to clone the handle.
     pub(crate) fn listed_tools(&self) -> Result<Arc<[ToolDefinition]>, Error> {
-        reads::listed_tools(&self.shared)
+        self.shared.listed_tools()
     }
 
     /// The seal of this app's 2026-07-28 approval questions ([`consent::state_seal`]).

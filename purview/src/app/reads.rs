@@ -15,14 +15,12 @@ use std::{
 use serde_json::Value;
 
 use super::{
-    Error,
     actor::Actor,
     catalog,
     config::Config,
     kept::{BuildCounts, counted},
     registry::{Entry, State},
     scene::{ActionInfo, Scene, SceneWindow},
-    shared::Shared,
 };
 
 use crate::model::ToolDefinition;
@@ -74,20 +72,11 @@ impl State {
         };
         reads.scene.get_or_init(|| Arc::new(gather())).clone()
     }
-}
 
-/// The tool definitions tools/list returns now, shared: the state lock
-/// is held only to clone the handle.
-pub(super) fn listed_tools(shared: &Shared) -> Result<Arc<[ToolDefinition]>, Error> {
-    let config = &shared.config;
-    shared.read(|state| state.listed_tools(config))
-}
-
-/// How many times the app has built each answer it keeps between changes,
-/// and projected a window.
-pub(super) fn counts(shared: &Shared) -> Result<BuildCounts, Error> {
-    shared.read(|state| {
-        let counts = &state.reads.counts;
+    /// How many times the app has built each answer it keeps between
+    /// changes, and projected a window.
+    pub fn build_counts(&self) -> BuildCounts {
+        let counts = &self.reads.counts;
         BuildCounts {
             tool_lists: counts.tool_lists.load(Ordering::Relaxed),
             snapshots: counts.snapshots.load(Ordering::Relaxed),
@@ -95,21 +84,7 @@ pub(super) fn counts(shared: &Shared) -> Result<BuildCounts, Error> {
             projections: counts.projections.load(Ordering::Relaxed),
             scene_windows: counts.scene_windows.load(Ordering::Relaxed),
         }
-    })
-}
-
-/// What a GUI draws in one frame ([`App::scene`](crate::App::scene)): the
-/// state lock is held only to clone the handle to what was gathered since
-/// the last change.
-pub(super) fn scene(shared: &Shared) -> Result<Arc<Scene>, Error> {
-    shared.read(State::scene)
-}
-
-/// How many times the app has serialized its windows for agents.
-pub(super) fn windows_serialized(shared: &Shared) -> u64 {
-    shared
-        .read(|state| state.windows_serialized.load(std::sync::atomic::Ordering::Relaxed))
-        .unwrap_or_default()
+    }
 }
 
 impl Scene {

@@ -4,12 +4,16 @@
 //! is the public handle to it, and the context a handler gets reaches it
 //! as a [`Stage`].
 
-use crate::{lock::lock_unpoisoned, settings::ToolSurface};
+use crate::{
+    lock::{lock_unpoisoned, read_unpoisoned, write_unpoisoned},
+    model::ToolDefinition,
+    settings::ToolSurface,
+};
 use std::{
     any::{Any, TypeId},
     sync::{
-        Arc, Mutex, MutexGuard,
-        atomic::{AtomicU64, Ordering},
+        Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard,
+        atomic::{AtomicBool, AtomicU64, Ordering},
     },
     time::Duration,
 };
@@ -19,7 +23,9 @@ use super::{
     actor::Actor,
     broadcast::{ChangeHub, Pacing},
     config::Config,
+    kept::BuildCounts,
     registry::{State, Touched},
+    scene::Scene,
     spec::{Level, TypeKey, TypeSpec},
     topology::Placement,
 };
@@ -36,9 +42,40 @@ thread_local! {
 /// dropped.
 const STALL_LIMIT: Duration = Duration::from_secs(10);
 
+/// This thread's mark that it holds an app's state lock, taken with the
+/// lock and dropped with it.
+struct Held(usize);
+
+impl Held {
+    /// Marks `app` held by this thread, or [`Error::Reentrant`] if it
+    /// already is (a Purview callback calling back into the same app).
+    fn mark(app: usize) -> Result<Self, Error> {
+        HELD.with(|held| {
+            let mut held = held.borrow_mut();
+            if held.contains(&app) {
+                return Err(Error::Reentrant);
+            }
+            held.push(app);
+            Ok(Self(app))
+        })
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        HELD.with(|held| {
+            let mut held = held.borrow_mut();
+            if let Some(i) = held.iter().rposition(|a| *a == self.0) {
+                held.remove(i);
+            }
+        });
+    }
+}
+
+/// The state, read: any number of readers at once.
 pub(super) struct StateGuard<'a> {
-    guard: MutexGuard<'a, State>,
-    app: usize,
+    guard: RwLockReadGuard<'a, State>,
+    _held: Held,
 }
 
 impl std::ops::Deref for StateGuard<'_> {
@@ -48,25 +85,30 @@ impl std::ops::Deref for StateGuard<'_> {
     }
 }
 
-impl std::ops::DerefMut for StateGuard<'_> {
+/// The state, written: one writer, no readers.
+struct WriteGuard<'a> {
+    guard: RwLockWriteGuard<'a, State>,
+    _held: Held,
+}
+
+impl std::ops::Deref for WriteGuard<'_> {
+    type Target = State;
+    fn deref(&self) -> &State {
+        &self.guard
+    }
+}
+
+impl std::ops::DerefMut for WriteGuard<'_> {
     fn deref_mut(&mut self) -> &mut State {
         &mut self.guard
     }
 }
 
-impl Drop for StateGuard<'_> {
-    fn drop(&mut self) {
-        HELD.with(|held| {
-            let mut held = held.borrow_mut();
-            if let Some(i) = held.iter().rposition(|a| *a == self.app) {
-                held.remove(i);
-            }
-        });
-    }
-}
-
 pub(super) struct Shared {
-    state: Mutex<State>,
+    /// Read by every reader at once (tools/list, the resource, the
+    /// scene, `app__read_windows`, each built at most once per change);
+    /// written only by [`Shared::mutate`] and a type's first compilation.
+    state: RwLock<State>,
     /// Serializes agent calls from the gates to the commit (§10.1).
     pub op_lock: tokio::sync::Mutex<()>,
     next_seq: AtomicU64,
@@ -86,13 +128,18 @@ pub(super) struct Shared {
     /// Whether the app has said that no one can approve (said once).
     pub approval_warned: std::sync::atomic::AtomicBool,
     pub config: Config,
+    /// The scene of the state as last settled, published as each change
+    /// settles once a GUI has read one (`scene_wanted`), so a frame takes
+    /// it without waiting for the state lock.
+    scene: Mutex<Option<Arc<Scene>>>,
+    scene_wanted: AtomicBool,
 }
 
 impl Shared {
     pub fn new(state: State, config: Config) -> Self {
         let pacing = Pacing { gap: config.coalesce, stall_limit: STALL_LIMIT };
         Self {
-            state: Mutex::new(state),
+            state: RwLock::new(state),
             op_lock: tokio::sync::Mutex::new(()),
             next_seq: AtomicU64::new(1),
             changes: ChangeHub::new(pacing, config.limits.max_subscribers),
@@ -104,19 +151,23 @@ impl Shared {
             state_seal: std::sync::OnceLock::new(),
             approval_warned: Default::default(),
             config,
+            scene: Mutex::new(None),
+            scene_wanted: AtomicBool::new(false),
         }
     }
 
-    /// Takes the state lock, or [`Error::Reentrant`] if this thread already
-    /// holds it (a Purview callback calling back into the same app).
+    /// Takes the state lock to read, or [`Error::Reentrant`] if this
+    /// thread already holds it (a Purview callback calling back into the
+    /// same app). Readers do not wait for each other.
     pub fn lock(&self) -> Result<StateGuard<'_>, Error> {
-        let app = self as *const Self as usize;
-        if HELD.with(|held| held.borrow().contains(&app)) {
-            return Err(Error::Reentrant);
-        }
-        let guard = lock_unpoisoned(&self.state);
-        HELD.with(|held| held.borrow_mut().push(app));
-        Ok(StateGuard { guard, app })
+        let held = Held::mark(self as *const Self as usize)?;
+        Ok(StateGuard { guard: read_unpoisoned(&self.state), _held: held })
+    }
+
+    /// Takes the state lock to write: it waits for every reader.
+    fn lock_mut(&self) -> Result<WriteGuard<'_>, Error> {
+        let held = Held::mark(self as *const Self as usize)?;
+        Ok(WriteGuard { guard: write_unpoisoned(&self.state), _held: held })
     }
 
     /// Reads the state.
@@ -158,15 +209,54 @@ impl Shared {
         after: impl FnOnce(&State, Change, R) -> S,
     ) -> Result<S, E> {
         let (value, change) = {
-            let mut state = self.lock()?;
+            let mut state = self.lock_mut()?;
             let (value, touched) = f(&mut state)?;
             let change = state.settle(touched);
+            if self.scene_wanted.load(Ordering::Relaxed) {
+                // Published before the lock is released: a frame never
+                // shows less than what has settled.
+                *lock_unpoisoned(&self.scene) = Some(state.scene());
+            }
             let answer = after(&state, change, value);
             state.tools_before = None;
             (answer, change)
         };
         self.signal(change);
         Ok(value)
+    }
+
+    /// What a GUI draws in one frame ([`App::scene`](crate::App::scene)):
+    /// the scene published when the last change settled, or, for the
+    /// first frame, gathered now. A frame waits for no agent.
+    pub fn scene(&self) -> Result<Arc<Scene>, Error> {
+        self.scene_wanted.store(true, Ordering::Relaxed);
+        if let Some(scene) = lock_unpoisoned(&self.scene).clone() {
+            return Ok(scene);
+        }
+        // Published under the state lock, so no change settles between
+        // gathering and publishing.
+        self.read(|state| {
+            let scene = state.scene();
+            *lock_unpoisoned(&self.scene) = Some(scene.clone());
+            scene
+        })
+    }
+
+    /// The tool definitions tools/list returns now, shared: the state lock
+    /// is held only to clone the handle.
+    pub fn listed_tools(&self) -> Result<Arc<[ToolDefinition]>, Error> {
+        self.read(|state| state.listed_tools(&self.config))
+    }
+
+    /// How many times the app has built each answer it keeps between
+    /// changes, and projected a window.
+    pub fn build_counts(&self) -> Result<BuildCounts, Error> {
+        self.read(State::build_counts)
+    }
+
+    /// How many times the app has serialized its windows for agents.
+    pub fn windows_serialized(&self) -> u64 {
+        self.read(|state| state.windows_serialized.load(Ordering::Relaxed)).unwrap_or_default()
     }
 
     /// Hands a change to listeners and subscribers. On the dispatcher
@@ -226,7 +316,12 @@ impl Shared {
 
 impl Stage for Shared {
     fn type_spec(&self, key: TypeKey) -> Result<Arc<TypeSpec>, Error> {
-        self.lock()?.type_spec(key).map_err(Error::InvalidDefinition)
+        // Compiled once per type: later windows of it only read.
+        let compiled = match self.read(|state| state.types.get(&(key.id, key.level)).cloned())? {
+            Some(compiled) => compiled,
+            None => self.lock_mut()?.type_spec(key),
+        };
+        compiled.map_err(Error::InvalidDefinition)
     }
 
     fn next_seq(&self) -> u64 {
