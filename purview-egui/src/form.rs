@@ -57,13 +57,12 @@ pub(crate) fn form(
                     ui.label(RichText::new(hint).small());
                     ui.end_row();
                 }
-                let picked = action.info.sources.iter().any(|s| s.argument == param.name);
+                let picked = action.info.sources.iter().find(|s| s.argument == param.name);
                 // The sentence telling agents where to look is the hint above.
-                let help =
-                    param.description.as_deref().map(|d| match d.find("Take it from the `") {
-                        Some(at) if picked => d[..at].trim_end(),
-                        _ => d,
-                    });
+                let help = param.description.as_deref().map(|d| match picked {
+                    Some(source) => source.persons_help(d),
+                    None => d,
+                });
                 if let Some(help) = help.filter(|h| !h.is_empty()) {
                     // The argument's own words, under its field.
                     ui.label("");

@@ -112,10 +112,15 @@
     if (page && page.version !== win.version) { delete pages[win.id + '|' + key]; page = null; }
     var offset = page ? page.offset : (b.offset || 0);
     var rows = page ? page.rows : b.rows;
+    var pickers = pickersOf(win, key);
     var table = el('table', { 'class': 'pv-table' },
-      el('thead', null, el('tr', null, b.columns.map(function (c) { return el('th', { scope: 'col', text: c }); }))),
+      el('thead', null, el('tr', null,
+        b.columns.map(function (c) { return el('th', { scope: 'col', text: c }); }),
+        pickers.map(function (p) { return el('th', { scope: 'col', text: p.label + ' for ' + p.action.title }); }))),
       el('tbody', null, rows.map(function (r) {
-        return el('tr', null, r.map(function (v) { return el('td', { text: cell(v) }); }));
+        return el('tr', null,
+          r.map(function (v) { return el('td', { text: cell(v) }); }),
+          pickers.map(function (p) { return el('td', null, pickButton(p, r)); }));
       })));
     var parts = [table];
     if (typeof b.total === 'number') {
@@ -141,6 +146,29 @@
       }
     }
     return el('div', { 'class': 'pv-tablewrap' }, parts);
+  }
+  // Arguments an open form takes from a column of this table
+  // (`#[arg(from = table.column)]`): the person picks a row for them.
+  function pickersOf(win, key) {
+    var pickers = [];
+    win.actions.forEach(function (a) {
+      var state = forms[win.id + '|' + a.name];
+      if (!state || !win.operable) return;
+      (a.sources || []).forEach(function (s) {
+        if (s.table !== key) return;
+        var param = a.params.filter(function (p) { return p.name === s.argument; })[0];
+        pickers.push({ action: a, state: state, source: s, label: param ? param.label : s.argument });
+      });
+    });
+    return pickers;
+  }
+  function pickButton(p, row) {
+    var value = cell(row[p.source.column]);
+    var chosen = String(p.state.values[p.source.argument] || '') === value;
+    return el('button', { type: 'button', 'aria-pressed': String(chosen),
+      'aria-label': 'Choose ' + value + ' as ' + p.label + ' for ' + p.action.title,
+      onclick: function () { p.state.values[p.source.argument] = value; render(); } },
+      chosen ? 'Chosen' : 'Choose');
   }
   function block(win, b, index) {
     var key = b.id || ('#' + index);
@@ -206,11 +234,14 @@
     var rows = action.params.map(function (p) {
       var id = base + '-' + slug(p.name);
       var problem = fieldError(failure, action, p.name);
-      var hintId = p.description ? id + '-hint' : null;
+      var source = (action.sources || []).filter(function (s) { return s.argument === p.name; })[0];
+      var hint = [p.description, source ? 'Choose a row in ' + source.tableTitle + ' to fill this in.' : null]
+        .filter(Boolean).join(' ');
+      var hintId = hint ? id + '-hint' : null;
       return el('div', { 'class': 'pv-row' },
         el('label', { 'for': id }, p.label + (p.required ? ' *' : '')),
         input(id, p, state.values, problem, id + '-error', hintId),
-        hintId ? el('span', { id: hintId, 'class': 'pv-weak', text: p.description }) : null,
+        hintId ? el('span', { id: hintId, 'class': 'pv-weak', text: hint }) : null,
         problem ? el('span', { id: id + '-error', 'class': 'pv-error', text: p.label + ': ' + problem }) : null);
     });
     var submit = function (e) {

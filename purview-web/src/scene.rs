@@ -93,14 +93,38 @@ fn actions_json(actions: &[ActionInfo]) -> Value {
     actions
         .iter()
         .map(|action| {
-            let params: Vec<Value> =
-                form::params(&action.input_schema).iter().map(form::Param::to_json).collect();
+            let mut params = form::params(&action.input_schema);
+            for param in &mut params {
+                // The person picks the row: the sentence telling agents where
+                // to look gives way to the page's own hint.
+                let source = action.sources.iter().find(|s| s.argument == param.name);
+                if let (Some(source), Some(said)) = (source, &param.description) {
+                    let help = source.persons_help(said);
+                    param.description = (!help.is_empty()).then(|| help.to_owned());
+                }
+            }
+            let params: Vec<Value> = params.iter().map(form::Param::to_json).collect();
+            // Arguments whose value is a cell of one of the window's tables:
+            // the page lets the person pick the row.
+            let sources: Vec<Value> = action
+                .sources
+                .iter()
+                .map(|source| {
+                    json!({
+                        "argument": source.argument,
+                        "table": source.table,
+                        "tableTitle": purview::naming::humanize(&source.table),
+                        "column": source.column,
+                    })
+                })
+                .collect();
             json!({
                 "name": action.name,
                 "title": action.title,
                 "description": action.description,
                 "destructive": action.destructive,
                 "params": params,
+                "sources": sources,
             })
         })
         .collect()

@@ -58,6 +58,46 @@ pub struct ArgumentSource {
     pub column_name: Cow<'static, str>,
 }
 
+impl ArgumentSource {
+    /// The sentence the argument's description ends with, telling agents
+    /// where its value comes from. A GUI that lets the person pick the row
+    /// says so in its own words instead ([`ArgumentSource::persons_help`]).
+    ///
+    /// ```
+    /// use purview::ActionSpec;
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Book { pet_id: u32 }
+    ///
+    /// let spec = ActionSpec::new("book").input::<Book>().argument_from("pet_id", "pets", 0, "id");
+    /// assert!(spec.sources()[0].agent_hint().contains("`id` column"));
+    /// ```
+    pub fn agent_hint(&self) -> String {
+        format!(
+            "Take it from the `{}` column of this window's `{}` table (its rows are in app://windows).",
+            self.column_name, self.table
+        )
+    }
+
+    /// The argument's own help for a person who picks the row: its schema
+    /// `description` without [`ArgumentSource::agent_hint`].
+    ///
+    /// ```
+    /// use purview::ActionSpec;
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Book { pet_id: u32 }
+    ///
+    /// let spec = ActionSpec::new("book").input::<Book>().argument_from("pet_id", "pets", 0, "id");
+    /// let source = &spec.sources()[0];
+    /// let said = format!("The pet to see. {}", source.agent_hint());
+    /// assert_eq!(source.persons_help(&said), "The pet to see.");
+    /// ```
+    pub fn persons_help<'a>(&self, description: &'a str) -> &'a str {
+        description.strip_suffix(self.agent_hint().as_str()).unwrap_or(description).trim_end()
+    }
+}
+
 impl ActionSpec {
     /// An action taking no arguments and returning no `result`.
     /// Names are letter-first `[A-Za-z0-9_]`, without `__`, at most
@@ -189,10 +229,7 @@ impl ActionSpec {
             column,
             column_name: column_name.into(),
         };
-        let where_from = format!(
-            "Take it from the `{}` column of this window's `{}` table (its rows are in app://windows).",
-            source.column_name, source.table
-        );
+        let where_from = source.agent_hint();
         if let Some(Value::Object(property)) = self
             .input_schema
             .get_mut("properties")

@@ -1,5 +1,8 @@
-//! The traits a view-model implements. `#[window]` and `#[action]` generate
-//! these implementations; they can also be written by hand.
+//! The traits a view-model implements, and what its handlers get.
+//! `#[window]` and `#[action]` generate these implementations; they can
+//! also be written by hand. The registry stores each view-model behind its
+//! object-safe face ([`DynActions`]), and a handler gets a [`Context`]
+//! (context.rs).
 
 pub(crate) mod context;
 
