@@ -3,7 +3,9 @@
 //! churn, every session, streams, wrong tokens, an approval flood), how
 //! many of a second client's requests succeeded and how long they took, on
 //! a keep-alive session it opened before the attack and on a new
-//! connection each time (RELIABILITY.md "Fair shares", BENCHMARKS.md).
+//! connection each time (RELIABILITY.md "Fair shares", BENCHMARKS.md);
+//! then the attacks on the person's face (link guesses, streams, slow
+//! writes), with the agent's requests and the person's clicks.
 //! The attacks are the fairness harness's (`tests/support/fairness.rs`),
 //! whose success rates the tests assert.
 //!
@@ -44,6 +46,19 @@ fn main() {
         }
         println!("Two named clients, each with its own token, {calls} requests each way:\n");
         println!("{}", fairness::table(&outcomes));
+        // The person's face, attacked through its routes with a leaked
+        // link's session: the agent on MCP and the person at the face.
+        let face =
+            if purview_benches::quick() { &Strategy::FACE[..1] } else { &Strategy::FACE[..] };
+        let mut attacked = Vec::new();
+        for &strategy in face {
+            match fairness::run(strategy, Auth::Named, calls).await {
+                Ok(outcome) => attacked.push(outcome),
+                Err(error) => panic!("{}: {error}", strategy.name()),
+            }
+        }
+        println!("The person's face under attack, {calls} requests each:\n");
+        println!("{}", fairness::face_table(&attacked));
         let mut one = Vec::new();
         for auth in [Auth::Shared, Auth::None] {
             one.push(fairness::run(Strategy::SlowBody, auth, calls).await.expect("runs"));

@@ -794,6 +794,29 @@ async fn trickle(addr: SocketAddr, head: String, every: Duration) {
 }
 
 /// The table the bench prints and BENCHMARKS.md shows.
+/// Attacks on the person's face as a Markdown table: the agent's requests
+/// on its keep-alive session, and the person's clicks at the face.
+pub fn face_table(outcomes: &[Outcome]) -> String {
+    let mut out = String::from(
+        "| attack on the face | agent, keep-alive session: succeeded | p50 / p99 | the person at the face: succeeded | p50 / p99 |\n|---|---|---|---|---|\n",
+    );
+    for o in outcomes {
+        out.push_str(&format!(
+            "| {} | {} / {} | {:.1} / {:.1} ms | {} / {} | {:.1} / {:.1} ms |\n",
+            o.strategy.name(),
+            o.kept.ok,
+            o.kept.sent,
+            o.kept.quantile_ms(0.5),
+            o.kept.quantile_ms(0.99),
+            o.fresh.ok,
+            o.fresh.sent,
+            o.fresh.quantile_ms(0.5),
+            o.fresh.quantile_ms(0.99),
+        ));
+    }
+    out
+}
+
 pub fn table(outcomes: &[Outcome]) -> String {
     let mut out = String::from(
         "| attack | clients | keep-alive session: succeeded | p50 / p99 | new connections: succeeded | p50 / p99 |\n|---|---|---|---|---|---|\n",
