@@ -1166,3 +1166,24 @@ fn s10_1_a_frame_reads_the_scene_while_a_change_settles_under_the_state_lock() -
     assert_eq!(app.scene()?.windows[0].state.summary.as_deref(), Some("Counted to 1"));
     Ok(())
 }
+
+#[test]
+fn s6_a_change_only_a_gui_shows_still_wakes_its_listeners() -> Result<()> {
+    // On the dispatcher surface the tool list never changes, so an action
+    // withdrawn from an operable window tells agents nothing; the GUI's
+    // buttons change all the same, and its listener hears of it.
+    let app = purview_tests::demo_app_on(purview::settings::ToolSurface::Dispatcher);
+    let editor = app.open(Editor::default())?;
+    let before = app.scene()?;
+    let heard = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = heard.clone();
+    app.on_change(move |change| log.lock().unwrap().push(change));
+    let action = before.windows[0].actions[0].name.clone();
+    editor.set_available(&action, false)?;
+    let after = app.scene()?;
+    assert!(after.windows[0].actions.iter().all(|a| a.name != action), "{action} withdrawn");
+    let heard = heard.lock().unwrap().clone();
+    assert_eq!(heard.len(), 1, "{heard:?}");
+    assert!(heard[0].scene && !heard[0].tools && !heard[0].resource, "{:?}", heard[0]);
+    Ok(())
+}

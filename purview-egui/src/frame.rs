@@ -83,9 +83,14 @@ impl Desk {
         let asked = Arc::new(AtomicBool::new(false));
         self.woken = Some(asked.clone());
         let repaint = ctx.clone();
+        // The viewport the desk is drawn in: a request from another thread
+        // would otherwise go to whichever viewport egui is drawing then.
+        let viewport = ctx.viewport_id();
         self.core.app.on_change(move |_| {
+            // The flag is ordered by the scene's publication: a change
+            // published after a frame reset it finds it clear and asks.
             if !asked.swap(true, Ordering::AcqRel) {
-                repaint.request_repaint();
+                repaint.request_repaint_of(viewport);
             }
         });
         if let Some(approvals) = &self.approvals {

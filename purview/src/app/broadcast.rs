@@ -280,7 +280,7 @@ mod tests {
         Pacing { gap: Duration::from_millis(20), stall_limit: Duration::from_millis(200) }
     }
 
-    const EDIT: Change = Change { resource: true, tools: false, agent: false };
+    const EDIT: Change = Change { resource: true, tools: false, agent: false, scene: true };
 
     #[tokio::test(start_paused = true)]
     async fn s6_a_burst_is_coalesced_into_a_bounded_number_of_deliveries() {

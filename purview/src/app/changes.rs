@@ -19,11 +19,15 @@ pub struct Change {
     pub tools: bool,
     /// An agent's call succeeded: see [`App::agent_activity`](crate::App::agent_activity).
     pub agent: bool,
+    /// What a GUI draws ([`App::scene`](crate::App::scene)) changed, even
+    /// where agents are told of nothing: a blocked window's available
+    /// actions, or, on the dispatcher surface, any window's.
+    pub scene: bool,
 }
 
 impl Change {
     /// Whether anything changed at all.
     pub fn is_empty(&self) -> bool {
-        !(self.resource || self.tools || self.agent)
+        !(self.resource || self.tools || self.agent || self.scene)
     }
 }

@@ -367,8 +367,10 @@ impl State {
         }
         if change.resource || change.tools {
             self.reads.forget(&touched.windows, touched.topology);
+            change.scene = true;
         } else if availability_changed {
             self.reads.forget_scene(&touched.windows, touched.topology);
+            change.scene = true;
         }
         change
     }
