@@ -793,7 +793,22 @@ async fn trickle(addr: SocketAddr, head: String, every: Duration) {
     }
 }
 
-/// The table the bench prints and BENCHMARKS.md shows.
+/// One outcome's two rates as table cells: succeeded, then p50 / p99, on
+/// the keep-alive session and then on new connections (or at the face).
+fn rate_cells(o: &Outcome) -> String {
+    format!(
+        "{} / {} | {:.1} / {:.1} ms | {} / {} | {:.1} / {:.1} ms",
+        o.kept.ok,
+        o.kept.sent,
+        o.kept.quantile_ms(0.5),
+        o.kept.quantile_ms(0.99),
+        o.fresh.ok,
+        o.fresh.sent,
+        o.fresh.quantile_ms(0.5),
+        o.fresh.quantile_ms(0.99),
+    )
+}
+
 /// Attacks on the person's face as a Markdown table: the agent's requests
 /// on its keep-alive session, and the person's clicks at the face.
 pub fn face_table(outcomes: &[Outcome]) -> String {
@@ -801,22 +816,12 @@ pub fn face_table(outcomes: &[Outcome]) -> String {
         "| attack on the face | agent, keep-alive session: succeeded | p50 / p99 | the person at the face: succeeded | p50 / p99 |\n|---|---|---|---|---|\n",
     );
     for o in outcomes {
-        out.push_str(&format!(
-            "| {} | {} / {} | {:.1} / {:.1} ms | {} / {} | {:.1} / {:.1} ms |\n",
-            o.strategy.name(),
-            o.kept.ok,
-            o.kept.sent,
-            o.kept.quantile_ms(0.5),
-            o.kept.quantile_ms(0.99),
-            o.fresh.ok,
-            o.fresh.sent,
-            o.fresh.quantile_ms(0.5),
-            o.fresh.quantile_ms(0.99),
-        ));
+        out.push_str(&format!("| {} | {} |\n", o.strategy.name(), rate_cells(o)));
     }
     out
 }
 
+/// The table the bench prints and BENCHMARKS.md shows.
 pub fn table(outcomes: &[Outcome]) -> String {
     let mut out = String::from(
         "| attack | clients | keep-alive session: succeeded | p50 / p99 | new connections: succeeded | p50 / p99 |\n|---|---|---|---|---|---|\n",
@@ -827,18 +832,7 @@ pub fn table(outcomes: &[Outcome]) -> String {
             Auth::Shared => "one shared token",
             Auth::Named => "two named clients",
         };
-        out.push_str(&format!(
-            "| {} | {clients} | {} / {} | {:.1} / {:.1} ms | {} / {} | {:.1} / {:.1} ms |\n",
-            o.strategy.name(),
-            o.kept.ok,
-            o.kept.sent,
-            o.kept.quantile_ms(0.5),
-            o.kept.quantile_ms(0.99),
-            o.fresh.ok,
-            o.fresh.sent,
-            o.fresh.quantile_ms(0.5),
-            o.fresh.quantile_ms(0.99),
-        ));
+        out.push_str(&format!("| {} | {clients} | {} |\n", o.strategy.name(), rate_cells(o)));
     }
     out
 }
