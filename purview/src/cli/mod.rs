@@ -44,7 +44,7 @@
 mod command;
 mod logging;
 
-#[cfg(feature = "http")]
+#[cfg(all(feature = "cli", feature = "http"))]
 pub use command::serve_with;
 #[cfg(feature = "cli")]
 pub use command::{ServeArgs, serve, terminal_hint};
