@@ -1,8 +1,10 @@
 //! Who may open the person's face (purview-web), over plain HTTP: only the
-//! one-time link's cookie opens it, an agent's bearer token never does,
-//! the cookie never calls `/mcp`, every write needs the page's own origin
-//! and CSRF token, and the face's connections count in the fair shares
-//! like any client's (RELIABILITY.md, the face's rows).
+//! session the one-time link's key is exchanged for opens it, sent in the
+//! page's own header (a cookie opens nothing), an agent's bearer token
+//! never does, the person's credential never calls `/mcp`, every write
+//! needs the page's own origin and a JSON body, and the face's connections
+//! count in the fair shares like any client's (RELIABILITY.md, the face's
+//! rows).
 
 use std::time::Duration;
 
@@ -21,19 +23,37 @@ async fn serve(options: HttpOptions) -> Result<(Face, HttpServer, reqwest::Clien
     Ok((face, server, client))
 }
 
-/// Opens the face's link once: the session cookie (`name=value`) and the
-/// whole `Set-Cookie` header.
-async fn open(
-    face: &Face,
+/// The header the face's page sends the person's credential in.
+const SESSION: &str = "x-purview-session";
+
+/// The one-time key in a link (`…/person/#key=…`).
+fn key_of(link: &str) -> Result<String> {
+    Ok(link.split("#key=").nth(1).context("the link carries its key in its fragment")?.to_owned())
+}
+
+/// Exchanges `key` as the face's page does: the answer's status and body.
+async fn exchange(
     server: &HttpServer,
     client: &reqwest::Client,
-) -> Result<(String, String)> {
+    key: &str,
+) -> Result<(u16, String)> {
+    let answer = client
+        .post(format!("{}/person/open", base(server)))
+        .header("origin", base(server))
+        .header("content-type", "application/json")
+        .body(serde_json::json!({ "key": key }).to_string())
+        .send()
+        .await?;
+    Ok((answer.status().as_u16(), answer.text().await?))
+}
+
+/// Opens the face's link once, as its page does: the session credential.
+async fn open(face: &Face, server: &HttpServer, client: &reqwest::Client) -> Result<String> {
     let link = face.one_time_link(server).context("a link")?;
-    let answer = client.get(&link).send().await?;
-    ensure!(answer.status() == 303, "the link answered {}", answer.status());
-    let set = answer.headers()["set-cookie"].to_str()?.to_owned();
-    let cookie = set.split(';').next().unwrap_or_default().to_owned();
-    Ok((cookie, set))
+    let (status, body) = exchange(server, client, &key_of(&link)?).await?;
+    ensure!(status == 200, "the link's key answered {status}: {body}");
+    let answer: serde_json::Value = serde_json::from_str(&body)?;
+    Ok(answer["session"].as_str().context("a session")?.to_owned())
 }
 
 fn base(server: &HttpServer) -> String {
@@ -44,7 +64,7 @@ fn base(server: &HttpServer) -> String {
 async fn s12_an_agents_bearer_token_never_opens_the_face() -> Result<()> {
     let (_face, server, client) = serve(HttpOptions::default().bearer_token(TOKEN)).await?;
     let bearer = format!("Bearer {TOKEN}");
-    for path in ["/person/", "/person/scene", "/person/events"] {
+    for path in ["/person/scene", "/person/events"] {
         let answer = client
             .get(format!("{}{path}", base(&server)))
             .header("authorization", &bearer)
@@ -65,82 +85,105 @@ async fn s12_an_agents_bearer_token_never_opens_the_face() -> Result<()> {
 }
 
 #[tokio::test]
-async fn s12_the_persons_cookie_never_calls_mcp_and_the_link_opens_once() -> Result<()> {
+async fn s12_the_persons_credential_never_calls_mcp_and_the_link_opens_once() -> Result<()> {
     let (face, server, client) = serve(HttpOptions::default().bearer_token(TOKEN)).await?;
     let link = face.one_time_link(&server).context("a link")?;
-    let first = client.get(&link).send().await?;
-    ensure!(first.status() == 303);
-    let set = first.headers()["set-cookie"].to_str()?.to_owned();
-    ensure!(set.contains("HttpOnly") && set.contains("SameSite=Strict"), "{set}");
-    let again = client.get(&link).send().await?;
-    ensure!(again.status() == 401, "a spent link opened again: {}", again.status());
-    let cookie = set.split(';').next().unwrap_or_default();
-    let page =
-        client.get(format!("{}/person/", base(&server))).header("cookie", cookie).send().await?;
-    ensure!(page.status() == 200, "the cookie did not open the page: {}", page.status());
-    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
-    let mcp = client
-        .post(server.url())
-        .header("cookie", cookie)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(initialize)
+    let key = key_of(&link)?;
+    // The key is in the fragment: the link's request line carries none.
+    let link_path = link.split('#').next().unwrap_or_default();
+    ensure!(!link_path.contains(&key), "the key would reach a server: {link}");
+    let (status, body) = exchange(&server, &client, &key).await?;
+    ensure!(status == 200, "the key answered {status}: {body}");
+    let session = serde_json::from_str::<serde_json::Value>(&body)?["session"]
+        .as_str()
+        .context("a session")?
+        .to_owned();
+    let (again, _) = exchange(&server, &client, &key).await?;
+    ensure!(again == 401, "a spent key opened again: {again}");
+    let scene = client
+        .get(format!("{}/person/scene", base(&server)))
+        .header(SESSION, &session)
         .send()
         .await?;
-    ensure!(mcp.status() == 401, "the person's cookie reached MCP: {}", mcp.status());
+    ensure!(scene.status() == 200, "the credential did not open the scene: {}", scene.status());
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    for (name, value) in
+        [(SESSION, session.clone()), ("authorization", format!("Bearer {session}"))]
+    {
+        let mcp = client
+            .post(server.url())
+            .header(name, &value)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(initialize)
+            .send()
+            .await?;
+        ensure!(mcp.status() == 401, "the person's credential reached MCP: {}", mcp.status());
+    }
     Ok(())
 }
 
 #[tokio::test]
-async fn a_write_needs_the_pages_origin_json_and_csrf_token() -> Result<()> {
+async fn s12_the_page_holds_no_credential_and_a_cookie_opens_nothing() -> Result<()> {
     let (face, server, client) = serve(HttpOptions::default()).await?;
-    let (cookie, _) = open(&face, &server, &client).await?;
-    let page =
-        client.get(format!("{}/person/", base(&server))).header("cookie", &cookie).send().await?;
+    let session = open(&face, &server, &client).await?;
+    let page = client.get(format!("{}/person/", base(&server))).send().await?;
     let csp = page.headers()["content-security-policy"].to_str()?.to_owned();
     ensure!(csp.contains("script-src 'self'") && csp.contains("frame-ancestors 'none'"), "{csp}");
+    ensure!(page.headers().get("set-cookie").is_none(), "the page sets a cookie");
     let html = page.text().await?;
-    let csrf = html
-        .split("name=\"purview-csrf\" content=\"")
-        .nth(1)
-        .and_then(|rest| rest.split('"').next())
-        .context("the page carries its CSRF token")?
-        .to_owned();
+    ensure!(html.contains("face.js") && !html.contains(&session), "{html}");
+    // The credential as a cookie, as another port of this host would
+    // receive a cookie, opens nothing.
+    for cookie in [format!("purview-person={session}"), format!("{SESSION}={session}")] {
+        let scene = client
+            .get(format!("{}/person/scene", base(&server)))
+            .header("cookie", &cookie)
+            .send()
+            .await?;
+        ensure!(scene.status() == 401, "a cookie opened the scene: {}", scene.status());
+    }
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_write_needs_the_pages_origin_json_and_the_session() -> Result<()> {
+    let (face, server, client) = serve(HttpOptions::default()).await?;
+    let session = open(&face, &server, &client).await?;
     let body = r#"{"window": null, "action": "new_editor", "values": {}}"#;
-    let post = |origin: String, token: Option<&str>, kind: &str| {
+    let post = |origin: String, credential: Option<&str>, kind: &str| {
         let mut request = client
             .post(format!("{}/person/call", base(&server)))
-            .header("cookie", &cookie)
             .header("origin", origin)
             .header("content-type", kind)
             .body(body);
-        if let Some(token) = token {
-            request = request.header("x-purview-csrf", token);
+        if let Some(credential) = credential {
+            request = request.header(SESSION, credential);
         }
         request.send()
     };
     let own = base(&server);
     let other = format!("http://127.0.0.1:{}", server.local_addr().port().wrapping_add(1));
     let json = "application/json";
-    for (origin, token, kind, why) in [
-        (own.clone(), None, json, "without the token"),
-        (own.clone(), Some("0".repeat(64)), json, "with a wrong token"),
-        (other, Some(csrf.clone()), json, "from another origin on this machine"),
-        (own.clone(), Some(csrf.clone()), "text/plain", "as a plain-text form"),
+    for (origin, credential, kind, status, why) in [
+        (own.clone(), None, json, 401, "without the credential"),
+        (own.clone(), Some("0".repeat(64)), json, 401, "with a wrong credential"),
+        (other, Some(session.clone()), json, 403, "from another origin on this machine"),
+        (own.clone(), Some(session.clone()), "text/plain", 403, "as a plain-text form"),
     ] {
-        let answer = post(origin, token.as_deref(), kind).await?;
-        ensure!(answer.status() == 403, "a write {why} was answered {}", answer.status());
+        let answer = post(origin, credential.as_deref(), kind).await?;
+        ensure!(answer.status() == status, "a write {why} was answered {}", answer.status());
     }
-    let answer = post(own, Some(&csrf), json).await?;
+    let answer = post(own, Some(&session), json).await?;
     ensure!(answer.status() == 200, "the page's own write: {}", answer.status());
     Ok(())
 }
 
 /// Opens an event stream on a connection of its own, and keeps it.
-async fn event_stream(server: &HttpServer, cookie: &str) -> Result<tokio::net::TcpStream> {
+async fn event_stream(server: &HttpServer, session: &str) -> Result<tokio::net::TcpStream> {
     let mut stream = tokio::net::TcpStream::connect(server.local_addr()).await?;
     let request = format!(
-        "GET /person/events HTTP/1.1\r\nHost: {}\r\nCookie: {cookie}\r\nAccept: text/event-stream\r\n\r\n",
+        "GET /person/events HTTP/1.1\r\nHost: {}\r\n{SESSION}: {session}\r\nAccept: text/event-stream\r\n\r\n",
         server.local_addr()
     );
     stream.write_all(request.as_bytes()).await?;
@@ -157,18 +200,18 @@ async fn event_stream(server: &HttpServer, cookie: &str) -> Result<tokio::net::T
 #[tokio::test]
 async fn the_faces_connections_count_in_the_fair_shares() -> Result<()> {
     // Three connections in all, and the person's browser holds them with
-    // event streams. Its cookie makes the face session a client of its own
+    // event streams. Its credential makes the face session a client of its own
     // (not the address every local process shares), so a connection from
     // another local process gets in, in the place of one of the streams: a
     // client holding fewer always gets in.
     let options = HttpOptions::default().max_connections(3);
     let (face, server, client) = serve(options).await?;
-    let (cookie, _) = open(&face, &server, &client).await?;
+    let session = open(&face, &server, &client).await?;
     drop(client);
     tokio::time::sleep(Duration::from_millis(100)).await;
     let mut held = Vec::new();
     for _ in 0..3 {
-        held.push(event_stream(&server, &cookie).await?);
+        held.push(event_stream(&server, &session).await?);
     }
     let mut fourth = tokio::net::TcpStream::connect(server.local_addr()).await?;
     let request = format!(
@@ -201,11 +244,11 @@ async fn the_faces_connections_count_in_the_fair_shares() -> Result<()> {
 #[tokio::test]
 async fn a_newer_event_stream_ends_the_oldest_past_the_faces_limit() -> Result<()> {
     let (face, server, client) = serve(HttpOptions::default()).await?;
-    let (cookie, _) = open(&face, &server, &client).await?;
-    let mut oldest = event_stream(&server, &cookie).await?;
+    let session = open(&face, &server, &client).await?;
+    let mut oldest = event_stream(&server, &session).await?;
     let mut newer = Vec::new();
     for _ in 0..purview_web::MAX_EVENT_STREAMS {
-        newer.push(event_stream(&server, &cookie).await?);
+        newer.push(event_stream(&server, &session).await?);
     }
     // The oldest stream ends: its chunked body closes, then the connection
     // stays idle or closes; what it reads ends with the last chunk.

@@ -158,7 +158,9 @@ async fn s7_1_a_person_in_the_browser_and_an_agent_over_mcp_do_the_order_story()
     let asked = browser
         .run_async(
             "var done = arguments[arguments.length - 1];
-             fetch('/person/scene').then(function (r) { return r.json(); }).then(function (s) {
+             var session = localStorage.getItem('purview-session:/person');
+             fetch('/person/scene', {headers: {'x-purview-session': session}})
+               .then(function (r) { return r.json(); }).then(function (s) {
                var w = s.windows.filter(function (w) { return w.asking.length; })[0];
                done(w ? w.asking[0].id : null); });",
         )
@@ -186,8 +188,8 @@ async fn s7_1_a_person_in_the_browser_and_an_agent_over_mcp_do_the_order_story()
 fn answer_script(id: u64) -> String {
     format!(
         "var done = arguments[arguments.length - 1];
-         var csrf = document.querySelector('meta[name=purview-csrf]').content;
-         fetch('/person/answer', {{method: 'POST', headers: {{'content-type': 'application/json', 'x-purview-csrf': csrf}}, body: JSON.stringify({{id: {id}, approve: true}})}})
+         var session = localStorage.getItem('purview-session:/person');
+         fetch('/person/answer', {{method: 'POST', headers: {{'content-type': 'application/json', 'x-purview-session': session}}, body: JSON.stringify({{id: {id}, approve: true}})}})
            .then(function (r) {{ return r.json(); }}).then(done, function (e) {{ done(String(e)); }});"
     )
 }
@@ -218,14 +220,23 @@ async fn s4_5_no_secret_reaches_the_page_or_its_events() -> Result<()> {
     let event = browser
         .run_async(
             "var done = arguments[arguments.length - 1];
-             var source = new EventSource('/person/events');
-             source.addEventListener('scene', function (e) { source.close(); done(e.data); });",
+             var session = localStorage.getItem('purview-session:/person');
+             fetch('/person/events', {headers: {'x-purview-session': session}}).then(function (r) {
+               var reader = r.body.getReader(), decoder = new TextDecoder(), text = '';
+               var pump = function () { return reader.read().then(function (c) {
+                 if (c.value) text += decoder.decode(c.value, {stream: true});
+                 if (c.done || text.indexOf('\\n\\n') >= 0) { reader.cancel(); done(text); } else pump();
+               }); };
+               pump();
+             });",
         )
         .await?;
     let scene = browser
         .run_async(
             "var done = arguments[arguments.length - 1];
-             fetch('/person/scene').then(function (r) { return r.text(); }).then(done);",
+             var session = localStorage.getItem('purview-session:/person');
+             fetch('/person/scene', {headers: {'x-purview-session': session}})
+               .then(function (r) { return r.text(); }).then(done);",
         )
         .await?;
     let html = browser.html().await?;
@@ -240,6 +251,145 @@ async fn s4_5_no_secret_reaches_the_page_or_its_events() -> Result<()> {
         }
     }
     browser.screenshot("web-face-masked").await?;
+    Ok(())
+}
+
+/// The number in "N field(s) still to fill in" of the editor's card (0
+/// once every field is filled in).
+async fn still_to_fill(browser: &Browser, editor: &str) -> Result<usize> {
+    let text = browser.run(&format!("return {};", card_text(editor))).await?;
+    let text = text.as_str().unwrap_or_default();
+    if text.contains("every field is filled in") {
+        return Ok(0);
+    }
+    let count = text.split(" field").next().and_then(|head| head.rsplit(' ').next());
+    count.and_then(|n| n.parse().ok()).ok_or_else(|| anyhow!("no count in {text:.300}"))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn s4_5_what_the_person_types_into_a_secret_arrives_then_the_page_forgets_it() -> Result<()> {
+    let (_desk, browser, agent) = opened(&[]).await?;
+    let (editor, _) = window(&agent, "Order Editor").await?;
+    // The agent empties the password: one field more to fill in.
+    let (_, version) = window(&agent, "Order Editor").await?;
+    let start = still_to_fill(&browser, &editor).await?;
+    let emptied = agent
+        .call(
+            &format!("{editor}__set_password"),
+            json!({"password": "", "expectedVersion": version}),
+        )
+        .await?;
+    ensure!(!emptied.is_error, "{:?}", emptied.structured);
+    let more = start + 1;
+    browser.wait_for(&format!("{}.includes('{more} field')", card_text(&editor))).await?;
+    let before = still_to_fill(&browser, &editor).await?;
+    ensure!(before == start + 1, "the empty password still counts as set: {start} -> {before}");
+    // A password typed in the browser arrives: one field fewer again.
+    browser.press(&card(&editor), "Set password…").await?;
+    let field = format!("#pv-{editor}-set_password-password");
+    browser.type_into(&field, "typed-in-the-browser").await?;
+    browser.press(&card(&editor), "Set password").await?;
+    browser.wait_for(&format!("!document.querySelector('{field}')")).await?;
+    let after = still_to_fill(&browser, &editor).await?;
+    ensure!(after == before - 1, "the typed password did not arrive: {before} -> {after}");
+    // The lock screen: a wrong PIN is refused and forgotten by the form,
+    // the right one typed in the browser unlocks.
+    browser.press(".pv-app", "Lock").await?;
+    browser.wait_for("document.querySelector('.pv-overlay [aria-modal=true]') !== null").await?;
+    let (locked, _) = window(&agent, "Locked").await?;
+    let pin = format!("#pv-{locked}-unlock-pin");
+    browser.press(&card(&locked), "Unlock…").await?;
+    browser.type_into(&pin, "9999").await?;
+    browser.press(&card(&locked), "Unlock").await?;
+    browser.wait_for(&format!("{}.includes('wrong PIN')", card_text(&locked))).await?;
+    let kept = browser.run(&format!("return document.querySelector('{pin}').value;")).await?;
+    ensure!(kept == json!(""), "the page kept the typed PIN: {kept}");
+    browser.type_into(&pin, "1234").await?;
+    browser.press(&card(&locked), "Unlock").await?;
+    browser.wait_for("document.querySelector('.pv-overlay') === null").await?;
+    ensure!(window(&agent, "Locked").await.is_err(), "the right PIN did not unlock");
+    Ok(())
+}
+
+/// A server on another port of this host that answers every request with
+/// an empty page and keeps each request's head, as any local web app the
+/// person visits could.
+async fn logging_server() -> Result<(String, Arc<std::sync::Mutex<Vec<String>>>)> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let url = format!("http://{}/", listener.local_addr()?);
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let mut buffer = [0u8; 8192];
+            let read = stream.read(&mut buffer).await.unwrap_or(0);
+            let head = String::from_utf8_lossy(&buffer[..read]).into_owned();
+            log.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(head);
+            let page = "<!doctype html><title>another app</title><p>Another app";
+            let answer = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{page}",
+                page.len()
+            );
+            let _ = stream.write_all(answer.as_bytes()).await;
+        }
+    });
+    Ok((url, seen))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn s12_nothing_another_port_receives_acts_as_the_person() -> Result<()> {
+    let (desk, browser, agent) =
+        opened(&["--approvals-from", "in-app", "--require-approval"]).await?;
+    let origin = desk.origin();
+    // The face works: the person holds a live session.
+    let session = browser.run("return localStorage.getItem('purview-session:/person');").await?;
+    let session = session.as_str().unwrap_or_default().to_owned();
+    ensure!(session.len() == 64, "the page holds no session: {session:?}");
+    // The person visits another local web app; it keeps what it receives.
+    let (other, seen) = logging_server().await?;
+    browser.goto(&other).await?;
+    browser.wait_for("document.body && document.body.innerText.includes('Another app')").await?;
+    let heads = seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+    ensure!(!heads.is_empty(), "the other app received nothing");
+    let received = heads.join("\n");
+    ensure!(!received.contains(&session), "the other port received the credential");
+    // It replays every header it received at the face, with a plain
+    // client and whatever Origin it likes: nothing opens.
+    let (editor, version) = window(&agent, "Order Editor").await?;
+    let http = reqwest::Client::new();
+    let replayed = |mut request: reqwest::RequestBuilder| {
+        for line in heads[0].lines().skip(1) {
+            if let Some((name, value)) = line.split_once(':') {
+                let name = name.trim();
+                if !name.is_empty() && !name.eq_ignore_ascii_case("host") {
+                    request = request.header(name, value.trim());
+                }
+            }
+        }
+        request
+    };
+    for path in ["/person/scene", "/person/events"] {
+        let answer = replayed(http.get(format!("{origin}{path}"))).send().await?;
+        ensure!(answer.status() == 401, "{path} replayed: {}", answer.status());
+    }
+    let page = replayed(http.get(format!("{origin}/person/"))).send().await?.text().await?;
+    ensure!(!page.contains(&session), "the page handed out the credential");
+    let call = json!({"window": editor, "action": "set_details",
+        "values": {"recipient": "Mallory", "amount": "999999.99"}});
+    for (path, body) in
+        [("/person/call", call), ("/person/answer", json!({"id": 1, "approve": true}))]
+    {
+        let answer = replayed(http.post(format!("{origin}{path}")))
+            .header("origin", &origin)
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+            .await?;
+        ensure!(answer.status() == 401, "{path} replayed: {}", answer.status());
+    }
+    let (_, after) = window(&agent, "Order Editor").await?;
+    ensure!(after == version, "the replay changed the editor: {version} -> {after}");
     Ok(())
 }
 

@@ -11,25 +11,70 @@
   // bridge (the MCP Apps card sets window.PurviewTransport first).
   var transport = window.PurviewTransport || (function () {
     var prefix = meta('purview-prefix');
-    var csrf = meta('purview-csrf');
+    // The person's credential lives in this origin's storage and goes out
+    // only in a header this script sets: never a cookie, which the browser
+    // would also hand to every other port of this host.
+    var stored = 'purview-session:' + prefix;
+    var session = null;
+    try { session = localStorage.getItem(stored); } catch (e) { session = null; }
+    var key = /[#&]key=([0-9a-f]+)/.exec(location.hash);
+    // The one-time key came in the link's fragment, which no server saw;
+    // it leaves the address bar and the history now.
+    if (key) history.replaceState(null, '', location.pathname + location.search);
+    var ready = !key ? Promise.resolve() : send('open', { key: key[1] }).then(function (answer) {
+      if (!answer.session) return;
+      session = answer.session;
+      try { localStorage.setItem(stored, session); } catch (e) { /* kept for this page only */ }
+    });
+    function send(kind, body) {
+      return fetch(prefix + '/' + kind, {
+        method: 'POST',
+        credentials: 'omit',
+        headers: { 'content-type': 'application/json', 'x-purview-session': session || '' },
+        body: JSON.stringify(body)
+      }).then(function (r) {
+        return r.json().catch(function () { return { error: { message: 'The app answered ' + r.status + '.' } }; });
+      });
+    }
+    // The live events: server-sent events read through fetch, since an
+    // EventSource cannot carry the credential's header.
+    function events(onScene, onStatus) {
+      var retry = function () { onStatus('Reconnecting…'); setTimeout(function () { events(onScene, onStatus); }, 2000); };
+      fetch(prefix + '/events', { credentials: 'omit', cache: 'no-store', headers: { 'x-purview-session': session || '' } })
+        .then(function (r) {
+          if (r.status === 401 || r.status === 403) {
+            try { localStorage.removeItem(stored); } catch (e) { /* nothing kept */ }
+            return r.text().then(function (why) { onScene({ error: why }); onStatus('Closed'); });
+          }
+          if (!r.ok || !r.body) return retry();
+          onStatus('Live');
+          var reader = r.body.getReader();
+          var decoder = new TextDecoder();
+          var buffer = '';
+          var pump = function () {
+            return reader.read().then(function (chunk) {
+              if (chunk.done) return retry();
+              buffer += decoder.decode(chunk.value, { stream: true }).replace(/\r\n/g, '\n');
+              for (var end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+                var name = '', data = [];
+                buffer.slice(0, end).split('\n').forEach(function (line) {
+                  if (line.slice(0, 6) === 'event:') name = line.slice(6).trim();
+                  else if (line.slice(0, 5) === 'data:') data.push(line.slice(5).replace(/^ /, ''));
+                });
+                buffer = buffer.slice(end + 2);
+                if (name === 'scene') onScene(JSON.parse(data.join('\n')));
+              }
+              return pump();
+            });
+          };
+          return pump();
+        })
+        .catch(retry);
+    }
     return {
       canAnswer: true,
-      post: function (kind, body) {
-        return fetch(prefix + '/' + kind, {
-          method: 'POST',
-          credentials: 'same-origin',
-          headers: { 'content-type': 'application/json', 'x-purview-csrf': csrf },
-          body: JSON.stringify(body)
-        }).then(function (r) {
-          return r.json().catch(function () { return { error: { message: 'The app answered ' + r.status + '.' } }; });
-        });
-      },
-      listen: function (onScene, onStatus) {
-        var source = new EventSource(prefix + '/events');
-        source.addEventListener('scene', function (e) { onScene(JSON.parse(e.data)); });
-        source.onopen = function () { onStatus('Live'); };
-        source.onerror = function () { onStatus('Reconnecting…'); };
-      }
+      post: function (kind, body) { return ready.then(function () { return send(kind, body); }); },
+      listen: function (onScene, onStatus) { ready.then(function () { events(onScene, onStatus); }); }
     };
   })();
 
@@ -246,10 +291,11 @@
     });
     var submit = function (e) {
       e.preventDefault();
-      var values = state.values;
-      // A secret typed here goes to the call and is forgotten.
+      // What was typed goes to the call as it is; a secret is then
+      // forgotten by the page (copied first: the form keeps no reference).
+      var values = Object.assign({}, state.values);
       action.params.forEach(function (p) { if (p.kind === 'secret') delete state.values[p.name]; });
-      start(win, action, Object.assign({}, values));
+      start(win, action, values);
     };
     return el('form', { 'class': 'pv-form', 'aria-label': action.title, onsubmit: submit },
       action.description ? el('p', { 'class': 'pv-weak', text: action.description }) : null,

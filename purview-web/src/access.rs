@@ -1,8 +1,20 @@
-//! Who may open the face: the person holding a one-time link, exchanged
-//! once for a session cookie (HttpOnly, SameSite=Strict) and a CSRF token
-//! that only the face's own page is given. Nothing here looks at a bearer
-//! token: an agent's token never opens the face, and the cookie never
-//! reaches the MCP endpoint's checks.
+//! Who may open the face: the person holding a one-time link, whose key
+//! the face's own page exchanges once for a session credential. The page's
+//! script keeps that credential in its origin's storage and sends it in
+//! [`SESSION_HEADER`] on every request, reads as well as writes.
+//!
+//! Why not a cookie: a browser sends a cookie to every port of the same
+//! host (cookies are not isolated by port, RFC 6265 §8.5), so any server on
+//! another local port the person visits would receive it and could replay
+//! it with a plain client, `Origin` and all. Storage is per origin (scheme,
+//! host *and* port), and a header is sent only by the script that sets it:
+//! nothing another port receives can act as the person. The key itself
+//! travels in the link's fragment, which a browser never sends to a
+//! server, and the page removes it from the address bar.
+//!
+//! Nothing here looks at a bearer token: an agent's token never opens the
+//! face, and the person's credential never reaches the MCP endpoint's
+//! checks.
 
 use std::{
     sync::{Mutex, MutexGuard},
@@ -16,11 +28,10 @@ use axum::{
 
 use crate::assets;
 
-/// The cookie holding the person's session.
-pub(crate) const COOKIE: &str = "purview-person";
-
-/// The header a state-changing request carries its CSRF token in.
-pub(crate) const CSRF_HEADER: &str = "x-purview-csrf";
+/// The header every request of the face's page carries the person's
+/// session credential in. A page of another origin cannot send it without
+/// a CORS preflight, which the face never grants.
+pub(crate) const SESSION_HEADER: &str = "x-purview-session";
 
 /// How long a one-time link stays usable.
 const LINK_LIFETIME: Duration = Duration::from_secs(15 * 60);
@@ -28,8 +39,8 @@ const LINK_LIFETIME: Duration = Duration::from_secs(15 * 60);
 /// One-time links outstanding at once; a newer one retires the oldest.
 const MAX_LINKS: usize = 8;
 
-/// Sessions at once (browsers, tabs sharing a cookie count once); a newer
-/// one ends the oldest.
+/// Sessions at once (browsers; the tabs of one browser share its stored
+/// credential and count once); a newer one ends the oldest.
 const MAX_SESSIONS: usize = 8;
 
 /// One browser the person opened the face in.
@@ -39,8 +50,6 @@ pub(crate) struct Session {
     /// Its place in the order sessions were opened: who its connections
     /// are charged to in the fair shares (never the secret `id`).
     pub number: u64,
-    /// What the page sends back on every state-changing request.
-    pub csrf: String,
 }
 
 /// The face's credentials.
@@ -89,7 +98,7 @@ impl Access {
         links.remove(found);
         drop(links);
         let number = self.opened.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        let session = Session { id: random_hex()?, number, csrf: random_hex()? };
+        let session = Session { id: random_hex()?, number };
         let mut sessions = lock(&self.sessions);
         if sessions.len() >= MAX_SESSIONS {
             sessions.remove(0);
@@ -98,9 +107,14 @@ impl Access {
         Some(session)
     }
 
-    /// The session whose cookie the request carries.
+    /// The session whose credential the request carries in
+    /// [`SESSION_HEADER`] (exactly one such header).
     pub(crate) fn session(&self, headers: &HeaderMap) -> Option<Session> {
-        let given = cookie(headers)?;
+        let mut given = headers.get_all(SESSION_HEADER).iter();
+        let (Some(given), None) = (given.next(), given.next()) else {
+            return None;
+        };
+        let given = given.to_str().ok()?;
         let sessions = lock(&self.sessions);
         let mut found = None;
         for session in sessions.iter() {
@@ -112,42 +126,31 @@ impl Access {
     }
 }
 
-/// The value of the face's cookie, if the request carries exactly one.
-fn cookie(headers: &HeaderMap) -> Option<&str> {
-    let mut found = None;
-    for value in headers.get_all(header::COOKIE) {
-        for pair in value.to_str().ok()?.split(';') {
-            if let Some((name, value)) = pair.trim().split_once('=')
-                && name == COOKIE
-            {
-                if found.is_some() {
-                    return None;
-                }
-                found = Some(value);
-            }
-        }
-    }
-    found
-}
-
 /// Why a request to the face is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Refused {
-    /// No session cookie, or not one of ours (401).
+    /// No session credential, or not one of ours (401).
     NoSession,
-    /// From another site or origin, or without the CSRF token (403).
+    /// From another site or origin, or not a JSON body (403).
     CrossSite,
 }
 
-/// A request from the face's own page: same origin (the `Origin` the
-/// browser sends equals this server's own, `Sec-Fetch-Site` if sent says
-/// same-origin), and for anything but a read, a JSON body and the session's
-/// CSRF token in [`CSRF_HEADER`].
+/// A request from the face's own page: its script's session credential in
+/// [`SESSION_HEADER`], `Sec-Fetch-Site` same-origin when sent, an `Origin`
+/// equal to this server's own whenever one is sent (always, for a write),
+/// and for a write a JSON body.
 pub(crate) fn check(
     access: &Access,
     method: &Method,
     headers: &HeaderMap,
 ) -> Result<Session, Refused> {
+    from_the_page(method, headers)?;
+    access.session(headers).ok_or(Refused::NoSession)
+}
+
+/// The checks of [`check`] that need no session: also those of the
+/// exchange of a one-time key.
+pub(crate) fn from_the_page(method: &Method, headers: &HeaderMap) -> Result<(), Refused> {
     let fetch_site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
     if fetch_site.is_some_and(|site| site != "same-origin" && site != "none") {
         return Err(Refused::CrossSite);
@@ -160,19 +163,11 @@ pub(crate) fn check(
         (Some(origin), Some(host)) if origin == format!("http://{host}") => {}
         _ => return Err(Refused::CrossSite),
     }
-    let session = access.session(headers).ok_or(Refused::NoSession)?;
-    if reads {
-        return Ok(session);
-    }
     let json = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/json"));
-    let token = headers.get(CSRF_HEADER).and_then(|v| v.to_str().ok());
-    match token {
-        Some(token) if json && same(token, &session.csrf) => Ok(session),
-        _ => Err(Refused::CrossSite),
-    }
+    if reads || json { Ok(()) } else { Err(Refused::CrossSite) }
 }
 
 /// Headers on every answer: nothing but the face's own script and style
@@ -226,34 +221,39 @@ mod tests {
         let key = access.new_link().unwrap();
         let session = access.exchange(&key).unwrap();
         assert!(access.exchange(&key).is_none(), "a spent key opened a second session");
-        let cookie = format!("{COOKIE}={}", session.id);
-        assert!(access.session(&headers(&[("cookie", &cookie)])).is_some());
-        assert!(access.session(&headers(&[("cookie", "purview-person=guess")])).is_none());
+        assert!(access.session(&headers(&[(SESSION_HEADER, &session.id)])).is_some());
+        assert!(access.session(&headers(&[(SESSION_HEADER, "guess")])).is_none());
+        let twice = headers(&[(SESSION_HEADER, &session.id), (SESSION_HEADER, "guess")]);
+        assert!(access.session(&twice).is_none(), "two credentials, one of them right");
     }
 
     #[test]
-    fn a_post_needs_the_same_origin_json_and_the_csrf_token() {
+    fn a_cookie_opens_nothing() {
         let access = Access::default();
         let session = access.exchange(&access.new_link().unwrap()).unwrap();
-        let cookie = format!("{COOKIE}={}", session.id);
-        let base = [("host", "127.0.0.1:8000"), ("cookie", cookie.as_str())];
+        let cookie = format!("purview-person={}", session.id);
+        let get = headers(&[("host", "127.0.0.1:8000"), ("cookie", &cookie)]);
+        assert_eq!(check(&access, &Method::GET, &get).map(|_| ()), Err(Refused::NoSession));
+    }
+
+    #[test]
+    fn a_write_needs_the_same_origin_json_and_the_session() {
+        let access = Access::default();
+        let session = access.exchange(&access.new_link().unwrap()).unwrap();
+        let base = [("host", "127.0.0.1:8000"), (SESSION_HEADER, session.id.as_str())];
         let post = |extra: &[(&'static str, &str)]| {
             let all: Vec<_> = base.iter().chain(extra).copied().collect();
             check(&access, &Method::POST, &headers(&all)).map(|_| ())
         };
         let json = ("content-type", "application/json");
         let same_origin = ("origin", "http://127.0.0.1:8000");
-        assert_eq!(post(&[json, same_origin, (CSRF_HEADER, &session.csrf)]), Ok(()));
-        assert_eq!(post(&[json, same_origin]), Err(Refused::CrossSite));
-        assert_eq!(post(&[json, (CSRF_HEADER, &session.csrf)]), Err(Refused::CrossSite));
+        assert_eq!(post(&[json, same_origin]), Ok(()));
+        assert_eq!(post(&[json]), Err(Refused::CrossSite));
         let other = ("origin", "http://127.0.0.1:9999");
-        assert_eq!(post(&[json, other, (CSRF_HEADER, &session.csrf)]), Err(Refused::CrossSite));
+        assert_eq!(post(&[json, other]), Err(Refused::CrossSite));
         let form = ("content-type", "application/x-www-form-urlencoded");
-        assert_eq!(
-            post(&[form, same_origin, (CSRF_HEADER, &session.csrf)]),
-            Err(Refused::CrossSite)
-        );
-        let no_cookie = headers(&[("host", "127.0.0.1:8000"), json, same_origin]);
-        assert_eq!(check(&access, &Method::POST, &no_cookie).map(|_| ()), Err(Refused::NoSession));
+        assert_eq!(post(&[form, same_origin]), Err(Refused::CrossSite));
+        let none = headers(&[("host", "127.0.0.1:8000"), json, same_origin]);
+        assert_eq!(check(&access, &Method::POST, &none).map(|_| ()), Err(Refused::NoSession));
     }
 }

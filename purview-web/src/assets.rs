@@ -36,12 +36,9 @@ pub(crate) fn escape(text: &str) -> String {
     out
 }
 
-/// The page for one session: its title, where the face is served, and the
-/// session's CSRF token for the script to send back.
-pub(crate) fn page(title: &str, prefix: &str, csrf: &str) -> String {
-    PAGE.replace("{{TITLE}}", &escape(title))
-        .replace("{{PREFIX}}", &escape(prefix))
-        .replace("{{CSRF}}", &escape(csrf))
+/// The page: its title and where the face is served.
+pub(crate) fn page(title: &str, prefix: &str) -> String {
+    PAGE.replace("{{TITLE}}", &escape(title)).replace("{{PREFIX}}", &escape(prefix))
 }
 
 #[cfg(test)]
@@ -59,7 +56,7 @@ mod tests {
 
     #[test]
     fn the_page_names_nothing_from_elsewhere() {
-        let page = page("Shop", "/person", "token");
+        let page = page("Shop", "/person");
         for text in [page.as_str(), SCRIPT, STYLE] {
             assert!(!text.contains("http://") && !text.contains("https://"), "a URL in {text:.80}");
         }
@@ -68,7 +65,7 @@ mod tests {
 
     #[test]
     fn the_title_is_escaped_into_the_page() {
-        let page = page("<b>\"x\"</b>", "/person", "t");
+        let page = page("<b>\"x\"</b>", "/person");
         assert!(page.contains("&lt;b&gt;&quot;x&quot;&lt;/b&gt;"), "{page}");
     }
 }

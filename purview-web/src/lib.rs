@@ -15,13 +15,15 @@
 //!
 //! The face is served by the app's own HTTP listener, beside `/mcp`
 //! ([`purview::http::HttpOptions::serve_beside`]), and opens only for the
-//! person: with a one-time link the app prints on stderr, exchanged for an
-//! HttpOnly, SameSite=Strict session cookie. An agent's bearer token never
-//! opens it, the cookie never calls `/mcp`, and every request that changes
-//! anything must come from the face's own page (same `Origin`, a JSON body
-//! and the page's CSRF token). Secret values appear only as masks. The
-//! page is plain HTML, CSS and a small script embedded in this crate: no
-//! build step, nothing fetched from elsewhere.
+//! person: with a one-time link the app prints on stderr, whose key the
+//! page exchanges for a session credential that the page's own script
+//! keeps and sends in a header. It is no cookie, because a browser would
+//! send a cookie to every other port of the same host too. An agent's
+//! bearer token never opens the face, the person's credential never calls
+//! `/mcp`, and every request that changes anything must come from the
+//! face's own page (same `Origin`, a JSON body). Secret values appear only
+//! as masks. The page is plain HTML, CSS and a small script embedded in
+//! this crate: no build step, nothing fetched from elsewhere.
 //!
 //! Two lines give a headless app a person:
 //!
@@ -303,8 +305,11 @@ impl Face {
 
     /// A new one-time link to the face on `server`: opened once, in one
     /// browser, it becomes that browser's session; unused, it expires
-    /// after 15 minutes. Give it to the person only (it is the whole
-    /// credential); `None` if the system has no randomness to make one.
+    /// after 15 minutes. Its key is in the link's fragment (`#key=…`),
+    /// which browsers never send to a server: the face's page exchanges it
+    /// and then drops it from the address bar. Give it to the person only
+    /// (it is the whole credential); `None` if the system has no
+    /// randomness to make one.
     ///
     /// ```no_run
     /// # async fn run() -> Result<(), purview::Error> {
@@ -312,12 +317,12 @@ impl Face {
     /// let face = purview_web::Face::new(app.clone());
     /// let server = app.serve_http(face.serve_beside(Default::default())).await?;
     /// let link = face.one_time_link(&server).expect("randomness");
-    /// assert!(link.contains("/person/open?key="));
+    /// assert!(link.contains("/person/#key="));
     /// # Ok(()) }
     /// ```
     pub fn one_time_link(&self, server: &HttpServer) -> Option<String> {
         let key = self.inner.access.new_link()?;
-        Some(format!("http://{}{}/open?key={key}", server.local_addr(), self.inner.prefix))
+        Some(format!("http://{}{}/#key={key}", server.local_addr(), self.inner.prefix))
     }
 
     /// Prints a new one-time link on stderr, for the person at the

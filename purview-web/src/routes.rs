@@ -1,8 +1,9 @@
-//! The face's routes: the one-time link, the page and its script and
-//! style, the scene, its live events, and the person's two kinds of
-//! request (a call, an answer to an approval question). Every route but
-//! the link and the static files needs the session cookie; every POST its
-//! CSRF token too (`access.rs`).
+//! The face's routes: the page and its script and style (static: they hold
+//! nothing of the app's state and no credential), the exchange of a
+//! one-time key for a session, the scene, its live events, and the
+//! person's two kinds of request (a call, an answer to an approval
+//! question). Every route but the static ones and the exchange needs the
+//! session credential in its header (`access.rs`).
 
 use std::sync::Arc;
 
@@ -10,7 +11,7 @@ use axum::{
     Router,
     body::Bytes,
     extract::State,
-    http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header},
+    http::{HeaderMap, Method, StatusCode, header},
     response::{IntoResponse, Response},
     routing::{get, post},
 };
@@ -23,7 +24,7 @@ use purview::{
 
 use crate::{
     Inner,
-    access::{self, COOKIE, Refused, refused, secured},
+    access::{self, Refused, refused, secured},
     assets, events, form,
 };
 
@@ -35,7 +36,7 @@ pub(crate) fn router(inner: Arc<Inner>) -> Router {
     Router::new()
         .route(&at(""), get(page))
         .route(&at("/"), get(page))
-        .route(&at("/open"), get(open))
+        .route(&at("/open"), post(open))
         .route(&at("/face.js"), get(|| async { asset(assets::SCRIPT, "text/javascript") }))
         .route(&at("/face.css"), get(|| async { asset(assets::STYLE, "text/css") }))
         .route(&at("/scene"), get(scene))
@@ -46,7 +47,7 @@ pub(crate) fn router(inner: Arc<Inner>) -> Router {
         .with_state(inner)
 }
 
-/// Charges a request's connection to the face session its cookie proves
+/// Charges a request's connection to the face session its credential proves
 /// (`purview::http::charge_connection`): in the fair shares, each of the
 /// person's browsers is a client of its own, apart from every other local
 /// process, as a named MCP client is.
@@ -71,34 +72,27 @@ fn json_answer(status: StatusCode, body: &Value) -> Response {
     secured((status, json, body.to_string()).into_response())
 }
 
-/// The one-time link: its key becomes a session cookie, and the browser
-/// goes to the page (so the key leaves the address bar and history).
-async fn open(State(inner): Face, uri: Uri) -> Response {
-    let query = uri.query().unwrap_or_default();
-    let key = query.split('&').find_map(|pair| pair.strip_prefix("key="));
+/// The exchange of a one-time key (which the link carries in its
+/// fragment, so no server ever saw it) for a session credential: `{"key":
+/// …}` from the face's own page, answered with `{"session": …}`, which the
+/// page keeps in its origin's storage.
+async fn open(State(inner): Face, method: Method, headers: HeaderMap, body: Bytes) -> Response {
+    if let Err(why) = access::from_the_page(&method, &headers) {
+        return refused(why);
+    }
+    let request = body_object(&body).unwrap_or_default();
+    let key = request.get("key").and_then(Value::as_str);
     let Some(session) = key.and_then(|key| inner.access.exchange(key)) else {
         return refused(Refused::NoSession);
     };
-    let cookie =
-        format!("{COOKIE}={}; Path={}; HttpOnly; SameSite=Strict", session.id, inner.prefix);
-    let mut response = StatusCode::SEE_OTHER.into_response();
-    let headers = response.headers_mut();
-    if let (Ok(cookie), Ok(to)) =
-        (HeaderValue::from_str(&cookie), HeaderValue::from_str(&format!("{}/", inner.prefix)))
-    {
-        headers.insert(header::SET_COOKIE, cookie);
-        headers.insert(header::LOCATION, to);
-    }
-    secured(response)
+    json_answer(StatusCode::OK, &json!({ "session": session.id }))
 }
 
-/// The page: its CSRF token is given here, to the session's own page only.
-async fn page(State(inner): Face, method: Method, headers: HeaderMap) -> Response {
-    let session = match access::check(&inner.access, &method, &headers) {
-        Ok(session) => session,
-        Err(why) => return refused(why),
-    };
-    let html = assets::page(&inner.title, &inner.prefix, &session.csrf);
+/// The page: the same for everyone, for it holds nothing but the app's
+/// name; its script asks for everything else with the person's
+/// credential.
+async fn page(State(inner): Face) -> Response {
+    let html = assets::page(&inner.title, &inner.prefix);
     secured(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response())
 }
 

@@ -255,53 +255,38 @@ pub struct Outcome {
     pub fresh: Rate,
 }
 
-/// A session on the person's face, as a browser holds it.
+/// A session on the person's face, as its page holds it.
 #[derive(Clone)]
 struct FaceSession {
     /// `http://host:port`.
     origin: String,
-    /// The `Cookie` header.
-    cookie: String,
-    /// The page's CSRF token.
-    csrf: String,
+    /// The session credential the page sends in `x-purview-session`.
+    session: String,
 }
 
-/// Opens a one-time link of `face` on `server` as a browser would: the
-/// cookie it sets, then the page for its CSRF token.
+/// Opens a one-time link of `face` on `server` as its page does: the key
+/// in the link's fragment exchanged for the session credential.
 async fn face_session(
     face: &purview_web::Face,
     server: &purview::http::HttpServer,
 ) -> Result<FaceSession, String> {
     let link = face.one_time_link(server).ok_or("no randomness for a link")?;
-    let http = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .map_err(|e| e.to_string())?;
-    let opened = http.get(&link).send().await.map_err(|e| e.to_string())?;
-    let cookie = opened
-        .headers()
-        .get("set-cookie")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .ok_or("the link set no cookie")?
-        .to_owned();
+    let key = link.split("#key=").nth(1).ok_or("the link has no key")?;
     let origin = format!("http://{}", server.local_addr());
-    let page = http
-        .get(format!("{origin}{}/", face.prefix()))
-        .header("cookie", &cookie)
+    let opened = reqwest::Client::new()
+        .post(format!("{origin}{}/open", face.prefix()))
+        .header("origin", &origin)
+        .header("content-type", "application/json")
+        .body(serde_json::json!({ "key": key }).to_string())
         .send()
         .await
         .map_err(|e| e.to_string())?
         .text()
         .await
         .map_err(|e| e.to_string())?;
-    let csrf = page
-        .split(r#"name="purview-csrf" content=""#)
-        .nth(1)
-        .and_then(|rest| rest.split('"').next())
-        .ok_or("the page gave no CSRF token")?
-        .to_owned();
-    Ok(FaceSession { origin, cookie, csrf })
+    let opened: serde_json::Value = serde_json::from_str(&opened).map_err(|e| e.to_string())?;
+    let session = opened["session"].as_str().ok_or("the key opened no session")?.to_owned();
+    Ok(FaceSession { origin, session })
 }
 
 /// One request of the person at the face, on a new connection: a read of
@@ -317,10 +302,9 @@ async fn person_request(person: &FaceSession, i: usize) -> bool {
         http.post(format!("{}/person/call", person.origin))
             .header("origin", &person.origin)
             .header("content-type", "application/json")
-            .header("x-purview-csrf", &person.csrf)
             .body(call.to_string())
     };
-    match request.header("cookie", &person.cookie).send().await {
+    match request.header("x-purview-session", &person.session).send().await {
         Ok(reply) if reply.status() == 200 => reply.text().await.is_ok_and(|text| {
             if i.is_multiple_of(2) {
                 text.contains("Counter")
@@ -397,7 +381,7 @@ pub async fn run(strategy: Strategy, auth: Auth, calls: usize) -> Result<Outcome
     let person = face_session(&face, &server).await?;
     // A leaked link: the hostile client's own session on the face.
     let leaked = face_session(&face, &server).await?;
-    let held = attack(strategy, &url, addr, auth.hostile(), &leaked.cookie).await;
+    let held = attack(strategy, &url, addr, auth.hostile(), &leaked.session).await;
     // Long enough for every slot to be taken (connections open at
     // ATTACK_RATE), then some recycled.
     if strategy != Strategy::None {
@@ -505,7 +489,7 @@ async fn attack(
     url: &str,
     addr: SocketAddr,
     token: Option<&'static str>,
-    face_cookie: &str,
+    face_session: &str,
 ) -> Held {
     let auth = token.map(|t| format!("Authorization: Bearer {t}\r\n")).unwrap_or_default();
     let mut held = Held { tasks: Vec::new(), kept: Vec::new() };
@@ -661,7 +645,10 @@ async fn attack(
                 held.tasks.push(tokio::spawn(async move {
                     for guess in 0u64.. {
                         let head = if (task + guess).is_multiple_of(2) {
-                            format!("GET /person/open?key=guess{task}x{guess} HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                            {
+                            let body = format!(r#"{{"key":"guess{task}x{guess}"}}"#);
+                            format!("POST /person/open HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}", body.len())
+                        }
                         } else {
                             "GET /person/events HTTP/1.1\r\nHost: localhost\r\n\r\n".to_owned()
                         };
@@ -676,13 +663,13 @@ async fn attack(
         }
         Strategy::FaceStreams => {
             let head = format!(
-                "GET /person/events HTTP/1.1\r\nHost: localhost\r\nCookie: {face_cookie}\r\nAccept: text/event-stream\r\n\r\n"
+                "GET /person/events HTTP/1.1\r\nHost: localhost\r\nX-Purview-Session: {face_session}\r\nAccept: text/event-stream\r\n\r\n"
             );
             held.tasks = paced(|| held_open(addr, head.clone())).await;
         }
         Strategy::FaceSlowWrites => {
             let head = format!(
-                "POST /person/call HTTP/1.1\r\nHost: localhost\r\nCookie: {face_cookie}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
+                "POST /person/call HTTP/1.1\r\nHost: localhost\r\nX-Purview-Session: {face_session}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
             );
             held.tasks = paced(|| trickle(addr, head.clone(), Duration::from_secs(2))).await;
         }
