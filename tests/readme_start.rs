@@ -2,7 +2,8 @@
 //! `[dependencies]` block and its code copied out of the README text into
 //! a fresh crate outside the workspace (only `version = "0.1"` becomes a
 //! path to this repository's purview, which is not published yet), built
-//! offline, and then checked with the conformance kit as the section says.
+//! offline, and then checked with the conformance kit as the section says;
+//! then built again with `"http"` added, as the section suggests.
 
 use std::{
     path::{Path, PathBuf},
@@ -99,5 +100,41 @@ async fn readme_start_section_builds_outside_the_workspace_and_passes_the_kit() 
         .run(&Endpoint::stdio(&binary, Vec::<String>::new()))
         .await;
     assert_eq!(report.verdict(), Verdict::Pass, "{report}");
+
+    // The section says to add "http" to serve streamable HTTP as well:
+    // that set builds too.
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).expect("read Cargo.toml");
+    let with_http = with_feature(&manifest, "http");
+    std::fs::write(dir.join("Cargo.toml"), &with_http).expect("write Cargo.toml");
+    let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["check", "--offline", "--manifest-path"])
+        .arg(dir.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", &target)
+        .current_dir(&dir)
+        .output()
+        .expect("run cargo");
+    assert!(
+        output.status.success(),
+        "the README's start example with \"http\" added does not build:\n{with_http}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `manifest` with `feature` added to purview's features.
+fn with_feature(manifest: &str, feature: &str) -> String {
+    let mut added = 0;
+    let lines: Vec<String> = manifest
+        .lines()
+        .map(|line| {
+            if line.starts_with("purview ") && line.contains("features = [") {
+                added += 1;
+                line.replacen("features = [", &format!("features = [\"{feature}\", "), 1)
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect();
+    assert_eq!(added, 1, "purview's line names its features:\n{manifest}");
+    lines.join("\n")
 }
