@@ -406,15 +406,23 @@ mod tests {
     use super::*;
 
     fn card() -> Card {
-        Card::new("ui://purview/windows", "<p>card</p>").shown_with("app__read_windows").with_tool(
-            CardTool::new("app__card_scene", "The scene.", json!({"type": "object"}), |_, _| {
-                Box::pin(async { CardReply::Answer(json!({})) })
-            })
-            .read_only(),
-        )
-        .with_tool(CardTool::new("app__card_call", "Acts.", json!({"type": "object"}), |_, _| {
-            Box::pin(async { CardReply::Answer(json!({})) })
-        }))
+        Card::new("ui://purview/windows", "<p>card</p>")
+            .shown_with("app__read_windows")
+            .with_tool(
+                CardTool::new(
+                    "app__card_scene",
+                    "The scene.",
+                    json!({"type": "object"}),
+                    |_, _| Box::pin(async { CardReply::Answer(json!({})) }),
+                )
+                .read_only(),
+            )
+            .with_tool(CardTool::new(
+                "app__card_call",
+                "Acts.",
+                json!({"type": "object"}),
+                |_, _| Box::pin(async { CardReply::Answer(json!({})) }),
+            ))
     }
 
     fn plain(name: &str) -> Tool {
