@@ -18,13 +18,9 @@ use serde_json::{Map, Value};
 use crate::{
     checks::Check,
     tally::{CheckReport, Tally},
-    target::{CallOutcome, Endpoint, Session},
+    target::{CallOutcome, EXTENSION, Endpoint, MIME_TYPE, Session},
 };
 
-/// The extension's identifier, as capabilities name it.
-pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/ui";
-/// The MIME type of a view's document.
-pub(crate) const MIME_TYPE: &str = "text/html;profile=mcp-app";
 /// The CSP fields the spec defines.
 const CSP_FIELDS: [&str; 4] =
     ["connectDomains", "resourceDomains", "frameDomains", "baseUriDomains"];

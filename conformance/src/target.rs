@@ -27,6 +27,11 @@ use tokio::sync::{Notify, mpsc};
 /// The URI of the protocol's single resource (§4.1).
 pub const WINDOWS_URI: &str = "app://windows";
 
+/// The MCP Apps extension's identifier, as capabilities name it.
+pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/ui";
+/// The MIME type of an MCP Apps view's document.
+pub(crate) const MIME_TYPE: &str = "text/html;profile=mcp-app";
+
 /// A GUI Bridge server to explore: an in-process Purview [`App`], a program
 /// speaking MCP on stdio, or a streamable HTTP endpoint.
 ///
@@ -312,8 +317,8 @@ impl ClientHandler for Listener {
         if self.ui {
             let mut extensions = rmcp::model::ExtensionCapabilities::new();
             let mut settings = serde_json::Map::new();
-            settings.insert("mimeTypes".into(), serde_json::json!([crate::apps::MIME_TYPE]));
-            extensions.insert(crate::apps::EXTENSION.into(), settings);
+            settings.insert("mimeTypes".into(), serde_json::json!([MIME_TYPE]));
+            extensions.insert(EXTENSION.into(), settings);
             capabilities.extensions = Some(extensions);
         }
         ClientConfig::new(
