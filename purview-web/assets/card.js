@@ -69,7 +69,7 @@
     if (reading) { again = again || now; return; }
     reading = true;
     tool('app__card_scene', now || change === null ? {} : { after: change }).then(function (answer) {
-      if (!answer.scene) throw answer;
+      if (!answer.scene) { unreachable(); return 3000; }
       transport.whereToAnswer = answer.whereToAnswer;
       change = answer.change;
       seen = new Date();
@@ -77,7 +77,8 @@
       onScene(answer.scene);
       onStatus('Live');
       return 100;
-    }).catch(function () { unreachable(); return 3000; })
+    }, function () { unreachable(); return 3000; })
+      .catch(function () { return 3000; })
       .then(function (pause) {
         reading = false;
         var soon = again; again = false;

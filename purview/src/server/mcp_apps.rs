@@ -237,7 +237,10 @@ impl Card {
     }
 
     /// Shows the card with the results of every tool the app lists (every
-    /// window's and the app's actions, and `app__read_windows`).
+    /// window's and the app's actions, and `app__read_windows`). Rarely
+    /// what a host's user wants: some hosts open a new card for every
+    /// result that names one, so prefer [`Card::shown_with`] on the tools
+    /// whose result the card explains.
     ///
     /// ```
     /// let card = purview::http::mcp_apps::Card::new("ui://x/y", "").shown_with_every_tool();
