@@ -6,81 +6,17 @@
 //! its client talks to the app over MCP like any host's. Screenshots land in
 //! the target directory's tmp folder.
 
+#[path = "web/card_host.rs"]
+#[allow(dead_code)]
+mod card_host;
 #[path = "web/driver.rs"]
 #[allow(dead_code)] // what the other browser tests use
 mod driver;
-#[path = "../examples/order_desk/windows.rs"]
-#[allow(dead_code)]
-mod order_desk;
-
-use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Context as _, Result, anyhow, ensure};
-use axum::{
-    extract::Path as UrlPath,
-    http::{StatusCode, header},
-    response::IntoResponse,
-    routing::get,
-};
+use card_host::{desk, order_desk};
 use driver::Browser;
-use purview::{
-    App,
-    approval::{ApprovalQueue, WhoApproves},
-    http::{HttpOptions, HttpServer},
-    serde_json::{Value, json},
-};
-use purview_web::Face;
-
-/// Where the host page and its npm packages live.
-fn host_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("web/host")
-}
-
-/// A file of the host page or its packages, by its path under `host_dir`:
-/// never outside it.
-async fn host_file(path: &str) -> axum::response::Response {
-    let relative = Path::new(path);
-    if relative.components().any(|c| !matches!(c, Component::Normal(_))) {
-        return StatusCode::NOT_FOUND.into_response();
-    }
-    let mime = match relative.extension().and_then(|e| e.to_str()) {
-        Some("html") => "text/html; charset=utf-8",
-        Some("js" | "mjs") => "text/javascript",
-        Some("json") => "application/json",
-        _ => "application/octet-stream",
-    };
-    match tokio::fs::read(host_dir().join(relative)).await {
-        Ok(bytes) => ([(header::CONTENT_TYPE, mime)], bytes).into_response(),
-        Err(_) => StatusCode::NOT_FOUND.into_response(),
-    }
-}
-
-/// The host page's routes, under `/host`.
-fn host_routes() -> axum::Router {
-    axum::Router::new().route("/host/", get(|| host_file("host.html"))).route(
-        "/host/{*path}",
-        get(|UrlPath(path): UrlPath<String>| async move { host_file(&path).await }),
-    )
-}
-
-/// order_desk with the person's face answering its approval questions, the
-/// host page beside its `/mcp`, and setting its details needing approval.
-async fn desk() -> Result<(App, ApprovalQueue, Face, HttpServer)> {
-    ensure!(
-        host_dir().join("node_modules/@modelcontextprotocol/ext-apps/package.json").exists(),
-        "the host's packages are not installed: run `npm ci` in tests/web/host (./scripts/test does)"
-    );
-    let approvals = ApprovalQueue::new();
-    let builder = App::builder()
-        .require_approval::<order_desk::OrderEditor>("set_details")
-        .who_approves(WhoApproves::InApp)
-        .approver(approvals.clone());
-    let app = order_desk::order_desk(builder);
-    let face = Face::answering(app.clone(), approvals.clone());
-    let options = face.serve_beside(HttpOptions::default()).serve_beside("/host", host_routes());
-    let server = app.serve_http(options).await?;
-    Ok((app, approvals, face, server))
-}
+use purview::serde_json::{Value, json};
 
 /// The text the card shows, from inside its frame.
 const CARD_TEXT: &str = "document.body.innerText";
@@ -108,9 +44,19 @@ async fn the_card_in_an_ext_apps_host_shows_the_windows_calls_the_app_and_never_
         let listed = tool(helper).ok_or_else(|| anyhow!("no {helper}: {tools}"))?;
         ensure!(listed["meta"]["ui"]["visibility"] == json!(["app"]), "{listed}");
     }
+    // The read the card repeats never asks the person; the call that acts
+    // is not called a read.
+    let scene = tool("app__card_scene").unwrap_or_default();
+    ensure!(scene["annotations"]["readOnlyHint"] == true, "{scene}");
+    ensure!(scene["annotations"]["idempotentHint"] == true, "{scene}");
+    let call = tool("app__card_call").unwrap_or_default();
+    ensure!(call["annotations"].get("readOnlyHint").is_none(), "{call}");
     let resource = browser.run("return window.hostResource;").await?;
     ensure!(resource["mimeType"] == "text/html;profile=mcp-app", "{resource}");
     ensure!(resource["meta"]["ui"]["csp"]["connectDomains"] == json!([]), "{resource}");
+    // The list entry carries the same _meta.ui as the read.
+    let listed = browser.run("return window.hostListedResource;").await?;
+    ensure!(listed["meta"]["ui"] == resource["meta"]["ui"], "{listed} against {resource}");
 
     // The card shows the windows once the host hands it the result, and
     // tells the host its size.
@@ -212,13 +158,30 @@ async fn a_client_without_the_extension_lists_nothing_of_the_card() -> Result<()
     ensure!(listed.iter().all(|t| t.meta.is_none()), "a _meta for a client without the extension");
     let ours: Vec<Value> = app.tools()?.iter().map(|t| json!(t.name)).collect();
     ensure!(ours.len() == names.len(), "{names:?} against {ours:?}");
+    // The card's document and its tools do not exist for it.
+    let resources = agent.client.list_all_resources().await?;
+    ensure!(resources.iter().all(|r| r.uri != purview_web::CARD_URI), "{resources:?}");
+    let read = agent
+        .client
+        .read_resource(rmcp::model::ReadResourceRequestParams::new(purview_web::CARD_URI))
+        .await;
+    ensure!(read.is_err(), "the card's document was read: {read:?}");
+    for helper in ["app__card_scene", "app__card_call"] {
+        let answer = agent.call(helper, json!({})).await;
+        let refused = match &answer {
+            Err(_) => true,
+            Ok(result) => result.is_error,
+        };
+        ensure!(refused, "{helper} answered a client without the extension: {answer:?}");
+    }
     Ok(())
 }
 
 /// A client that declares the extension, on each protocol generation the
 /// server speaks (2025-11-25 through `initialize`, 2026-07-28 in every
-/// request's `_meta`): the capability, the card's URI on every tool (both
-/// keys), the card's tools for the view only, and the card's resource.
+/// request's `_meta`): the capability, the card's URI on the read of the
+/// windows only (both keys), the card's tools for the view only, and the
+/// card's resource.
 #[tokio::test(flavor = "multi_thread")]
 async fn both_protocol_generations_see_the_card_when_they_declare_the_extension() -> Result<()> {
     use rmcp::{
@@ -251,11 +214,17 @@ async fn both_protocol_generations_see_the_card_when_they_declare_the_extension(
             .and_then(|e| e.get(purview::http::mcp_apps::EXTENSION).cloned());
         ensure!(declared.is_some(), "{generation}: the server did not declare the extension");
         let tools = client.list_all_tools().await?;
-        for tool in &tools {
+        // The card's URI on the read it explains only, under both keys.
+        for tool in tools.iter().filter(|t| !t.name.starts_with("app__card_")) {
             let meta = purview::serde_json::to_value(&tool.meta)?;
-            ensure!(meta["ui"]["resourceUri"] == purview_web::CARD_URI, "{generation}: {meta}");
-            ensure!(meta["ui/resourceUri"] == purview_web::CARD_URI, "{generation}: {meta}");
+            if tool.name == "app__read_windows" {
+                ensure!(meta["ui"]["resourceUri"] == purview_web::CARD_URI, "{generation}: {meta}");
+                ensure!(meta["ui/resourceUri"] == purview_web::CARD_URI, "{generation}: {meta}");
+            } else {
+                ensure!(meta.get("ui").is_none(), "{generation}: {} has a card: {meta}", tool.name);
+            }
         }
+        ensure!(tools.iter().any(|t| t.name == "app__read_windows"), "{generation}: no read");
         for helper in ["app__card_scene", "app__card_call"] {
             let listed = tools.iter().find(|t| t.name == helper);
             let meta = purview::serde_json::to_value(listed.map(|t| &t.meta))?;
@@ -268,5 +237,99 @@ async fn both_protocol_generations_see_the_card_when_they_declare_the_extension(
         ensure!(contents[0]["text"].as_str().is_some_and(|t| t.contains("ui/initialize")));
         let _ = client.cancel().await;
     }
+    Ok(())
+}
+
+/// A host's MCP client over HTTP that declares the extension, with
+/// `token` (the named client it is).
+async fn card_host_client(
+    url: &str,
+    token: &str,
+) -> Result<rmcp::service::RunningService<rmcp::RoleClient, rmcp::model::ClientConfig>> {
+    use rmcp::{
+        ServiceExt,
+        model::{ClientCapabilities, ClientConfig, Implementation},
+        transport::{
+            StreamableHttpClientTransport,
+            streamable_http_client::StreamableHttpClientTransportConfig,
+        },
+    };
+    let mut capabilities = ClientCapabilities::default();
+    let extension = json!({ purview::http::mcp_apps::EXTENSION: {"mimeTypes": [purview::http::mcp_apps::MIME_TYPE]} });
+    capabilities.extensions = Some(purview::serde_json::from_value(extension)?);
+    let host = ClientConfig::new(capabilities, Implementation::new("card-host", "1.0.0"));
+    let config = StreamableHttpClientTransportConfig::with_uri(url.to_owned()).auth_header(token);
+    Ok(host.serve(StreamableHttpClientTransport::from_config(config)).await?)
+}
+
+/// The card's scene as `client` reads it.
+async fn card_scene(
+    client: &rmcp::service::RunningService<rmcp::RoleClient, rmcp::model::ClientConfig>,
+) -> Result<Value> {
+    let params = rmcp::model::CallToolRequestParams::new("app__card_scene");
+    let result = client.call_tool(params).await?;
+    Ok(result.structured_content.unwrap_or_default()["scene"].clone())
+}
+
+/// Every question a scene shows, app-level and per window.
+fn questions(scene: &Value) -> Vec<Value> {
+    let mut all: Vec<Value> = scene["questions"].as_array().cloned().unwrap_or_default();
+    for window in scene["windows"].as_array().into_iter().flatten() {
+        all.extend(window["asking"].as_array().cloned().unwrap_or_default());
+    }
+    all
+}
+
+/// Two hosts, two named clients: the card shows each the person's windows,
+/// and only the approval questions its own calls wait on — never another
+/// client's call and arguments.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_cards_scene_shows_a_client_only_its_own_questions() -> Result<()> {
+    const ASKER: &str = "card-asker-token-0123456789abcdef";
+    const OTHER: &str = "card-other-token-0123456789abcdef";
+    let options = purview::http::HttpOptions::default()
+        .client("asker-host", ASKER)
+        .client("other-host", OTHER);
+    let (app, approvals, _face, server) = card_host::desk_with(options).await?;
+    let url = server.url();
+    let asker = card_host_client(&url, ASKER).await?;
+    let other = card_host_client(&url, OTHER).await?;
+
+    let editors = app.windows_of::<order_desk::OrderEditor>()?;
+    let editor = editors.first().map(|w| w.id().to_owned()).ok_or_else(|| anyhow!("no editor"))?;
+    let arguments = json!({"window": editor, "action": "set_details",
+        "values": {"recipient": "Mallory Secret", "amount": "999999.99"}});
+    let params = rmcp::model::CallToolRequestParams::new("app__card_call")
+        .with_arguments(arguments.as_object().cloned().unwrap_or_default());
+    let peer = asker.peer().clone();
+    let waiting = tokio::spawn(async move { peer.call_tool(params).await });
+    for _ in 0..200 {
+        if !approvals.pending().is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    ensure!(approvals.pending().len() == 1, "the call never waited for the person");
+
+    // The asker's own card shows its question: the filter lets it through.
+    let own = card_scene(&asker).await?;
+    let asked = questions(&own);
+    ensure!(asked.len() == 1, "the asker does not see its own question: {own}");
+    ensure!(asked[0].to_string().contains("Mallory Secret"), "{asked:?}");
+
+    // Another client's card shows the same windows and no question.
+    let theirs = card_scene(&other).await?;
+    ensure!(questions(&theirs).is_empty(), "another client's question leaked: {theirs}");
+    ensure!(!theirs.to_string().contains("Mallory Secret"), "its arguments leaked: {theirs}");
+    let ids = |scene: &Value| -> Vec<Value> {
+        scene["windows"].as_array().into_iter().flatten().map(|w| w["id"].clone()).collect()
+    };
+    ensure!(!ids(&theirs).is_empty() && ids(&theirs) == ids(&own), "{theirs} against {own}");
+
+    let pending = approvals.pending();
+    let id = pending.first().map(|p| p.id).ok_or_else(|| anyhow!("no question"))?;
+    approvals.answer(id, purview::approval::Approval::Decline);
+    let _ = waiting.await?;
+    let _ = (asker.cancel().await, other.cancel().await);
     Ok(())
 }

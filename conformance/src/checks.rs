@@ -17,6 +17,11 @@ pub enum Level {
     /// Not the protocol but the application: a handler that failed or
     /// panicked on arguments its own schema accepts.
     App,
+    /// A server requirement of the MCP Apps extension
+    /// (`io.modelcontextprotocol/ui`), checked when the server declares it:
+    /// failing one fails the run.
+    #[serde(rename = "mcp-apps")]
+    McpApps,
 }
 
 /// One thing the explorer checks. The names are stable: use them to look a
@@ -99,11 +104,28 @@ pub enum Check {
     /// The application: a handler failed (`action_failed`) on arguments its
     /// schema accepts — usually a panic or an unhandled case.
     HandlerFailed,
+    /// MCP Apps: every `ui://` resource a tool names is listed and read as
+    /// `text/html;profile=mcp-app`, and the extension declares that type.
+    AppsResource,
+    /// MCP Apps: a view's document is an HTML5 document.
+    AppsDocument,
+    /// MCP Apps: `_meta.ui.csp` names only the spec's fields, each a list of
+    /// origins; `prefersBorder` is a boolean.
+    AppsCsp,
+    /// MCP Apps: a client without the extension lists no view and no tool
+    /// only views may call, and is refused when it reads or calls them.
+    AppsHidden,
+    /// MCP Apps: a tool with a view keeps meaningful text `content` beside
+    /// it, for hosts that render none.
+    AppsContent,
+    /// MCP Apps (the draft's host rule): a view's `_meta.ui` is on its
+    /// `resources/list` entry as well as on its read, alike.
+    AppsMetaPlacement,
 }
 
 impl Check {
     /// Every check, in report order.
-    pub const ALL: [Check; 28] = [
+    pub const ALL: [Check; 34] = [
         Self::Capabilities,
         Self::Resource,
         Self::Operability,
@@ -132,6 +154,12 @@ impl Check {
         Self::MediaAlt,
         Self::LargeData,
         Self::HandlerFailed,
+        Self::AppsResource,
+        Self::AppsDocument,
+        Self::AppsCsp,
+        Self::AppsHidden,
+        Self::AppsContent,
+        Self::AppsMetaPlacement,
     ];
 
     /// The stable name used in reports and `--json`.
@@ -165,6 +193,12 @@ impl Check {
             Self::MediaAlt => "media-alt",
             Self::LargeData => "large-data",
             Self::HandlerFailed => "handler-failed",
+            Self::AppsResource => "apps-resource",
+            Self::AppsDocument => "apps-document",
+            Self::AppsCsp => "apps-csp",
+            Self::AppsHidden => "apps-hidden",
+            Self::AppsContent => "apps-content",
+            Self::AppsMetaPlacement => "apps-meta-placement",
         }
     }
 
@@ -181,8 +215,14 @@ impl Check {
             | Self::ErrorCodes
             | Self::RejectsInvalid
             | Self::MediaAlt
-            | Self::LargeData => Level::Should,
+            | Self::LargeData
+            | Self::AppsMetaPlacement => Level::Should,
             Self::HandlerFailed => Level::App,
+            Self::AppsResource
+            | Self::AppsDocument
+            | Self::AppsCsp
+            | Self::AppsHidden
+            | Self::AppsContent => Level::McpApps,
             _ => Level::Must,
         }
     }
@@ -217,6 +257,12 @@ impl Check {
             Self::MediaAlt => "§4.4",
             Self::LargeData => "§9",
             Self::HandlerFailed => "application",
+            Self::AppsResource
+            | Self::AppsDocument
+            | Self::AppsCsp
+            | Self::AppsHidden
+            | Self::AppsContent
+            | Self::AppsMetaPlacement => "MCP Apps",
         }
     }
 
@@ -284,6 +330,18 @@ impl Check {
             }
             Self::HandlerFailed => {
                 "no handler fails (action_failed) on arguments its schema accepts"
+            }
+            Self::AppsResource => {
+                "every ui:// view a tool names is listed and read as text/html;profile=mcp-app"
+            }
+            Self::AppsDocument => "a view's document is an HTML5 document",
+            Self::AppsCsp => "_meta.ui.csp names only the spec's fields, each a list of origins",
+            Self::AppsHidden => {
+                "a client without the extension sees no view or view-only tool and cannot read or call them"
+            }
+            Self::AppsContent => "a tool with a view answers meaningful text content beside it",
+            Self::AppsMetaPlacement => {
+                "a view's _meta.ui is on its resources/list entry as on its read"
             }
         }
     }

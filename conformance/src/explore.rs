@@ -233,6 +233,8 @@ impl Explorer {
     /// Explores any GUI Bridge server.
     pub async fn run(&self, endpoint: &Endpoint) -> Report {
         let started = Instant::now();
+        // Before the walk, which changes the app: they only read.
+        let apps = crate::apps::check(endpoint).await;
         let mut walk = match Walk::connect(&self.settings, endpoint).await {
             Ok(walk) => walk,
             Err(why) => return self.unreachable(endpoint, why, started.elapsed()),
@@ -243,6 +245,7 @@ impl Explorer {
         let firsts: Vec<(Check, usize, usize)> =
             walk.firsts().into_iter().map(|(c, step)| (c, walk.life_start(step), step)).collect();
         let mut report = walk.finish(endpoint, elapsed).await;
+        crate::apps::merge(&mut report.checks, &apps);
         for (check, start, step) in firsts.into_iter().take(6) {
             if !matches!(check.level(), Level::Must | Level::App) {
                 continue;

@@ -38,6 +38,13 @@
 //! purview-conformance http http://127.0.0.1:8080/mcp --bearer TOKEN
 //! ```
 //!
+//! A server that declares the MCP Apps extension (`io.modelcontextprotocol/ui`)
+//! is also checked as a host would check it before rendering its views
+//! (the `apps-*` checks): each `ui://` view exists with its MIME type, is an
+//! HTML5 document with a well-formed CSP, carries its `_meta.ui` where
+//! hosts look, stays hidden (with the tools only views call) from clients
+//! without the extension, and leaves meaningful text beside it.
+//!
 //! The explorer never calls a tool that is, or may be, destructive unless
 //! told to ([`Explorer::allow_destructive`]), and assumes nothing about the
 //! application beyond the protocol. It does assume that nothing but the
@@ -48,6 +55,7 @@
 #![warn(missing_docs)]
 #![warn(clippy::too_many_lines)]
 
+mod apps;
 mod checks;
 mod coverage;
 mod explore;

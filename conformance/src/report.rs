@@ -78,7 +78,9 @@ impl Report {
     /// and failures [allowed](crate::Explorer::allow) on purpose) and the
     /// walk was not cut short.
     pub fn passed(&self) -> bool {
-        self.stopped.is_none() && self.failed(Level::Must).next().is_none()
+        self.stopped.is_none()
+            && self.failed(Level::Must).next().is_none()
+            && self.failed(Level::McpApps).next().is_none()
     }
 
     /// Whether every MUST held and the application has no finding (a
@@ -225,6 +227,7 @@ impl Report {
     fn write_checks(&self, f: &mut impl fmt::Write) -> fmt::Result {
         for (level, heading) in [
             (Level::Must, "\n§11 MUST"),
+            (Level::McpApps, "\nMCP APPS (io.modelcontextprotocol/ui, when declared)"),
             (Level::Should, "\nSHOULD (observable ones)"),
             (Level::App, "\nAPPLICATION"),
         ] {
@@ -401,7 +404,7 @@ impl Report {
     }
 
     fn write_result(&self, f: &mut impl fmt::Write) -> fmt::Result {
-        let must_failed = self.failed(Level::Must).count();
+        let must_failed = self.failed(Level::Must).count() + self.failed(Level::McpApps).count();
         let app_failed = self.failed(Level::App).count();
         let should_failed: Vec<&str> = self.failed(Level::Should).map(|c| c.check.name()).collect();
         let mut also = Vec::new();

@@ -27,6 +27,11 @@ use tokio::sync::{Notify, mpsc};
 /// The URI of the protocol's single resource (§4.1).
 pub const WINDOWS_URI: &str = "app://windows";
 
+/// The MCP Apps extension's identifier, as capabilities name it.
+pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/ui";
+/// The MIME type of an MCP Apps view's document.
+pub(crate) const MIME_TYPE: &str = "text/html;profile=mcp-app";
+
 /// A GUI Bridge server to explore: an in-process Purview [`App`], a program
 /// speaking MCP on stdio, or a streamable HTTP endpoint.
 ///
@@ -197,8 +202,19 @@ impl Server {
         reactive: bool,
         approve: Option<bool>,
     ) -> Result<Session, String> {
+        self.session_as(reactive, approve, false).await
+    }
+
+    /// A session whose client declares the MCP Apps extension when `ui`
+    /// (as a host that renders views does), for the extension's checks.
+    pub async fn session_as(
+        &mut self,
+        reactive: bool,
+        approve: Option<bool>,
+        ui: bool,
+    ) -> Result<Session, String> {
         let (tx, rx) = mpsc::unbounded_channel();
-        let listener = Listener { tx, approve };
+        let listener = Listener { tx, approve, ui };
         let client = match &mut self.kind {
             ServerKind::InProcess(app) => {
                 let (server_side, client_side) = tokio::io::duplex(1 << 22);
@@ -286,6 +302,8 @@ struct Listener {
     tx: mpsc::UnboundedSender<Note>,
     /// How to answer approval questions, if the walk was told to.
     approve: Option<bool>,
+    /// Whether the client declares the MCP Apps extension.
+    ui: bool,
 }
 
 impl ClientHandler for Listener {
@@ -295,6 +313,13 @@ impl ClientHandler for Listener {
             let mut elicitation = rmcp::model::ElicitationCapability::default();
             elicitation.form = Some(rmcp::model::FormElicitationCapability::default());
             capabilities.elicitation = Some(elicitation);
+        }
+        if self.ui {
+            let mut extensions = rmcp::model::ExtensionCapabilities::new();
+            let mut settings = serde_json::Map::new();
+            settings.insert("mimeTypes".into(), serde_json::json!([MIME_TYPE]));
+            extensions.insert(EXTENSION.into(), settings);
+            capabilities.extensions = Some(extensions);
         }
         ClientConfig::new(
             capabilities,
@@ -467,6 +492,16 @@ impl Session {
             _ => None,
         };
         Ok(Read { contents, text })
+    }
+
+    /// resources/read of any URI: its contents as JSON.
+    pub async fn read_uri(&self, uri: &str) -> Result<Value, String> {
+        let result = self
+            .client
+            .read_resource(ReadResourceRequestParams::new(uri))
+            .await
+            .map_err(|e| e.to_string())?;
+        serde_json::to_value(&result.contents).map_err(|e| e.to_string())
     }
 
     /// tools/list (every page).

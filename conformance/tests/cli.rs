@@ -408,7 +408,20 @@ fn s11_order_desk_passes_over_http() -> Outcome {
     let (code, report) = result?;
     passes(&report, code, &DESK_EXERCISES)?;
     // Over HTTP a second session watches: every notification reaches it.
-    passes(&report, code, &["broadcast"])
+    passes(&report, code, &["broadcast"])?;
+    // order_desk shows its window card to MCP Apps hosts: checked as one.
+    passes(
+        &report,
+        code,
+        &[
+            "apps-resource",
+            "apps-document",
+            "apps-csp",
+            "apps-hidden",
+            "apps-content",
+            "apps-meta-placement",
+        ],
+    )
 }
 
 fn s11_the_other_examples_pass() -> Outcome {

@@ -3,55 +3,202 @@
 // tools/call proxied to the app's server). Its calls are an agent's calls
 // (the host cannot tell them from the model's), so it never answers an
 // approval question: it says where the person answers it.
+//
+// At home in the host: it takes the host's theme, style variables, fonts,
+// safe area and container size (from ui/initialize, then every
+// host-context-changed); fills a fixed height without reporting sizes and
+// reports its content's height (never the viewport's) for a flexible one,
+// debounced and only on a real change, so no host resize feeds back into
+// a report; stops every loop and request on teardown before answering;
+// shows a cancelled tool; and never acts on tool-input (some hosts show a
+// card before the person approved its call).
 (function () {
   'use strict';
   var host = window.parent;
+  var root = document.documentElement;
+  var notice = document.getElementById('pv-notice');
+  var modes = document.getElementById('pv-modes');
   var nextId = 1;
   var waiting = {};
+  var closed = false;    // torn down: nothing more is sent
+  var timers = [];       // every pending timer, cleared on teardown
   var change = null;     // the last change the scene was read at
   var reading = false;   // a scene read is under way
   var again = false;     // read once more when it ends
   var onScene = function () {};
   var onStatus = function () {};
+  var context = {};      // the host's context, as last told
+  var sizes = null;      // the ResizeObserver, while the height is the card's
+  var sizeTimer = null;
+  var told = 0;          // the height last reported
+  var seen = null;       // when the last scene arrived
+  var result = null;     // the last tool result's windows, and when it came
 
-  function send(message) { host.postMessage(message, '*'); }
+  function send(message) { if (!closed) host.postMessage(message, '*'); }
+  function later(fn, ms) {
+    var t = setTimeout(function () { timers = timers.filter(function (x) { return x !== t; }); fn(); }, ms);
+    timers.push(t);
+  }
   function request(method, params) {
     return new Promise(function (resolve, reject) {
+      if (closed) return;
       var id = nextId++;
       waiting[id] = { resolve: resolve, reject: reject };
       send({ jsonrpc: '2.0', id: id, method: method, params: params });
     });
   }
   function tool(name, args) {
-    return request('tools/call', { name: name, arguments: args }).then(function (result) {
-      return (result && result.structuredContent) || {};
+    return request('tools/call', { name: name, arguments: args }).then(function (answer) {
+      return (answer && answer.structuredContent) || {};
     });
+  }
+  function clock(at) {
+    var options = context.timeZone ? { timeZone: context.timeZone } : undefined;
+    try { return at.toLocaleTimeString(context.locale || undefined, options); } catch (e) { return at.toLocaleTimeString(); }
+  }
+  function say(text, kind) {
+    notice.textContent = text || '';
+    notice.className = text ? 'pv-notice ' + (kind || 'pv-info') : '';
   }
 
   // The scene, now (after a change the card made or heard of) or once it
   // changes after the last read: one read at a time, each waiting on the
   // server for the next change, so nothing polls.
   function read(now) {
+    if (closed) return;
     if (reading) { again = again || now; return; }
     reading = true;
     tool('app__card_scene', now || change === null ? {} : { after: change }).then(function (answer) {
-      if (answer.scene) {
-        transport.whereToAnswer = answer.whereToAnswer;
-        change = answer.change;
-        onScene(answer.scene);
-        onStatus('Live');
-      }
+      if (!answer.scene) { unreachable(); return 3000; }
+      transport.whereToAnswer = answer.whereToAnswer;
+      change = answer.change;
+      seen = new Date();
+      if (/cannot be reached/.test(notice.textContent)) say('');
+      onScene(answer.scene);
+      onStatus('Live');
       return 100;
-    }, function () { onStatus('The host did not pass the read on; trying again.'); return 3000; })
+    }, function () { unreachable(); return 3000; })
+      .catch(function () { return 3000; })
       .then(function (pause) {
         reading = false;
         var soon = again; again = false;
-        setTimeout(function () { read(soon); }, soon ? 0 : pause);
+        later(function () { read(soon); }, soon ? 0 : pause);
       });
   }
 
+  // The app is gone (or the host passes nothing on): the last scene stays
+  // drawn, or the last result's windows are drawn, with their time.
+  function unreachable() {
+    onStatus('The app cannot be reached; trying again.');
+    if (seen) { say('The app cannot be reached: its windows as of ' + clock(seen) + '.', 'pv-warn'); return; }
+    if (!result) return;
+    var main = document.getElementById('purview');
+    main.textContent = '';
+    result.windows.forEach(function (w) {
+      var section = document.createElement('section');
+      section.className = 'pv-window';
+      var title = document.createElement('h2');
+      title.textContent = String(w.title || w.id);
+      var summary = document.createElement('p');
+      summary.className = 'pv-summary';
+      summary.textContent = String(w.summary || '');
+      section.appendChild(title); section.appendChild(summary);
+      main.appendChild(section);
+    });
+    say('The app cannot be reached: its windows as the agent last read them, at ' + clock(result.at) + '.', 'pv-warn');
+  }
+
+  // The host's look and space; a change carries only what changed.
+  function apply(next) {
+    if (!next || typeof next !== 'object') return;
+    Object.keys(next).forEach(function (k) { context[k] = next[k]; });
+    if (next.theme === 'dark' || next.theme === 'light') {
+      root.setAttribute('data-theme', next.theme);
+      root.style.colorScheme = next.theme;
+    }
+    var styles = next.styles || {};
+    var variables = styles.variables || {};
+    Object.keys(variables).forEach(function (name) {
+      if (name.slice(0, 2) !== '--') return;
+      var value = variables[name];
+      if (typeof value === 'string') root.style.setProperty(name, value);
+      else root.style.removeProperty(name);
+    });
+    if (styles.css && typeof styles.css.fonts === 'string') {
+      document.getElementById('pv-fonts').textContent = styles.css.fonts;
+    }
+    var inset = next.safeAreaInsets;
+    if (inset) {
+      ['top', 'right', 'bottom', 'left'].forEach(function (side) {
+        root.style.setProperty('--pv-safe-' + side, (Number(inset[side]) || 0) + 'px');
+      });
+    }
+    if (typeof next.locale === 'string') root.lang = next.locale;
+    if (next.containerDimensions) fit(next.containerDimensions);
+    if (next.displayMode) root.setAttribute('data-display-mode', next.displayMode);
+    if (next.displayMode || next.availableDisplayModes) drawModes();
+  }
+
+  // A fixed height is filled (the windows scroll inside it) and never
+  // reported; a flexible one follows the content.
+  function fit(dimensions) {
+    var fixed = typeof dimensions.height === 'number';
+    root.classList.toggle('pv-fixed', fixed);
+    root.style.height = fixed ? dimensions.height + 'px' : '';
+    if (fixed) {
+      if (sizes) { sizes.disconnect(); sizes = null; }
+      clearTimeout(sizeTimer);
+    } else if (!sizes && window.ResizeObserver) {
+      sizes = new ResizeObserver(measureSoon);
+      sizes.observe(document.body);
+    }
+  }
+  function measureSoon() {
+    clearTimeout(sizeTimer);
+    sizeTimer = setTimeout(function () {
+      if (closed || root.classList.contains('pv-fixed')) return;
+      // The body's own box: what the card draws, whatever the frame's size.
+      var height = Math.ceil(document.body.getBoundingClientRect().height);
+      if (Math.abs(height - told) <= 2) return;
+      told = height;
+      send({ jsonrpc: '2.0', method: 'ui/notifications/size-changed', params: { height: height } });
+    }, 80);
+  }
+
+  // Full screen for a whole desk, only where the host lists it; never pip.
+  function drawModes() {
+    modes.textContent = '';
+    var offered = context.availableDisplayModes || [];
+    var current = context.displayMode || 'inline';
+    var want = current === 'fullscreen' ? 'inline' : 'fullscreen';
+    if (offered.indexOf(want) < 0 || offered.indexOf(current) < 0) return;
+    var button = document.createElement('button');
+    button.type = 'button';
+    button.textContent = want === 'fullscreen' ? 'Full screen' : 'Back inline';
+    button.addEventListener('click', function () {
+      request('ui/request-display-mode', { mode: want }).then(function (answer) {
+        apply({ displayMode: (answer && answer.mode) || current });
+      }, function () { say('The host kept the card as it is.'); });
+    });
+    modes.appendChild(button);
+  }
+
+  // Everything stops before the answer: timers, the size watch, and every
+  // request still waiting (the host is told each is cancelled).
+  function teardown(id) {
+    timers.forEach(clearTimeout); timers = [];
+    clearTimeout(sizeTimer);
+    if (sizes) { sizes.disconnect(); sizes = null; }
+    Object.keys(waiting).forEach(function (pending) {
+      send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: Number(pending), reason: 'The card was closed.' } });
+    });
+    waiting = {};
+    send({ jsonrpc: '2.0', id: id, result: {} });
+    closed = true;
+  }
+
   window.addEventListener('message', function (event) {
-    if (event.source !== host) return;
+    if (event.source !== host || closed) return;
     var m = event.data;
     if (!m || m.jsonrpc !== '2.0') return;
     if (m.method === undefined && m.id !== undefined && waiting[m.id]) {
@@ -60,12 +207,23 @@
       if (m.error) w.reject(m.error); else w.resolve(m.result);
       return;
     }
+    if (m.id !== undefined && m.method === 'ui/resource-teardown') { teardown(m.id); return; }
     if (m.id !== undefined && m.method) {
-      // ping, ui/resource-teardown: nothing to keep, nothing to refuse.
+      // ping: nothing to keep, nothing to refuse.
       send({ jsonrpc: '2.0', id: m.id, result: {} });
       return;
     }
-    if (m.method === 'ui/notifications/tool-result') read(true);
+    var params = m.params || {};
+    if (m.method === 'ui/notifications/host-context-changed') apply(params);
+    else if (m.method === 'ui/notifications/tool-cancelled') {
+      say('The agent\'s call was cancelled' + (params.reason ? ': ' + params.reason : '') + '. Nothing here was changed by it.', 'pv-warn');
+    } else if (m.method === 'ui/notifications/tool-result') {
+      var windows = params.structuredContent && params.structuredContent.windows;
+      if (Array.isArray(windows)) result = { windows: windows, at: new Date() };
+      read(true);
+    }
+    // tool-input and tool-input-partial: the call may not be approved yet,
+    // so the card does nothing with them.
   });
 
   var transport = {
@@ -75,13 +233,13 @@
       if (kind !== 'call') {
         return Promise.resolve({ error: { message: 'Only the person answers approval questions, at the app itself.' } });
       }
-      return request('tools/call', { name: 'app__card_call', arguments: body }).then(function (result) {
+      return request('tools/call', { name: 'app__card_call', arguments: body }).then(function (answer) {
         read(true);
-        var answer = (result && result.structuredContent) || {};
+        var out = (answer && answer.structuredContent) || {};
         // Refused before the call (a field as typed), or by the app.
-        if (answer.error) return answer;
-        if (result.isError) return { error: answer };
-        return { ok: true, message: answer.message, value: answer.result };
+        if (out.error) return out;
+        if (answer.isError) return { error: out };
+        return { ok: true, message: out.message, value: out.result };
       });
     },
     listen: function (scene, status) {
@@ -89,20 +247,12 @@
       onStatus = status;
       request('ui/initialize', {
         appInfo: { name: 'purview-card', version: '1' },
-        appCapabilities: {},
+        appCapabilities: { availableDisplayModes: ['inline', 'fullscreen'] },
         protocolVersion: '2026-01-26'
-      }).then(function () {
+      }).then(function (answer) {
+        apply((answer && answer.hostContext) || {});
+        if (!context.containerDimensions) fit({});
         send({ jsonrpc: '2.0', method: 'ui/notifications/initialized', params: {} });
-        // The host sizes its frame to the card as it grows and shrinks.
-        var told = '';
-        var tell = function () {
-          var page = document.documentElement;
-          var size = { width: Math.ceil(page.scrollWidth), height: Math.ceil(page.scrollHeight) };
-          if (JSON.stringify(size) === told) return;
-          told = JSON.stringify(size);
-          send({ jsonrpc: '2.0', method: 'ui/notifications/size-changed', params: size });
-        };
-        if (window.ResizeObserver) new ResizeObserver(tell).observe(document.body);
         read(true);
       }, function () { status('The host did not start the card.'); });
     }

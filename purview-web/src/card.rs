@@ -7,11 +7,25 @@
 //! card's calls are the host's own calls of the actions' tools (the one
 //! call path, with its gates and approvals), and it never answers an
 //! approval question: it shows the question and where the person answers
-//! it.
+//! it. The scene it shows a client holds the person's windows and only the
+//! questions that client's own calls are waiting on.
+//!
+//! Why only `app__read_windows` carries the card: some hosts draw a new
+//! card for every result that names one (claude.ai opens an iframe per
+//! call), and a card beside each action's result is noise, since the read
+//! is what the card explains. The read's result names its windows by id in
+//! `structuredContent`, so a card knows what it shows without the host's
+//! optional `toolInfo`, and shows that (with its time) when the app can no
+//! longer be reached.
+//!
+//! Why the scene read is `readOnlyHint`/`idempotentHint` and the call is
+//! not: hosts ask the person before any call a view makes to a tool not
+//! marked read-only; the card repeats its read, and the call acts.
 
 use std::{sync::Arc, time::Duration};
 
 use purview::{
+    activity::ClientId,
     http::mcp_apps::{Card, CardReply, CardTool},
     model::JsonObject,
     serde_json::{Value, json},
@@ -53,13 +67,16 @@ pub(crate) fn document(title: &str) -> String {
         .replace("{{SCRIPT}}", SCRIPT)
 }
 
-/// The card for the face `inner`: shown with every tool's result.
+/// The tool whose result the card explains.
+pub(crate) const SHOWN_WITH: &str = "app__read_windows";
+
+/// The card for the face `inner`: shown with the read of the windows.
 pub(crate) fn card(inner: &Arc<Inner>) -> Card {
     let scene = inner.clone();
     let call = inner.clone();
     Card::new(CARD_URI, document(&inner.title))
         .titled(format!("{} windows", inner.title))
-        .shown_with_every_tool()
+        .shown_with(SHOWN_WITH)
         .with_tool(CardTool::new(
             SCENE_TOOL,
             "The app's windows as the card draws them; with `after`, waits until they change from that read.",
@@ -68,11 +85,14 @@ pub(crate) fn card(inner: &Arc<Inner>) -> Card {
                 "properties": {"after": {"type": "integer", "minimum": 0, "description": "The `change` of the last read."}},
                 "additionalProperties": false
             }),
-            move |arguments| {
+            move |arguments, caller| {
                 let inner = scene.clone();
-                Box::pin(async move { CardReply::Answer(read_scene(&inner, &arguments).await) })
+                Box::pin(async move {
+                    CardReply::Answer(read_scene(&inner, &arguments, &caller).await)
+                })
             },
-        ))
+        )
+        .read_only())
         .with_tool(CardTool::new(
             CALL_TOOL,
             "Calls an action as the card's form describes it (window, action, values as typed, confirmed): the client's own call of the action's tool.",
@@ -86,7 +106,7 @@ pub(crate) fn card(inner: &Arc<Inner>) -> Card {
                 },
                 "required": ["action"]
             }),
-            move |arguments| {
+            move |arguments, _caller| {
                 let reply = match prepare_call(&call, &arguments) {
                     Ok((action, arguments)) => {
                         let tool = action.call(&call.app, arguments.clone()).tool_name();
@@ -100,8 +120,9 @@ pub(crate) fn card(inner: &Arc<Inner>) -> Card {
 }
 
 /// The scene, once it differs from the read numbered `after` (or at once,
-/// or after [`LONGEST_WAIT`]), with where approvals are answered.
-async fn read_scene(inner: &Inner, arguments: &JsonObject) -> Value {
+/// or after [`LONGEST_WAIT`]), with where approvals are answered: the
+/// person's windows and the questions `caller`'s own calls wait on.
+async fn read_scene(inner: &Inner, arguments: &JsonObject, caller: &ClientId) -> Value {
     let mut changes = inner.changes.subscribe();
     if let Some(after) = arguments.get("after").and_then(Value::as_u64)
         && *changes.borrow_and_update() == after
@@ -111,7 +132,7 @@ async fn read_scene(inner: &Inner, arguments: &JsonObject) -> Value {
     let change = *changes.borrow();
     json!({
         "change": change,
-        "scene": inner.document(),
+        "scene": crate::scene::document_for(&inner.app, inner.approvals.as_ref(), Some(caller)),
         "whereToAnswer": where_to_answer(inner),
     })
 }

@@ -272,12 +272,20 @@ impl Face {
 
     /// The window card for MCP Apps hosts ([`CARD_URI`]): the face's
     /// renderer as one self-contained document, which a host that renders
-    /// cards shows beside every tool's result. It talks to the app only
-    /// through the host, with two tools only it may call (the scene, and a
-    /// call of an action, made as the host's own call of the action's
-    /// tool, for the server cannot tell the card's calls from the model's);
-    /// it never answers an approval question: it shows it and says where
-    /// the person answers it.
+    /// cards shows beside the result of `app__read_windows` only (a card
+    /// beside every action's result is noise, and some hosts open a new
+    /// one per result). It talks to the app only through the host, with
+    /// two tools only it may call: the scene (marked read-only and
+    /// idempotent, so hosts do not ask the person before each read), and a
+    /// call of an action (not marked: it acts, and is made as the host's own
+    /// call of the action's tool with every gate, for the server cannot
+    /// tell the card's calls from the model's). It never answers an
+    /// approval question: it shows its host's own waiting questions and
+    /// says where the person answers them. It takes the host's theme, style
+    /// variables, fonts, safe area and container size, stops everything on
+    /// teardown, and shows the read's last result when the app is gone.
+    /// Only clients that declare the `io.modelcontextprotocol/ui` extension
+    /// list, read or call any of it.
     /// [`Face::serve_beside`] shows it on the HTTP server already; give it
     /// to a stdio server with [`purview::McpServer::with_card`].
     ///

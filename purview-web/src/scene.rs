@@ -5,7 +5,7 @@
 
 use purview::{
     App,
-    activity::{ActionInfo, Scene, SceneWindow},
+    activity::{ActionInfo, ClientId, Scene, SceneWindow},
     approval::{ApprovalQueue, PendingApproval},
     serde_json::{Value, json},
 };
@@ -14,11 +14,25 @@ use crate::form;
 
 /// The JSON the page draws from, or why the app could not be read.
 pub(crate) fn document(app: &App, approvals: Option<&ApprovalQueue>) -> Value {
+    document_for(app, approvals, None)
+}
+
+/// The JSON a view draws from: with `asker`, only the questions that client
+/// asked (a card shows its host's own calls waiting, never another
+/// client's call and arguments); the person's page passes `None`.
+pub(crate) fn document_for(
+    app: &App,
+    approvals: Option<&ApprovalQueue>,
+    asker: Option<&ClientId>,
+) -> Value {
     let scene: std::sync::Arc<Scene> = match app.scene() {
         Ok(scene) => scene,
         Err(error) => return json!({ "error": error.to_string() }),
     };
-    let pending = approvals.map(ApprovalQueue::pending).unwrap_or_default();
+    let mut pending = approvals.map(ApprovalQueue::pending).unwrap_or_default();
+    if let Some(asker) = asker {
+        pending.retain(|p| p.request.client.as_ref() == Some(asker));
+    }
     let activity = app.agent_activity();
     let agent_window = activity.as_ref().and_then(|a| a.window.clone());
     let open = |id: &str| scene.windows.iter().any(|w| w.state.id == id);

@@ -103,6 +103,11 @@ pub struct ApprovalRequest {
     pub arguments: Value,
     /// Which agent session asks (the client's name and a session number).
     pub agent: String,
+    /// The client that asks, by the credential it called with (as every
+    /// share counts it); `None` when no client's session asked. Views that
+    /// show a client its own questions (the window card) filter by it.
+    #[serde(skip)]
+    pub client: Option<crate::app::ClientId>,
     /// The question the action's `question = method` wrote from the app's
     /// own state, in its words ("Cancel Max (dog), Monday 5 January at
     /// 10:30?"), after its checks passed; `None` when the action declares
@@ -221,6 +226,7 @@ impl ApprovalRequest {
             action_title: "Confirm".into(),
             arguments: serde_json::json!({"pin": crate::redact::MASK}),
             agent: "claude-code (session 1)".into(),
+            client: None,
             question: None,
             wording: None,
         }

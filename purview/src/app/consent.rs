@@ -275,6 +275,7 @@ fn approval_request(
         action_title: checked.action_title.clone(),
         arguments: checked.check.shown(&call.arguments),
         agent: session.map_or_else(|| "An agent".to_owned(), |s| s.describe()),
+        client: session.and_then(|s| s.client()),
         question: checked.question.clone(),
         wording: None,
     };

@@ -3,8 +3,17 @@
 //! the tools only that view may call, and the `_meta` that ties them
 //! together. rmcp has no typed API for it, so this module writes the
 //! capability, the tools' `_meta` and the resource's `_meta` by hand, and
-//! only for clients that declared the extension: every other client lists
-//! exactly what it listed without a card.
+//! only for clients that declared the extension: every other client lists,
+//! reads and calls exactly what it would without a card (the card's
+//! document and its own tools are unknown to it).
+//!
+//! Where hosts look (spec 2026-01-26 and its draft): the capability under
+//! `extensions`; `_meta.ui.resourceUri` on the tools whose result the card
+//! explains (and the flat `ui/resourceUri` key while hosts still read only
+//! that one); `_meta.ui` (CSP, border) on the `resources/list` entry and on
+//! the read; `visibility: ["app"]` on the card's own tools, and
+//! `readOnlyHint`/`idempotentHint` on those that only read, since hosts ask
+//! the person to confirm every other call a view makes.
 
 use std::{future::Future, pin::Pin, sync::Arc};
 
@@ -13,6 +22,8 @@ use rmcp::model::{
     Resource, ResourceContents, ServerCapabilities, Tool, ToolAnnotations,
 };
 use serde_json::{Value, json};
+
+use crate::app::ClientId;
 
 /// The extension's identifier, as capabilities name it.
 ///
@@ -61,7 +72,7 @@ pub enum CardReply {
 /// ```
 pub type CardAnswer = Pin<Box<dyn Future<Output = CardReply> + Send>>;
 
-type Run = Arc<dyn Fn(JsonObject) -> CardAnswer + Send + Sync>;
+type Run = Arc<dyn Fn(JsonObject, ClientId) -> CardAnswer + Send + Sync>;
 
 /// A tool only the card calls (`_meta.ui.visibility: ["app"]`, hidden from
 /// the model), listed only to hosts that render cards.
@@ -72,8 +83,9 @@ type Run = Arc<dyn Fn(JsonObject) -> CardAnswer + Send + Sync>;
 ///     "app__card_ping",
 ///     "Answers pong.",
 ///     serde_json::json!({"type": "object"}),
-///     |_arguments| Box::pin(async { CardReply::Answer(serde_json::json!({"pong": true})) }),
-/// );
+///     |_arguments, _caller| Box::pin(async { CardReply::Answer(serde_json::json!({"pong": true})) }),
+/// )
+/// .read_only();
 /// assert_eq!(ping.name(), "app__card_ping");
 /// ```
 #[derive(Clone)]
@@ -81,6 +93,7 @@ pub struct CardTool {
     name: String,
     description: String,
     input_schema: Arc<JsonObject>,
+    read_only: bool,
     run: Run,
 }
 
@@ -93,11 +106,12 @@ impl std::fmt::Debug for CardTool {
 impl CardTool {
     /// A tool named `name` taking arguments described by `input_schema`
     /// (a JSON Schema object; anything else is taken as `{"type":
-    /// "object"}`), answered by `run`.
+    /// "object"}`), answered by `run` with the arguments and the client
+    /// that called (by its credential, as every share counts it).
     ///
     /// ```
     /// use purview::http::mcp_apps::{CardReply, CardTool};
-    /// let echo = CardTool::new("app__card_echo", "Echoes.", serde_json::json!({"type": "object"}), |args| {
+    /// let echo = CardTool::new("app__card_echo", "Echoes.", serde_json::json!({"type": "object"}), |args, _caller| {
     ///     Box::pin(async move { CardReply::Answer(serde_json::Value::Object(args)) })
     /// });
     /// assert_eq!(echo.name(), "app__card_echo");
@@ -106,7 +120,7 @@ impl CardTool {
         name: impl Into<String>,
         description: impl Into<String>,
         input_schema: Value,
-        run: impl Fn(JsonObject) -> CardAnswer + Send + Sync + 'static,
+        run: impl Fn(JsonObject, ClientId) -> CardAnswer + Send + Sync + 'static,
     ) -> Self {
         let input_schema = match input_schema {
             Value::Object(schema) => schema,
@@ -116,15 +130,35 @@ impl CardTool {
             name: name.into(),
             description: description.into(),
             input_schema: Arc::new(input_schema),
+            read_only: false,
             run: Arc::new(run),
         }
+    }
+
+    /// Marks the tool as one that only reads (`readOnlyHint` and
+    /// `idempotentHint`): hosts then let the card call it without asking
+    /// the person each time, as they must for a read the card repeats.
+    /// Never for a tool that acts.
+    ///
+    /// ```
+    /// # use purview::http::mcp_apps::{CardReply, CardTool};
+    /// let read = CardTool::new("app__card_read", "Reads.", serde_json::json!({}), |_, _| {
+    ///     Box::pin(async { CardReply::Answer(serde_json::Value::Null) })
+    /// })
+    /// .read_only();
+    /// # let _ = read;
+    /// ```
+    #[must_use]
+    pub fn read_only(mut self) -> Self {
+        self.read_only = true;
+        self
     }
 
     /// The tool's name.
     ///
     /// ```
     /// # use purview::http::mcp_apps::CardTool;
-    /// let tool = CardTool::new("x", "", serde_json::json!({}), |_| {
+    /// let tool = CardTool::new("x", "", serde_json::json!({}), |_, _| {
     ///     Box::pin(async { purview::http::mcp_apps::CardReply::Answer(serde_json::Value::Null) })
     /// });
     /// assert_eq!(tool.name(), "x");
@@ -203,7 +237,10 @@ impl Card {
     }
 
     /// Shows the card with the results of every tool the app lists (every
-    /// window's and the app's actions, and `app__read_windows`).
+    /// window's and the app's actions, and `app__read_windows`). Rarely
+    /// what a host's user wants: some hosts open a new card for every
+    /// result that names one, so prefer [`Card::shown_with`] on the tools
+    /// whose result the card explains.
     ///
     /// ```
     /// let card = purview::http::mcp_apps::Card::new("ui://x/y", "").shown_with_every_tool();
@@ -218,7 +255,7 @@ impl Card {
     ///
     /// ```
     /// use purview::http::mcp_apps::{Card, CardReply, CardTool};
-    /// let ping = CardTool::new("app__card_ping", "Pong.", serde_json::json!({}), |_| {
+    /// let ping = CardTool::new("app__card_ping", "Pong.", serde_json::json!({}), |_, _| {
     ///     Box::pin(async { CardReply::Answer(serde_json::json!({"pong": true})) })
     /// });
     /// let card = Card::new("ui://demo/hello", "").with_tool(ping);
@@ -255,9 +292,9 @@ impl Card {
         self.tools.iter().find(|t| t.name == name).filter(|t| !app_lists(&t.name))
     }
 
-    /// Runs the card tool `tool` on `arguments`.
-    pub(crate) fn run(tool: &CardTool, arguments: JsonObject) -> CardAnswer {
-        (tool.run)(arguments)
+    /// Runs the card tool `tool` on `arguments` for `caller`.
+    pub(crate) fn run(tool: &CardTool, arguments: JsonObject, caller: ClientId) -> CardAnswer {
+        (tool.run)(arguments, caller)
     }
 
     /// `capabilities` with the extension declared.
@@ -290,6 +327,10 @@ impl Card {
         for tool in self.tools.iter().filter(|t| !names.contains(&t.name)) {
             let mut annotations = ToolAnnotations::new();
             annotations.open_world_hint = Some(false);
+            if tool.read_only {
+                annotations.read_only_hint = Some(true);
+                annotations.idempotent_hint = Some(true);
+            }
             let listed =
                 Tool::new(tool.name.clone(), tool.description.clone(), tool.input_schema.clone())
                     .with_annotations(annotations);
@@ -299,40 +340,52 @@ impl Card {
         tools
     }
 
-    /// The card as `resources/list` names it.
+    /// The card as `resources/list` names it, with the same `_meta.ui` as
+    /// its read (the draft has hosts check both; the read wins).
     pub(crate) fn resource(&self) -> Resource {
         let title = if self.title.is_empty() { "Card" } else { self.title.as_str() };
         Resource::new(self.uri.clone(), "card")
             .with_title(title)
             .with_description("The app's windows as a card a host renders beside the conversation.")
             .with_mime_type(MIME_TYPE)
+            .with_meta(resource_meta())
     }
 
     /// The card's document, as `resources/read` answers it: no network
     /// (empty CSP domains), a border around it.
     pub(crate) fn read(&self) -> ReadResourceResult {
-        let mut meta = MetaObject::new();
-        meta.insert(
-            "ui".into(),
-            json!({
-                "csp": {"connectDomains": [], "resourceDomains": [], "frameDomains": [], "baseUriDomains": []},
-                "prefersBorder": true
-            }),
-        );
         ReadResourceResult::new(vec![
             ResourceContents::text(self.html.to_string(), self.uri.clone())
                 .with_mime_type(MIME_TYPE)
-                .with_meta(meta),
+                .with_meta(resource_meta()),
         ])
     }
 }
 
-/// `tool` with `ui` as its `_meta.ui`, and its URI under the flat
-/// `ui/resourceUri` key too.
+/// The card's `_meta`: no network at all (every CSP list empty) and a
+/// border, since the card draws none of its own around the host's page.
+fn resource_meta() -> MetaObject {
+    let mut meta = MetaObject::new();
+    meta.insert(
+        "ui".into(),
+        json!({
+            "csp": {"connectDomains": [], "resourceDomains": [], "frameDomains": [], "baseUriDomains": []},
+            "prefersBorder": true
+        }),
+    );
+    meta
+}
+
+/// The older flat key for a tool's card. To be removed when the
+/// extension's GA drops it (the draft marks it deprecated); until then
+/// some hosts (VS Code among them) read only this one.
+const FLAT_RESOURCE_URI: &str = "ui/resourceUri";
+
+/// `tool` with `ui` as its `_meta.ui`, and its URI under the flat key too.
 fn with_meta(mut tool: Tool, ui: Value) -> Tool {
     let mut meta = tool.meta.take().unwrap_or_default();
     if let Some(uri) = ui.get("resourceUri").cloned() {
-        meta.insert("ui/resourceUri".into(), uri);
+        meta.insert(FLAT_RESOURCE_URI.into(), uri);
     }
     meta.insert("ui".into(), ui);
     tool.meta = Some(meta);
@@ -356,11 +409,23 @@ mod tests {
     use super::*;
 
     fn card() -> Card {
-        Card::new("ui://purview/windows", "<p>card</p>").shown_with("app__read_windows").with_tool(
-            CardTool::new("app__card_scene", "The scene.", json!({"type": "object"}), |_| {
-                Box::pin(async { CardReply::Answer(json!({})) })
-            }),
-        )
+        Card::new("ui://purview/windows", "<p>card</p>")
+            .shown_with("app__read_windows")
+            .with_tool(
+                CardTool::new(
+                    "app__card_scene",
+                    "The scene.",
+                    json!({"type": "object"}),
+                    |_, _| Box::pin(async { CardReply::Answer(json!({})) }),
+                )
+                .read_only(),
+            )
+            .with_tool(CardTool::new(
+                "app__card_call",
+                "Acts.",
+                json!({"type": "object"}),
+                |_, _| Box::pin(async { CardReply::Answer(json!({})) }),
+            ))
     }
 
     fn plain(name: &str) -> Tool {
@@ -371,7 +436,7 @@ mod tests {
     fn the_tools_it_is_shown_with_carry_both_keys_and_its_own_are_for_the_card_only() {
         let listed = card().list(vec![plain("app__read_windows"), plain("w1__edit")]);
         let names: Vec<&str> = listed.iter().map(|t| t.name.as_ref()).collect();
-        assert_eq!(names, ["app__read_windows", "w1__edit", "app__card_scene"]);
+        assert_eq!(names, ["app__read_windows", "w1__edit", "app__card_scene", "app__card_call"]);
         let read = serde_json::to_value(&listed[0]).unwrap();
         assert_eq!(read["_meta"]["ui"]["resourceUri"], "ui://purview/windows");
         assert_eq!(read["_meta"]["ui/resourceUri"], "ui://purview/windows");
@@ -381,12 +446,36 @@ mod tests {
     }
 
     #[test]
+    fn a_read_the_card_repeats_never_prompts_and_a_call_that_acts_is_not_called_a_read() {
+        let listed = card().list(vec![]);
+        let scene = serde_json::to_value(&listed[0]).unwrap();
+        assert_eq!(scene["annotations"]["readOnlyHint"], true);
+        assert_eq!(scene["annotations"]["idempotentHint"], true);
+        let call = serde_json::to_value(&listed[1]).unwrap();
+        assert_eq!(call["name"], "app__card_call");
+        assert!(call["annotations"].get("readOnlyHint").is_none(), "{call}");
+        assert!(call["annotations"].get("idempotentHint").is_none(), "{call}");
+    }
+
+    #[test]
+    fn the_list_entry_and_the_read_carry_the_same_ui_meta() {
+        let card = card();
+        let listed = serde_json::to_value(card.resource()).unwrap();
+        let read = serde_json::to_value(card.read()).unwrap();
+        assert_eq!(listed["_meta"]["ui"], read["contents"][0]["_meta"]["ui"]);
+        assert_eq!(listed["_meta"]["ui"]["prefersBorder"], true);
+        assert_eq!(listed["mimeType"], MIME_TYPE);
+    }
+
+    #[test]
     fn an_app_tool_of_the_same_name_wins_over_the_cards() {
         let card = card();
         assert!(card.tool("app__card_scene", |name| name == "app__card_scene").is_none());
         assert!(card.tool("app__card_scene", |_| false).is_some());
         let listed = card.list(vec![plain("app__card_scene")]);
-        assert_eq!(listed.len(), 1);
+        let names: Vec<&str> = listed.iter().map(|t| t.name.as_ref()).collect();
+        assert_eq!(names, ["app__card_scene", "app__card_call"]);
+        assert!(listed[0].meta.is_none(), "the app's own tool took the card's _meta");
     }
 
     #[test]

@@ -138,15 +138,22 @@ impl McpServer {
     }
 
     /// What one of the card's own tools (one the app does not list itself)
-    /// answers; `None` for any other tool.
-    async fn card_reply(&self, request: &CallToolRequestParams) -> Option<CardReply> {
-        let card = self.card.as_deref()?;
+    /// answers; `None` for any other tool, and for every tool when the
+    /// client did not declare the extension (to it, the card's tools do not
+    /// exist).
+    async fn card_reply(
+        &self,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<CardReply> {
+        let card = self.card_for(context)?;
         // The app's list is consulted only for a name the card has.
         let app_lists = |name: &str| {
             self.app.listed_tools().is_ok_and(|tools| tools.iter().any(|t| t.name == name))
         };
         let tool = card.tool(&request.name, app_lists)?;
-        Some(Card::run(tool, request.arguments.clone().unwrap_or_default()).await)
+        let caller = client_of(context, self.session.number);
+        Some(Card::run(tool, request.arguments.clone().unwrap_or_default(), caller).await)
     }
 
     /// Registers this session for notifications once (legacy sessions: every
@@ -466,9 +473,9 @@ impl ServerHandler for McpServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        if let Some(card) = self.card.as_deref().filter(|c| c.uri() == request.uri) {
+        if let Some(card) = self.card_for(&context).filter(|c| c.uri() == request.uri) {
             return Ok(card.read().into());
         }
         if request.uri != WINDOWS_URI {
@@ -550,7 +557,7 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let request = match self.card_reply(&request).await {
+        let request = match self.card_reply(&request, &context).await {
             None => request,
             Some(CardReply::Answer(answer)) => return Ok(CallToolResult::structured(answer).into()),
             // The card's call is the client's own: the one call path.
