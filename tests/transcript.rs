@@ -163,7 +163,7 @@ fn root() -> PathBuf {
 }
 
 #[tokio::test]
-async fn s8_transcript_in_docs_and_readme_is_generated_from_a_real_session() -> Result<()> {
+async fn s8_transcript_in_docs_and_the_guide_is_generated_from_a_real_session() -> Result<()> {
     let mut child = tokio::process::Command::new(ORDER_DESK)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
