@@ -254,7 +254,8 @@ async fn s8_transcript_in_docs_and_the_guide_is_generated_from_a_real_session() 
     let readme = std::fs::read_to_string(&readme_path)?;
     let (before, rest) =
         readme.split_once(START).context("the guide chapter lacks the transcript start marker")?;
-    let (_, after) = rest.split_once(END).context("the guide chapter lacks the transcript end marker")?;
+    let (_, after) =
+        rest.split_once(END).context("the guide chapter lacks the transcript end marker")?;
     let new_readme = format!("{before}{excerpt}{after}");
     if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
         std::fs::write(&docs, &transcript)?;
@@ -266,6 +267,9 @@ async fn s8_transcript_in_docs_and_the_guide_is_generated_from_a_real_session() 
         transcript,
         "docs/transcript.md is stale: run with UPDATE_SNAPSHOTS=1"
     );
-    assert_eq!(readme, new_readme, "purview/guide/what-an-agent-sees.md's transcript is stale: run with UPDATE_SNAPSHOTS=1");
+    assert_eq!(
+        readme, new_readme,
+        "purview/guide/what-an-agent-sees.md's transcript is stale: run with UPDATE_SNAPSHOTS=1"
+    );
     Ok(())
 }
