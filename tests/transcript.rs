@@ -1,5 +1,6 @@
 //! Generates docs/transcript.md — a real agent session with order_desk, the
-//! exact JSON a client sees — and the short excerpt embedded in README.md,
+//! exact JSON a client sees — and the short excerpt embedded in the guide's
+//! "What an agent sees" chapter (purview/guide/what-an-agent-sees.md),
 //! and checks both are current. Regenerate after an intended change with
 //! `UPDATE_SNAPSHOTS=1 cargo test -p purview-tests --test transcript`.
 
@@ -162,7 +163,7 @@ fn root() -> PathBuf {
 }
 
 #[tokio::test]
-async fn s8_transcript_in_docs_and_readme_is_generated_from_a_real_session() -> Result<()> {
+async fn s8_transcript_in_docs_and_the_guide_is_generated_from_a_real_session() -> Result<()> {
     let mut child = tokio::process::Command::new(ORDER_DESK)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -249,11 +250,12 @@ async fn s8_transcript_in_docs_and_readme_is_generated_from_a_real_session() -> 
     );
     let excerpt = format!("{START}\n{}{END}", session.excerpt);
     let docs = root().join("docs/transcript.md");
-    let readme_path = root().join("README.md");
+    let readme_path = root().join("purview/guide/what-an-agent-sees.md");
     let readme = std::fs::read_to_string(&readme_path)?;
     let (before, rest) =
-        readme.split_once(START).context("README lacks the transcript start marker")?;
-    let (_, after) = rest.split_once(END).context("README lacks the transcript end marker")?;
+        readme.split_once(START).context("the guide chapter lacks the transcript start marker")?;
+    let (_, after) =
+        rest.split_once(END).context("the guide chapter lacks the transcript end marker")?;
     let new_readme = format!("{before}{excerpt}{after}");
     if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
         std::fs::write(&docs, &transcript)?;
@@ -265,6 +267,9 @@ async fn s8_transcript_in_docs_and_readme_is_generated_from_a_real_session() -> 
         transcript,
         "docs/transcript.md is stale: run with UPDATE_SNAPSHOTS=1"
     );
-    assert_eq!(readme, new_readme, "README.md's transcript is stale: run with UPDATE_SNAPSHOTS=1");
+    assert_eq!(
+        readme, new_readme,
+        "purview/guide/what-an-agent-sees.md's transcript is stale: run with UPDATE_SNAPSHOTS=1"
+    );
     Ok(())
 }

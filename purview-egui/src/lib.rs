@@ -77,3 +77,8 @@ mod window_ui;
 
 pub use desk::Desk;
 pub use window_ui::WindowUi;
+
+/// The README's code blocks, compiled as doctests so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -160,11 +160,14 @@
 //!
 //! ## Where next
 //!
-//! - [`guide::patterns`]: two windows kept in sync, "open it or go to the
-//!   open one", buttons versus typing, state that must survive a failed
-//!   call, and a destructive action behind a dialog and an approval.
-//! - [`guide::hand_written`]: the advanced route, implementing [`Window`]
-//!   and [`Actions`] yourself instead of with the macros.
+//! - [`guide`]: the guide, chapter by chapter — [windows and
+//!   actions](guide::windows), [the person's side](guide::persons_side),
+//!   [serving](guide::serving) (the address, a headless app that keeps
+//!   serving, tokens, limits, logging), [connecting each
+//!   host](guide::hosts), [approvals](guide::approvals) (and answering
+//!   them in the app's own face), [what an agent
+//!   sees](guide::what_an_agent_sees), [patterns](guide::patterns) and
+//!   [the traits by hand](guide::hand_written).
 //! - [`prelude`]: the one import most apps need.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
@@ -221,6 +224,7 @@ mod macro_docs {
 pub use purview_naming as naming;
 
 pub use action::{ActionOutput, ActionSpec};
+#[cfg(feature = "test-support")]
 #[doc(hidden)]
 pub use app::BuildCounts;
 pub use app::{

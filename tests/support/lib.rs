@@ -15,3 +15,13 @@ pub use windows::{
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The kit's manual (conformance/README.md), compiled the same way.
+#[cfg(doctest)]
+#[doc = include_str!("../../conformance/README.md")]
+pub struct ConformanceReadmeDoctests;
+
+/// purview-web's README, compiled the same way.
+#[cfg(doctest)]
+#[doc = include_str!("../../purview-web/README.md")]
+pub struct WebReadmeDoctests;

@@ -17,9 +17,7 @@ use super::{
     AgentActivity, AppActions, ApprovalRequest, Approver, Call, CallTarget, Change, Error, Scene,
     TypedCalls, WindowHandle, WindowInfo, WindowKind,
     broadcast::{Subscriber, Subscription},
-    catalog, consent,
-    kept::BuildCounts,
-    lookup, phases,
+    catalog, consent, lookup, phases,
     registry::Touched,
     seen,
     shared::Shared,
@@ -531,16 +529,20 @@ impl App {
 
     /// How many times this app has serialized its windows for agents (a
     /// read of `app://windows` or `app__read_windows`, each cache fill
-    /// once): for tests that a GUI's frames add nothing to it.
+    /// once): for tests that a GUI's frames add nothing to it. Only with
+    /// the `test-support` feature; not part of the API.
+    #[cfg(feature = "test-support")]
     #[doc(hidden)]
     pub fn windows_serialized(&self) -> u64 {
         self.shared.windows_serialized()
     }
 
     /// How many times this app has built each answer it keeps between
-    /// changes, and projected a window. Not part of the API.
+    /// changes, and projected a window. Only with the `test-support`
+    /// feature; not part of the API.
+    #[cfg(feature = "test-support")]
     #[doc(hidden)]
-    pub fn build_counts(&self) -> Result<BuildCounts, Error> {
+    pub fn build_counts(&self) -> Result<super::BuildCounts, Error> {
         self.shared.build_counts()
     }
 

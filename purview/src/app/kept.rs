@@ -76,7 +76,9 @@ impl Reads {
 
 /// How many times an app has built each answer it keeps between changes,
 /// and projected a window: what reads between changes must not add to.
-/// For tests and measurements; not part of the API.
+/// For tests and measurements, with the `test-support` feature; not part
+/// of the API.
+#[cfg(feature = "test-support")]
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]

@@ -54,6 +54,7 @@ pub use facade::handle::WindowHandle;
 #[doc(hidden)]
 pub use facade::typed::DeclaredAppActions;
 pub use facade::typed::{AppActions, TypedCalls, VariantHandle, WindowKind};
+#[cfg(feature = "test-support")]
 #[doc(hidden)]
 pub use kept::BuildCounts;
 pub(crate) use phases::{Answer, Caller, Settled};

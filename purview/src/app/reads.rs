@@ -18,7 +18,7 @@ use super::{
     actor::Actor,
     catalog,
     config::Config,
-    kept::{BuildCounts, counted},
+    kept::counted,
     registry::{Entry, State},
     scene::{ActionInfo, Scene, SceneWindow},
 };
@@ -75,9 +75,10 @@ impl State {
 
     /// How many times the app has built each answer it keeps between
     /// changes, and projected a window.
-    pub fn build_counts(&self) -> BuildCounts {
+    #[cfg(feature = "test-support")]
+    pub fn build_counts(&self) -> super::BuildCounts {
         let counts = &self.reads.counts;
-        BuildCounts {
+        super::BuildCounts {
             tool_lists: counts.tool_lists.load(Ordering::Relaxed),
             snapshots: counts.snapshots.load(Ordering::Relaxed),
             window_reads: counts.window_reads.load(Ordering::Relaxed),

@@ -23,7 +23,6 @@ use super::{
     actor::Actor,
     broadcast::{ChangeHub, Pacing},
     config::Config,
-    kept::BuildCounts,
     registry::{State, Touched},
     scene::Scene,
     spec::{Level, TypeKey, TypeSpec},
@@ -250,11 +249,13 @@ impl Shared {
 
     /// How many times the app has built each answer it keeps between
     /// changes, and projected a window.
-    pub fn build_counts(&self) -> Result<BuildCounts, Error> {
+    #[cfg(feature = "test-support")]
+    pub fn build_counts(&self) -> Result<super::BuildCounts, Error> {
         self.read(State::build_counts)
     }
 
     /// How many times the app has serialized its windows for agents.
+    #[cfg(feature = "test-support")]
     pub fn windows_serialized(&self) -> u64 {
         self.read(|state| state.windows_serialized.load(Ordering::Relaxed)).unwrap_or_default()
     }
