@@ -182,6 +182,9 @@ async fn s12_the_token_comes_from_a_file_or_the_environment_not_the_command_line
     std::fs::write(&token_file, format!("{HONEST}\n"))?;
     let clients_file = dir.join("clients");
     std::fs::write(&clients_file, format!("# name token\nhonest {HONEST}\n\nother {HOSTILE}\n"))?;
+    // Readable by this user alone, as the server requires.
+    let alone = <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o600);
+    std::fs::set_permissions(&clients_file, alone)?;
     let runs: [(&[&str], Option<&str>, &str); 4] = [
         (&["--token-file", token_file.to_str().unwrap_or_default()], None, HONEST),
         (&[], Some(HONEST), HONEST),
