@@ -378,20 +378,20 @@ async fn s12_the_asker_is_named_by_its_credential_its_own_name_only_an_aside() -
         }));
     }
     let asked = pending(&queue, 2).await?;
-    let said = |amount: &str| {
+    let said = |amount: u64| {
         asked
             .iter()
-            .find(|p| p.request.arguments["amount"].to_string() == amount)
+            .find(|p| p.request.arguments["amount"] == amount)
             .map(|p| (p.request.agent.clone(), p.request.describe()))
             .context("asked")
     };
-    let (hostile, hostile_text) = said("999999")?;
+    let (hostile, hostile_text) = said(999_999)?;
     ensure!(hostile == r#"hostile, calling itself "honest","#, "{hostile}");
     ensure!(
         hostile_text.starts_with(r#"hostile, calling itself "honest", asks to pay"#),
         "{hostile_text}"
     );
-    let (honest, honest_text) = said("12")?;
+    let (honest, honest_text) = said(12)?;
     ensure!(honest == "honest", "the same name as its credential's is no aside: {honest}");
     ensure!(honest_text.starts_with("honest asks to pay"), "{honest_text}");
     for text in [&hostile_text, &honest_text] {

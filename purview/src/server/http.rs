@@ -145,9 +145,6 @@ impl App {
             wrong_token: Summary::new("requests refused for a missing or wrong bearer token"),
             refused: Summary::new("requests refused by the Host/Origin checks"),
             sessions: sessions.clone(),
-            foreign_session: Summary::new(
-                "requests naming another client's session, answered as if it did not exist",
-            ),
         });
         let body = BodyLimits { total: options.body_timeout, min_rate: options.min_request_rate };
         let router = beside::read_bodies(beside::router(&options, service), beside, body)
@@ -188,7 +185,6 @@ struct Checks {
     refused: Summary,
     /// Whose each session is.
     sessions: Arc<BoundedSessions>,
-    foreign_session: Summary,
 }
 
 /// Refuses a request whose headers fail the guard, before its body is read.
@@ -207,7 +203,6 @@ async fn check_headers(checks: &Checks, mut request: Request, next: Next) -> Res
             mark.checked(named.clone());
             let client = named.map_or_else(|| Client::address(mark.source), Client::Named);
             if !beside && !checks.sessions.admits(request.headers(), &client) {
-                checks.foreign_session.note();
                 return super::http_sessions::session_not_found();
             }
             request.extensions_mut().insert(Credential(client.clone()));

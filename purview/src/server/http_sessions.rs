@@ -125,6 +125,7 @@ pub(crate) struct BoundedSessions {
     creating: tokio::sync::Mutex<()>,
     refused: Summary,
     closed_for_room: Summary,
+    foreign: Summary,
     /// Itself, for the task that closes a session whose place was taken.
     me: std::sync::Weak<Self>,
 }
@@ -149,6 +150,9 @@ impl BoundedSessions {
             ),
             closed_for_room: Summary::new(
                 "sessions closed to make room (the oldest of the client holding the most)",
+            ),
+            foreign: Summary::new(
+                "requests naming another client's session, answered as if it did not exist",
             ),
             me: me.clone(),
         })
@@ -183,7 +187,12 @@ impl BoundedSessions {
         let Some(id) = headers.get("mcp-session-id").and_then(|v| v.to_str().ok()) else {
             return true;
         };
-        lock_unpoisoned(&self.places).get(id).is_none_or(|place| place.owner == *client)
+        let admitted =
+            lock_unpoisoned(&self.places).get(id).is_none_or(|place| place.owner == *client);
+        if !admitted {
+            self.foreign.note();
+        }
+        admitted
     }
 
     /// Closes a session whose place was taken for another client's, unless
