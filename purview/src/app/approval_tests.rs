@@ -198,3 +198,45 @@ fn s5_6_every_invisible_or_blank_code_point_is_shown_as_an_escape_and_only_those
     let text = request.describe();
     assert!(!text.contains('\u{2800}') && text.matches("\\u{2800}").count() == 40, "{text}");
 }
+
+/// RELIABILITY.md inventory, "who asks": the question named the client by
+/// the name it gave itself and a session number. It names the client its
+/// credential proves, however it is known, the name it gives itself only
+/// quoted beside it, and only when that says something else.
+#[test]
+fn s5_6_the_asker_is_the_credentials_client_and_its_own_name_an_aside() {
+    use crate::app::ClientId;
+    let remote: std::net::IpAddr = "10.0.0.5".parse().expect("an address");
+    let cases = [
+        (
+            ClientId::named("hostile"),
+            Some("claude-code"),
+            r#"hostile, calling itself "claude-code","#,
+        ),
+        (ClientId::named("claude-code"), Some("claude-code"), "claude-code"),
+        (ClientId::named("claude-code"), None, "claude-code"),
+        (
+            ClientId::local(),
+            Some("x"),
+            r#"A local client (127.0.0.1, no token), calling itself "x","#,
+        ),
+        (ClientId::address(remote), None, "The client at 10.0.0.5 (no token)"),
+        (
+            ClientId::connection(3),
+            Some("host"),
+            r#"The client on connection 3, calling itself "host","#,
+        ),
+        // Its own text is quoted, escapes and all.
+        (ClientId::named("a"), Some("b\"\u{2028}c"), r#"a, calling itself "b\"\u{2028}c","#),
+    ];
+    for (client, calls_itself, expected) in cases {
+        assert_eq!(asker(&client, calls_itself), expected);
+    }
+    let mut request = ApprovalRequest::example();
+    request.agent = asker(&ClientId::named("hostile"), Some("claude-code"));
+    let text = request.describe();
+    assert!(
+        text.starts_with(r#"hostile, calling itself "claude-code", asks to confirm in"#),
+        "{text}"
+    );
+}
