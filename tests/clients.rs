@@ -566,3 +566,57 @@ async fn s12_a_session_answers_only_the_client_that_opened_it() -> Result<()> {
     server.shutdown().await;
     Ok(())
 }
+
+/// What a test's own log lines say.
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().map_err(|_| std::io::ErrorKind::Other)?.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// RELIABILITY.md inventory, "who asks": the logs of asking and answering
+/// name the asker as the question does, by its credential, never by the
+/// name it gives itself. (One thread: the subscriber hears every task.)
+#[tokio::test(flavor = "current_thread")]
+async fn s12_the_logs_name_the_asker_by_its_credential() -> Result<()> {
+    let logs = Captured::default();
+    let writer = logs.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new("purview=info"))
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let app = purview::App::builder().build();
+    let payment = app.open(Payment::default())?;
+    let queue = purview::approval::ApprovalQueue::new();
+    app.set_approver(queue.clone());
+    let options = HttpOptions::default().client("hostile", HOSTILE).client("honest", HONEST);
+    let server = app.serve_http(options).await?;
+    let client = connect_as(&server.url(), HOSTILE, "honest").await?;
+    let tool = format!("{}__pay", payment.id());
+    let asking = tokio::spawn(async move {
+        let outcome = call(&client, &tool, json!({"amount": 5})).await;
+        let _ = client.cancel().await;
+        outcome
+    });
+    let asked = pending(&queue, 1).await?;
+    queue.answer(asked[0].id, purview::approval::Approval::Decline);
+    ensure!(asking.await??["reason"] == "declined");
+    server.shutdown().await;
+    let text = String::from_utf8_lossy(&logs.0.lock().map_err(|_| anyhow::anyhow!("poisoned"))?)
+        .into_owned();
+    for said in ["asking for approval", "approval not given"] {
+        let line = text.lines().find(|l| l.contains(said)).context(said.to_owned())?;
+        ensure!(line.contains("client=hostile"), "{line}");
+    }
+    ensure!(!text.contains("client=honest"), "{text}");
+    Ok(())
+}
