@@ -426,6 +426,11 @@ pub fn is_hidden(c: char) -> bool {
 /// Characters drawn as an empty cell in common fonts that no Unicode
 /// property marks as blank or ignorable (each is a symbol, So, or a mark,
 /// Mn): they read as nothing, or as a space, while being something else.
+///
+/// ```
+/// use purview::constraint::{BLANK_GLYPHS, is_hidden};
+/// assert!(BLANK_GLYPHS.contains(&'\u{2800}') && BLANK_GLYPHS.into_iter().all(is_hidden));
+/// ```
 pub const BLANK_GLYPHS: [char; 3] = [
     // BRAILLE PATTERN BLANK: a run of it pushes what follows out of sight.
     '\u{2800}',
