@@ -231,7 +231,11 @@ async fn s5_6_the_app_approver_comes_first_and_app_act_asks_too() -> Result<()> 
     ensure!(!pending.is_empty(), "the app's approver was not asked");
     let request = &pending[0].request;
     ensure!(request.window_id.as_deref() == Some("w2") && request.action == "confirm");
-    ensure!(request.agent.starts_with("\"purview-test-agent\" (session "), "{}", request.agent);
+    // Named by its connection, the only credential an in-process client
+    // has; the name it gives itself is an aside.
+    let asker = &request.agent;
+    ensure!(asker.starts_with("The client on connection "), "{asker}");
+    ensure!(asker.ends_with(r#", calling itself "purview-test-agent","#), "{asker}");
     queue.answer(pending[0].id, Approval::Decline);
     let (_agent, outcome) = call.await?;
     let outcome = outcome?;
@@ -601,7 +605,8 @@ async fn s5_6_the_window_summary_and_the_clients_name_are_quoted_in_the_question
     let agent = Agent::eliciting(&app, elicitation.clone()).await?;
     agent.call("w2__confirm", json!({})).await?;
     let asked = elicitation.messages().first().cloned().context("a question")?;
-    ensure!(asked.starts_with("\"purview-test-agent\" (session "), "{asked}");
+    ensure!(asked.starts_with("The client on connection "), "{asked}");
+    ensure!(asked.contains(r#", calling itself "purview-test-agent", asks"#), "{asked}");
     let says = asked.lines().find(|l| l.starts_with("The window says: ")).context("a summary")?;
     let quoted = says.trim_start_matches("The window says: ");
     ensure!(quoted.starts_with('"') && quoted.ends_with('"'), "{asked}");

@@ -36,7 +36,11 @@ async fn connect(url: &str, token: &str) -> Result<Client> {
     Ok(().serve(StreamableHttpClientTransport::from_config(config)).await?)
 }
 
-async fn call(client: &Client, tool: &str, arguments: Value) -> Result<Value> {
+async fn call(
+    client: &rmcp::Peer<rmcp::RoleClient>,
+    tool: &str,
+    arguments: Value,
+) -> Result<Value> {
     let params = CallToolRequestParams::new(tool.to_owned())
         .with_arguments(arguments.as_object().cloned().unwrap_or_default());
     let result = client.call_tool(params).await?;
@@ -182,6 +186,9 @@ async fn s12_the_token_comes_from_a_file_or_the_environment_not_the_command_line
     std::fs::write(&token_file, format!("{HONEST}\n"))?;
     let clients_file = dir.join("clients");
     std::fs::write(&clients_file, format!("# name token\nhonest {HONEST}\n\nother {HOSTILE}\n"))?;
+    // Readable by this user alone, as the server requires.
+    let alone = <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o600);
+    std::fs::set_permissions(&clients_file, alone)?;
     let runs: [(&[&str], Option<&str>, &str); 4] = [
         (&["--token-file", token_file.to_str().unwrap_or_default()], None, HONEST),
         (&[], Some(HONEST), HONEST),
@@ -296,5 +303,320 @@ async fn s12_a_second_named_client_gets_a_session_and_a_listen_stream_from_one_h
     ensure!(!session.list_all_tools().await?.is_empty());
     drop((held, listeners, honest, session));
     server.shutdown().await;
+    Ok(())
+}
+
+/// A window whose one action needs the person's approval.
+#[purview::window(title = "Payment", summary = "{amount} to pay")]
+#[derive(Clone, Default)]
+struct Payment {
+    #[block(field)]
+    amount: u64,
+}
+
+#[purview::actions]
+impl Payment {
+    /// Pay an amount, once a person agrees.
+    #[action(approval)]
+    fn pay(&mut self, amount: u64) {
+        self.amount = amount;
+    }
+}
+
+/// A client holding `token` that calls itself `calls_itself`.
+async fn connect_as(
+    url: &str,
+    token: &str,
+    calls_itself: &str,
+) -> Result<rmcp::service::RunningService<rmcp::RoleClient, rmcp::model::ClientConfig>> {
+    use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+    let config = StreamableHttpClientTransportConfig::with_uri(url.to_owned()).auth_header(token);
+    let me =
+        ClientConfig::new(ClientCapabilities::default(), Implementation::new(calls_itself, "0"));
+    Ok(me.serve(StreamableHttpClientTransport::from_config(config)).await?)
+}
+
+/// The questions waiting in `queue`, once there are `n`.
+async fn pending(
+    queue: &purview::approval::ApprovalQueue,
+    n: usize,
+) -> Result<Vec<purview::approval::PendingApproval>> {
+    for _ in 0..1000 {
+        let pending = queue.pending();
+        if pending.len() >= n {
+            return Ok(pending);
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    anyhow::bail!("{} of {n} questions asked", queue.pending().len())
+}
+
+/// RELIABILITY.md inventory, "who asks": the question named the client by
+/// the name it gave itself, so a client whose token is `hostile` calling
+/// itself `honest` was asked about as `"honest" (session 2)`, beside the
+/// real honest client's question. Now the question (and so the desk, the
+/// face and the card, which show it) names the client its credential
+/// proves, with the name it gives itself only as a quoted aside.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s12_the_asker_is_named_by_its_credential_its_own_name_only_an_aside() -> Result<()> {
+    let app = purview::App::builder().build();
+    let payment = app.open(Payment::default())?;
+    let queue = purview::approval::ApprovalQueue::new();
+    app.set_approver(queue.clone());
+    let options = HttpOptions::default().client("hostile", HOSTILE).client("honest", HONEST);
+    let server = app.serve_http(options).await?;
+    let url = server.url();
+    let tool = format!("{}__pay", payment.id());
+    let mut calls = Vec::new();
+    for (token, amount) in [(HOSTILE, 999_999), (HONEST, 12)] {
+        let client = connect_as(&url, token, "honest").await?;
+        let tool = tool.clone();
+        calls.push(tokio::spawn(async move {
+            let outcome = call(&client, &tool, json!({"amount": amount})).await;
+            let _ = client.cancel().await;
+            outcome
+        }));
+    }
+    let asked = pending(&queue, 2).await?;
+    let said = |amount: u64| {
+        asked
+            .iter()
+            .find(|p| p.request.arguments["amount"] == amount)
+            .map(|p| (p.request.agent.clone(), p.request.describe()))
+            .context("asked")
+    };
+    let (hostile, hostile_text) = said(999_999)?;
+    ensure!(hostile == r#"hostile, calling itself "honest","#, "{hostile}");
+    ensure!(
+        hostile_text.starts_with(r#"hostile, calling itself "honest", asks to pay"#),
+        "{hostile_text}"
+    );
+    let (honest, honest_text) = said(12)?;
+    ensure!(honest == "honest", "the same name as its credential's is no aside: {honest}");
+    ensure!(honest_text.starts_with("honest asks to pay"), "{honest_text}");
+    for text in [&hostile_text, &honest_text] {
+        ensure!(!text.contains("session"), "no session number: {text}");
+    }
+    for question in asked {
+        queue.answer(question.id, purview::approval::Approval::Decline);
+    }
+    for call in calls {
+        let refused = call.await??;
+        ensure!(refused["reason"] == "declined", "{refused}");
+    }
+    server.shutdown().await;
+    Ok(())
+}
+
+/// A 2026-07-28 `tools/call` of `tool` with `arguments`, needing no
+/// session, from a client calling itself `calls_itself`.
+fn stateless_call(tool: &str, arguments: Value, calls_itself: &str) -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": tool, "arguments": arguments, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": calls_itself, "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string()
+}
+
+/// RELIABILITY.md inventory, "who asks": a stateless client was a new
+/// "session N" in every question it asked. Each of its 2026-07-28 requests
+/// is now the same asker, in the question and in the approval places: its
+/// own share is the per-client bound, and another client still gets its
+/// question asked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s12_stateless_calls_of_one_client_are_one_asker() -> Result<()> {
+    use purview::settings::Limits;
+    let limits = Limits::default().max_pending_approvals_per_session(2);
+    let app = purview::App::builder().limits(limits).build();
+    let payment = app.open(Payment::default())?;
+    let queue = purview::approval::ApprovalQueue::new();
+    app.set_approver(queue.clone());
+    let options = HttpOptions::default().client("hostile", HOSTILE).client("honest", HONEST);
+    let server = app.serve_http(options).await?;
+    let url = server.url();
+    let tool = format!("{}__pay", payment.id());
+    let send = |token: &'static str, amount: u64| {
+        let (url, tool) = (url.clone(), tool.clone());
+        tokio::spawn(async move {
+            let reply = reqwest::Client::new()
+                .post(&url)
+                .bearer_auth(token)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", &tool)
+                .body(stateless_call(&tool, json!({"amount": amount}), "anything"))
+                .send()
+                .await?;
+            anyhow::Ok(reply.text().await?)
+        })
+    };
+    let first = [send(HOSTILE, 1), send(HOSTILE, 2)];
+    let asked = pending(&queue, 2).await?;
+    let askers: Vec<&str> = asked.iter().map(|p| p.request.agent.as_str()).collect();
+    ensure!(askers.iter().all(|a| *a == r#"hostile, calling itself "anything","#), "{askers:?}");
+    // Its third request is beyond its share, whatever request it comes in.
+    let third = send(HOSTILE, 3).await??;
+    ensure!(third.contains("limit_reached"), "{third}");
+    // Another client's question is still asked.
+    let honest = send(HONEST, 4);
+    let now = pending(&queue, 3).await?;
+    ensure!(now.iter().any(|p| p.request.agent.starts_with("honest")), "{now:?}");
+    for question in queue.pending() {
+        queue.answer(question.id, purview::approval::Approval::Decline);
+    }
+    for call in first.into_iter().chain([honest]) {
+        let answer = call.await??;
+        ensure!(answer.contains("declined"), "{answer}");
+    }
+    server.shutdown().await;
+    Ok(())
+}
+
+/// A 2025-11-25 request to `url` with `token`, naming `session` if any.
+fn legacy(
+    method: reqwest::Method,
+    url: &str,
+    token: &str,
+    session: Option<&str>,
+) -> reqwest::RequestBuilder {
+    let mut request = reqwest::Client::new()
+        .request(method, url)
+        .bearer_auth(token)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25");
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    request
+}
+
+/// What a request answered: its status and its body (what a GET stream
+/// sent in its first second).
+async fn answered(request: reqwest::RequestBuilder) -> Result<(u16, String)> {
+    let mut reply = request.send().await?;
+    let status = reply.status().as_u16();
+    let mut body = Vec::new();
+    let read = async {
+        while let Some(chunk) = reply.chunk().await? {
+            body.extend_from_slice(&chunk);
+        }
+        anyhow::Ok(())
+    };
+    // A stream that stays open and quiet ends the reading, not the test.
+    if let Ok(read) = tokio::time::timeout(Duration::from_secs(1), read).await {
+        read?;
+    }
+    Ok((status, String::from_utf8_lossy(&body).into_owned()))
+}
+
+/// RELIABILITY.md inventory, "an HTTP session": another named client
+/// holding a session's `Mcp-Session-Id` called tools in it, took its GET
+/// streams and ended it with DELETE. A session now answers only the
+/// client that opened it; to any other, its POSTs, GETs and DELETE are
+/// answered exactly as for a session that does not exist.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s12_a_session_answers_only_the_client_that_opened_it() -> Result<()> {
+    let app = purview::App::builder().build();
+    app.open(Payment::default())?;
+    let options = HttpOptions::default().client("hostile", HOSTILE).client("honest", HONEST);
+    let server = app.serve_http(options).await?;
+    let url = server.url();
+    let post = reqwest::Method::POST;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "honest", "version": "0"}}});
+    let opened = legacy(post.clone(), &url, HONEST, None).body(init.to_string()).send().await?;
+    let session = opened
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .context("a session id")?
+        .to_owned();
+    drop(opened);
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let (status, _) =
+        answered(legacy(post.clone(), &url, HONEST, Some(&session)).body(initialized.to_string()))
+            .await?;
+    ensure!(status == 202, "initialized: {status}");
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string();
+    let get = reqwest::Method::GET;
+    let delete = reqwest::Method::DELETE;
+    // What a session that does not exist is answered, for comparison.
+    let unknown = "00000000-0000-0000-0000-000000000000";
+    for (method, body) in [(post.clone(), list.clone()), (get.clone(), String::new())] {
+        let as_foreign = legacy(method.clone(), &url, HOSTILE, Some(&session)).body(body.clone());
+        let as_unknown = legacy(method.clone(), &url, HOSTILE, Some(unknown)).body(body);
+        let (foreign, unknown) = (answered(as_foreign).await?, answered(as_unknown).await?);
+        ensure!(foreign.0 == 404, "{method} in another client's session: {foreign:?}");
+        ensure!(foreign == unknown, "{method}: {foreign:?} tells it from {unknown:?}");
+    }
+    let ended = answered(legacy(delete.clone(), &url, HOSTILE, Some(&session))).await?;
+    ensure!(ended.0 == 404, "DELETE of another client's session: {ended:?}");
+    // The session is untouched, and still answers the client that opened it.
+    let (status, body) = answered(legacy(post, &url, HONEST, Some(&session)).body(list)).await?;
+    ensure!(status == 200 && body.contains("app__read_windows"), "{status}: {body}");
+    let (status, _) = answered(legacy(get, &url, HONEST, Some(&session))).await?;
+    ensure!(status == 200, "its own GET stream: {status}");
+    let (status, _) = answered(legacy(delete, &url, HONEST, Some(&session))).await?;
+    ensure!(status == 204, "its own DELETE: {status}");
+    server.shutdown().await;
+    Ok(())
+}
+
+/// What a test's own log lines say.
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().map_err(|_| std::io::ErrorKind::Other)?.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// RELIABILITY.md inventory, "who asks": the logs of asking and answering
+/// name the asker as the question does, by its credential, never by the
+/// name it gives itself. (One thread: the subscriber hears every task.)
+#[tokio::test(flavor = "current_thread")]
+async fn s12_the_logs_name_the_asker_by_its_credential() -> Result<()> {
+    let logs = Captured::default();
+    let writer = logs.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new("purview=info"))
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let app = purview::App::builder().build();
+    let payment = app.open(Payment::default())?;
+    let queue = purview::approval::ApprovalQueue::new();
+    app.set_approver(queue.clone());
+    let options = HttpOptions::default().client("hostile", HOSTILE).client("honest", HONEST);
+    let server = app.serve_http(options).await?;
+    let client = connect_as(&server.url(), HOSTILE, "honest").await?;
+    let tool = format!("{}__pay", payment.id());
+    let asking = tokio::spawn(async move {
+        let outcome = call(&client, &tool, json!({"amount": 5})).await;
+        let _ = client.cancel().await;
+        outcome
+    });
+    let asked = pending(&queue, 1).await?;
+    queue.answer(asked[0].id, purview::approval::Approval::Decline);
+    ensure!(asking.await??["reason"] == "declined");
+    server.shutdown().await;
+    let text = String::from_utf8_lossy(&logs.0.lock().map_err(|_| anyhow::anyhow!("poisoned"))?)
+        .into_owned();
+    for said in ["asking for approval", "approval not given"] {
+        let line = text.lines().find(|l| l.contains(said)).context(said.to_owned())?;
+        ensure!(line.contains("client=hostile"), "{line}");
+    }
+    ensure!(!text.contains("client=honest"), "{text}");
     Ok(())
 }

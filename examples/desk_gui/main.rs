@@ -88,8 +88,18 @@ fn main() -> ExitCode {
             }
         };
     }
-    if let Some(token) = std::env::var("PURVIEW_TOKEN").ok().filter(|t| !t.is_empty()) {
-        options = options.bearer_token(token);
+    // A token left in the environment beside --clients would let in one
+    // more client the clients file does not name: refused, as the command
+    // line of purview::cli refuses it.
+    match (std::env::var("PURVIEW_TOKEN").ok().filter(|t| !t.is_empty()), &cli.clients) {
+        (Some(_), Some(_)) => {
+            eprintln!(
+                "desk_gui: PURVIEW_TOKEN is set, and --clients names the clients: unset PURVIEW_TOKEN, or give whoever holds it a line of its own in the clients file"
+            );
+            return ExitCode::FAILURE;
+        }
+        (Some(token), None) => options = options.bearer_token(token),
+        (None, _) => {}
     }
     // The same person may also work in a browser (purview-web): both faces
     // see each other's edits, and answer from the same approval queue.

@@ -390,9 +390,17 @@ fn number(n: f64) -> String {
 /// (Cf: zero-width spaces and joiners, direction marks and overrides, the
 /// invisible tag characters), any other Unicode default-ignorable code
 /// point (the soft hyphen, variation selectors, Hangul fillers, the
-/// combining grapheme joiner), or a blank other than the plain space
-/// U+0020 (no-break, ideographic, em and thin spaces…), which looks like
-/// one space, or like none, while being something else.
+/// combining grapheme joiner), a blank other than the plain space U+0020
+/// (Zs and the rest of White_Space: no-break, ideographic, em and thin
+/// spaces…), which looks like one space, or like none, while being
+/// something else, or one of the few characters drawn as an empty cell
+/// although Unicode files them as symbols or marks ([`BLANK_GLYPHS`]:
+/// U+2800 BRAILLE PATTERN BLANK among them).
+///
+/// The classes come from Unicode's own tables (those `regex` matches
+/// `\p{..}` with), not from a list kept by hand, so every character they
+/// hold is covered, and those a later Unicode version adds come with the
+/// tables.
 ///
 /// It is half of [`is_hidden_after`], the one rule the approval question
 /// and [`plain_line`] apply.
@@ -401,21 +409,70 @@ fn number(n: f64) -> String {
 /// use purview::constraint::is_hidden;
 /// assert!(is_hidden('\u{2028}') && is_hidden('\u{200B}') && is_hidden('\u{E0041}'));
 /// assert!(is_hidden('\u{3000}') && is_hidden('\u{00A0}') && is_hidden('\u{3164}'));
-/// assert!(!is_hidden('é') && !is_hidden(' '));
+/// assert!(is_hidden('\u{2800}') && is_hidden('\u{2064}') && is_hidden('\u{180E}'));
+/// assert!(!is_hidden('é') && !is_hidden(' ') && !is_hidden('⠁'));
 /// ```
 pub fn is_hidden(c: char) -> bool {
-    c.is_control()
-        || matches!(c,
-            // Blanks (Unicode White_Space) other than U+0020.
-            '\u{00A0}' | '\u{1680}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}'
-            // Zl, Zp, and the rest of Cf and Default_Ignorable_Code_Point.
-            | '\u{00AD}' | '\u{034F}' | '\u{0600}'..='\u{0605}' | '\u{061C}' | '\u{06DD}'
-            | '\u{070F}' | '\u{0890}'..='\u{0891}' | '\u{08E2}' | '\u{115F}'..='\u{1160}'
-            | '\u{17B4}'..='\u{17B5}' | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}'
-            | '\u{2028}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{3164}'
-            | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}' | '\u{FFF0}'..='\u{FFFB}'
-            | '\u{110BD}' | '\u{110CD}' | '\u{13430}'..='\u{1343F}' | '\u{1BCA0}'..='\u{1BCA3}'
-            | '\u{1D173}'..='\u{1D17A}' | '\u{E0000}'..='\u{E0FFF}')
+    if c.is_ascii() {
+        return c.is_ascii_control();
+    }
+    // Should the tables be missing, controls and blanks are still caught.
+    let table = hidden_table();
+    table.binary_search_by(|&(low, high)| ordering_of(c, low, high)).is_ok()
+        || c.is_control()
+        || c.is_whitespace()
+}
+
+/// Characters drawn as an empty cell in common fonts that no Unicode
+/// property marks as blank or ignorable (each is a symbol, So, or a mark,
+/// Mn): they read as nothing, or as a space, while being something else.
+///
+/// ```
+/// use purview::constraint::{BLANK_GLYPHS, is_hidden};
+/// assert!(BLANK_GLYPHS.contains(&'\u{2800}') && BLANK_GLYPHS.into_iter().all(is_hidden));
+/// ```
+pub const BLANK_GLYPHS: [char; 3] = [
+    // BRAILLE PATTERN BLANK: a run of it pushes what follows out of sight.
+    '\u{2800}',
+    // MUSICAL SYMBOL NULL NOTEHEAD.
+    '\u{1D159}',
+    // KHITAN SMALL SCRIPT FILLER.
+    '\u{16FE4}',
+];
+
+/// The Unicode classes [`is_hidden`] covers besides [`BLANK_GLYPHS`], in
+/// the syntax of `regex`.
+const HIDDEN_CLASSES: &str =
+    r"[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Zs}\p{White_Space}\p{Default_Ignorable_Code_Point}]";
+
+/// Every hidden character as sorted, disjoint ranges, built once from the
+/// Unicode tables `regex-syntax` carries (the plain space left out: one of
+/// them between words reads as what it is, and [`is_hidden_after`] rules
+/// on a run).
+fn hidden_table() -> &'static [(char, char)] {
+    static TABLE: std::sync::LazyLock<Vec<(char, char)>> = std::sync::LazyLock::new(|| {
+        use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, HirKind};
+        let parsed = regex_syntax::ParserBuilder::new().build().parse(HIDDEN_CLASSES);
+        let mut class = match parsed.as_ref().map(regex_syntax::hir::Hir::kind) {
+            Ok(HirKind::Class(Class::Unicode(class))) => class.clone(),
+            _ => ClassUnicode::empty(),
+        };
+        class.union(&ClassUnicode::new(BLANK_GLYPHS.map(|c| ClassUnicodeRange::new(c, c))));
+        class.difference(&ClassUnicode::new([ClassUnicodeRange::new(' ', ' ')]));
+        class.ranges().iter().map(|range| (range.start(), range.end())).collect()
+    });
+    &TABLE
+}
+
+/// Where `c` stands against the range `low..=high`, for a binary search.
+fn ordering_of(c: char, low: char, high: char) -> std::cmp::Ordering {
+    if high < c {
+        std::cmp::Ordering::Less
+    } else if low > c {
+        std::cmp::Ordering::Greater
+    } else {
+        std::cmp::Ordering::Equal
+    }
 }
 
 /// Whether `c`, following `previous` (`None` at the start) in a line of

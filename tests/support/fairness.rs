@@ -149,7 +149,8 @@ pub enum Strategy {
     /// answer.
     NeverRead,
     /// Stateless 2026-07-28 requests asking approval questions that no one
-    /// answers, 64 at a time.
+    /// answers, 64 at a time, calling themselves by the second client's
+    /// name.
     StatelessApprovals,
     /// 16 tasks guessing the face's one-time link and opening its event
     /// stream without a session, as fast as they can.
@@ -694,12 +695,15 @@ async fn held_open(addr: SocketAddr, head: String) {
 /// A 2026-07-28 `tools/list`, for the attacks that send it raw.
 const STATELESS_LIST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"hog","version":"0"},"io.modelcontextprotocol/clientCapabilities":{}}}}"#;
 
-/// A 2026-07-28 `tools/call` of `tool` with `arguments`.
+/// A 2026-07-28 `tools/call` of `tool` with `arguments`, from a client
+/// calling itself by the second client's name: every request of it is
+/// still the one asker its credential proves, in the approval places as
+/// in the question.
 fn stateless_call(tool: &str, arguments: serde_json::Value) -> serde_json::Value {
     serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": tool, "arguments": arguments, "_meta": {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "hog", "version": "0"},
+        "io.modelcontextprotocol/clientInfo": {"name": "second", "version": "0"},
         "io.modelcontextprotocol/clientCapabilities": {}}}})
 }
 

@@ -101,7 +101,10 @@ pub struct ApprovalRequest {
     /// ([`MAX_SHOWN_ARGUMENT_CHARS`], [`MAX_SHOWN_ARGUMENTS_CHARS`]) is
     /// refused before anyone is asked.
     pub arguments: Value,
-    /// Which agent session asks (the client's name and a session number).
+    /// Who asks: the client its credential proves (a named client's name;
+    /// else its address, or its connection), with the name it gives itself
+    /// as a quoted aside when that differs (`hostile, calling itself
+    /// "claude-code",`).
     pub agent: String,
     /// The client that asks, by the credential it called with (as every
     /// share counts it); `None` when no client's session asked. Views that
@@ -279,6 +282,20 @@ fn escape_into(out: &mut String, text: &str, quoting: bool) {
             c => out.push(c),
         }
         previous = Some(c);
+    }
+}
+
+/// Who asks, as an approval question names it: by the client its
+/// credential proves, with the name it gives itself (`clientInfo`, its own
+/// text) only as a quoted aside, when that says something else. No session
+/// number: a client's sessions, and its stateless requests, are one asker.
+pub(crate) fn asker(client: &super::ClientId, calls_itself: Option<&str>) -> String {
+    let who = client.as_told();
+    match calls_itself {
+        Some(name) if client.name() != Some(name) => {
+            format!("{who}, calling itself {},", quoted(&crate::validate::echo(name)))
+        }
+        _ => who,
     }
 }
 
@@ -547,7 +564,7 @@ impl Approver for ApprovalQueue {
 /// The calling agent's session, as the transport presents it, for asking
 /// its user (MCP elicitation).
 pub(crate) trait AgentSession: Send + Sync {
-    /// Who asks: the client's name and a session number.
+    /// Who asks, by the client its credential proves ([`asker`]).
     fn describe(&self) -> String;
     /// The session's number.
     fn number(&self) -> u64;

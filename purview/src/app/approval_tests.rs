@@ -149,3 +149,94 @@ fn s5_6_an_argument_cannot_pose_as_the_end_of_the_question() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 5, "who and what, the window, the heading, two arguments: {text}");
 }
+
+/// RELIABILITY.md inventory, "a line a person reads": U+2800 BRAILLE
+/// PATTERN BLANK passed into the question although ten such characters
+/// had been listed by hand, and a run of it pushed the real amount off the
+/// line. The rule now comes from the Unicode tables; over every code
+/// point, a character is escaped in the question and refused by
+/// `plain_line` exactly when it is a control, a format character, a line
+/// or paragraph separator, a blank other than U+0020 (Zs, White_Space),
+/// default-ignorable, or one of the blank glyphs.
+#[test]
+fn s5_6_every_invisible_or_blank_code_point_is_shown_as_an_escape_and_only_those() {
+    use unicode_general_category::{GeneralCategory as Gc, get_general_category};
+    let every: String = (0..=0x10FFFF_u32).filter_map(char::from_u32).collect();
+    let holding = |property: &str| -> std::collections::HashSet<char> {
+        let found = regex::Regex::new(&format!(r"\p{{{property}}}")).expect("a known property");
+        found.find_iter(&every).flat_map(|m| m.as_str().chars()).collect()
+    };
+    let ignorable = holding("Default_Ignorable_Code_Point");
+    let blank = holding("White_Space");
+    assert!(ignorable.contains(&'\u{E0041}') && blank.contains(&'\u{3000}'));
+    let mut escaped = 0;
+    for c in every.chars() {
+        let category = get_general_category(c);
+        let expected = c != ' '
+            && (matches!(category, Gc::Control | Gc::Format | Gc::LineSeparator)
+                || matches!(category, Gc::ParagraphSeparator | Gc::SpaceSeparator)
+                || ignorable.contains(&c)
+                || blank.contains(&c)
+                || crate::constraint::BLANK_GLYPHS.contains(&c));
+        let hidden = crate::constraint::is_hidden(c);
+        assert_eq!(hidden, expected, "U+{:04X} ({category:?})", u32::from(c));
+        if !expected {
+            continue;
+        }
+        escaped += 1;
+        let escape = format!("\\u{{{:04X}}}", u32::from(c));
+        assert_eq!(visible(&format!("Ada{c}")), format!("Ada{escape}"));
+        assert_eq!(quoted(&c.to_string()), format!("\"{escape}\""));
+        let refused = crate::constraint::plain_line(&format!("Ada{c}for $999999.99"));
+        assert!(refused.is_err_and(|why| why.contains(&format!("U+{:04X}", u32::from(c)))));
+    }
+    assert!(escaped > 4_000, "{escaped} code points escaped");
+    // The braille blank, in a question: shown as escapes, on its line.
+    let mut request = ApprovalRequest::example();
+    let recipient = format!("Ada{}for $999999.99", "\u{2800}".repeat(40));
+    request.arguments = serde_json::json!({"recipient": recipient});
+    let text = request.describe();
+    assert!(!text.contains('\u{2800}') && text.matches("\\u{2800}").count() == 40, "{text}");
+}
+
+/// RELIABILITY.md inventory, "who asks": the question named the client by
+/// the name it gave itself and a session number. It names the client its
+/// credential proves, however it is known, the name it gives itself only
+/// quoted beside it, and only when that says something else.
+#[test]
+fn s5_6_the_asker_is_the_credentials_client_and_its_own_name_an_aside() {
+    use crate::app::ClientId;
+    let remote: std::net::IpAddr = "10.0.0.5".parse().expect("an address");
+    let cases = [
+        (
+            ClientId::named("hostile"),
+            Some("claude-code"),
+            r#"hostile, calling itself "claude-code","#,
+        ),
+        (ClientId::named("claude-code"), Some("claude-code"), "claude-code"),
+        (ClientId::named("claude-code"), None, "claude-code"),
+        (
+            ClientId::local(),
+            Some("x"),
+            r#"A local client (127.0.0.1, no token), calling itself "x","#,
+        ),
+        (ClientId::address(remote), None, "The client at 10.0.0.5 (no token)"),
+        (
+            ClientId::connection(3),
+            Some("host"),
+            r#"The client on connection 3, calling itself "host","#,
+        ),
+        // Its own text is quoted, escapes and all.
+        (ClientId::named("a"), Some("b\"\u{2028}c"), r#"a, calling itself "b\"\u{2028}c","#),
+    ];
+    for (client, calls_itself, expected) in cases {
+        assert_eq!(asker(&client, calls_itself), expected);
+    }
+    let mut request = ApprovalRequest::example();
+    request.agent = asker(&ClientId::named("hostile"), Some("claude-code"));
+    let text = request.describe();
+    assert!(
+        text.starts_with(r#"hostile, calling itself "claude-code", asks to confirm in"#),
+        "{text}"
+    );
+}

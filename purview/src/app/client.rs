@@ -64,6 +64,18 @@ impl ClientId {
             _ => None,
         }
     }
+
+    /// How a person is told who this client is, at the start of a
+    /// sentence: a named client by its name; any other by how the server
+    /// knows it (an address, where no token is required; a connection).
+    pub(crate) fn as_told(&self) -> String {
+        match &self.0 {
+            Kind::Named(name) => name.to_string(),
+            Kind::Connection(number) => format!("The client on connection {number}"),
+            Kind::Local => "A local client (127.0.0.1, no token)".to_owned(),
+            Kind::Address(ip) => format!("The client at {ip} (no token)"),
+        }
+    }
 }
 
 impl fmt::Display for ClientId {

@@ -164,7 +164,10 @@ pub(super) async fn approve(
         }
     }
     let approver = lock_unpoisoned(&shared.approver).clone();
-    tracing::info!(action = %call.action, "asking for approval");
+    // The logs name the asker as the question does: by its credential.
+    let client =
+        session.and_then(|s| s.client()).map_or_else(|| "in-process".into(), |c| c.to_string());
+    tracing::info!(action = %call.action, %client, "asking for approval");
     let answer = match (&who, approver, session) {
         (WhoApproves::Policy(rule), ..) => {
             match catch_unwind(AssertUnwindSafe(|| rule(&request))) {
@@ -210,14 +213,14 @@ pub(super) async fn approve(
     };
     match answer {
         Ok(by) => {
-            tracing::info!(action = %call.action, approved_by = %by, "approval given");
+            tracing::info!(action = %call.action, %client, approved_by = %by, "approval given");
             if call.expected_version.is_none() {
                 call.expected_version = checked.version.map(Value::from);
             }
             Ok(Approved { by, pin: checked.pin })
         }
         Err(reason) => {
-            tracing::info!(action = %call.action, %reason, "approval not given");
+            tracing::info!(action = %call.action, %client, %reason, "approval not given");
             Err(refusals::denied(&call.action, reason, timeout).into())
         }
     }

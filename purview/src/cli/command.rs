@@ -26,7 +26,8 @@ pub struct ServeArgs {
     /// starting with # are skipped). Each host gets its own token and its
     /// own share of every limit, so no client can crowd out another; every
     /// request must carry `Authorization: Bearer TOKEN` with one of them.
-    /// Keep the file readable by this user alone.
+    /// The file must name a client and be readable by this user alone
+    /// (`chmod 600`), and PURVIEW_TOKEN must not be set beside it.
     #[arg(long, value_name = "FILE", requires = "http")]
     pub clients: Option<std::path::PathBuf>,
 
@@ -184,6 +185,19 @@ fn shared_token(args: &ServeArgs) -> Result<Option<String>, crate::Error> {
     Ok(args.token.clone())
 }
 
+/// Refuses `PURVIEW_TOKEN` beside `--clients`: left in the environment, it
+/// would let in one more client, `bearer`, that the clients file does not
+/// name, without a word.
+#[cfg(feature = "http")]
+fn refuse_environment_token_beside_clients() -> Result<(), crate::Error> {
+    if std::env::var_os("PURVIEW_TOKEN").is_some_and(|token| !token.is_empty()) {
+        return Err(crate::Error::Serve(
+            "PURVIEW_TOKEN is set, and --clients names the clients: the two together would let in one more client, `bearer`, that the clients file does not name. Unset PURVIEW_TOKEN (`env -u PURVIEW_TOKEN ...`), or give whoever holds it a line of its own in the clients file".to_owned(),
+        ));
+    }
+    Ok(())
+}
+
 /// What a person who started the server at a terminal needs to know.
 pub fn terminal_hint(name: &str) -> String {
     let other_way = if cfg!(feature = "http") {
@@ -207,6 +221,7 @@ async fn serve_http(
 ) -> Result<&'static str, crate::Error> {
     let mut options = HttpOptions::default().addr(addr);
     if let Some(path) = &args.clients {
+        refuse_environment_token_beside_clients()?;
         options = options.clients_file(path)?;
     }
     if let Some(token) = shared_token(args)? {

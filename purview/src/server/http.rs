@@ -27,11 +27,11 @@ use tokio_util::sync::CancellationToken;
 use tower_http::{limit::RequestBodyLimitLayer, timeout::RequestBodyTimeoutLayer};
 
 use super::{
-    fair::{AuthFailures, ConnectionMark, Connections, Summary, Tracked},
+    fair::{AuthFailures, Client, ConnectionMark, Connections, Summary, Tracked},
     frame::{self, Frame},
     guard::{Guard, WRONG_TOKEN},
     http_options::HttpOptions,
-    http_sessions::{BoundedSessions, SESSION_REFUSED},
+    http_sessions::{BoundedSessions, Credential, SESSION_REFUSED},
     paced::Paced,
 };
 use crate::{App, Error};
@@ -144,6 +144,7 @@ impl App {
             failures: AuthFailures::default(),
             wrong_token: Summary::new("requests refused for a missing or wrong bearer token"),
             refused: Summary::new("requests refused by the Host/Origin checks"),
+            sessions: sessions.clone(),
         });
         let body = BodyLimits { total: options.body_timeout, min_rate: options.min_request_rate };
         let router = beside::read_bodies(beside::router(&options, service), beside, body)
@@ -182,26 +183,32 @@ struct Checks {
     failures: AuthFailures,
     wrong_token: Summary,
     refused: Summary,
+    /// Whose each session is.
+    sessions: Arc<BoundedSessions>,
 }
 
 /// Refuses a request whose headers fail the guard, before its body is read.
 /// A request that passes marks its connection checked, charged to the named
-/// client whose token it carries; a wrong token is answered only after its
-/// delay, a missing one at once.
-async fn check_headers(checks: &Checks, request: Request, next: Next) -> Response {
+/// client whose token it carries, and carries that client (else its source
+/// address) as its [`Credential`]; one naming another client's session is
+/// answered 404, as if the session did not exist. A wrong token is answered
+/// only after its delay, a missing one at once.
+async fn check_headers(checks: &Checks, mut request: Request, next: Next) -> Response {
     let mark = request.extensions().get::<ConnectionMark>().cloned();
-    let guard = if beside::is_beside(&checks.beside, request.uri().path()) {
-        &checks.beside_guard
-    } else {
-        &checks.guard
-    };
+    let beside = beside::is_beside(&checks.beside, request.uri().path());
+    let guard = if beside { &checks.beside_guard } else { &checks.guard };
     match guard.check(request.headers()) {
         Ok(named) => {
             let Some(mark) = mark else { return next.run(request).await };
-            mark.checked(named);
+            mark.checked(named.clone());
+            let client = named.map_or_else(|| Client::address(mark.source), Client::Named);
+            if !beside && !checks.sessions.admits(request.headers(), &client) {
+                return super::http_sessions::session_not_found();
+            }
+            request.extensions_mut().insert(Credential(client.clone()));
             // What this request opens (a session, a stream) is charged to
-            // the same client as its connection.
-            super::http_sessions::REQUEST_CLIENT.scope(mark.client(), next.run(request)).await
+            // the client its credential proves.
+            super::http_sessions::REQUEST_CLIENT.scope(client, next.run(request)).await
         }
         Err((status, reason)) => {
             // A request without a token guesses nothing: it is answered at

@@ -33,7 +33,7 @@ pub struct HttpOptions {
     pub(super) addr: SocketAddr,
     pub(super) path: String,
     /// The named clients and their bearer tokens.
-    pub(super) clients: Vec<(Arc<str>, Secret<String>)>,
+    pub(super) clients: Vec<NamedClient>,
     pub(super) allowed_hosts: Vec<String>,
     pub(super) allowed_origins: Vec<String>,
     pub(super) remote_without_token: bool,
@@ -133,19 +133,27 @@ impl HttpOptions {
     /// # let _ = options;
     /// ```
     pub fn client(mut self, name: impl Into<String>, token: impl Into<String>) -> Self {
-        self.clients.push((name.into().into(), Secret::new(token.into())));
+        let (name, token) = (name.into().into(), Secret::new(token.into()));
+        self.clients.push(NamedClient { name, token, line: None });
         self
     }
 
     /// The clients named in a file, one a line: a name, white space, its
-    /// token. Blank lines and lines starting with `#` are skipped. Keep the
-    /// file readable by the app's user alone.
+    /// token. Blank lines and lines starting with `#` are skipped. The file
+    /// must name at least one client (an empty file would let everyone in
+    /// without a token), and, on Unix, be readable and writable by the
+    /// app's user alone (`chmod 600`): it holds every client's token.
     ///
     /// ```
     /// # fn run() -> Result<(), purview::Error> {
     /// let path = std::env::temp_dir().join("purview-clients-doc");
     /// std::fs::write(&path, "# name token\nclaude-desktop 6d1f0c9e8b7a65432f1e0d9c8b7a6543\n")
     ///     .map_err(|e| purview::Error::Serve(e.to_string()))?;
+    /// # #[cfg(unix)] {
+    /// use std::os::unix::fs::PermissionsExt;
+    /// std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+    ///     .map_err(|e| purview::Error::Serve(e.to_string()))?;
+    /// # }
     /// let options = purview::http::HttpOptions::default().clients_file(&path)?;
     /// # let _ = options; let _ = std::fs::remove_file(&path);
     /// # Ok(()) }
@@ -154,30 +162,38 @@ impl HttpOptions {
     ///
     /// # Errors
     ///
-    /// [`Error::Serve`] when the file cannot be read, or a line is not a
-    /// name and a token (the message gives the line's number, never its
-    /// text).
+    /// [`Error::Serve`] when the file cannot be read, other users may read
+    /// or change it, it names no client, or a line is not a name and a
+    /// token (or reads as a token, then a name). A message names a line by
+    /// its number, never quoting it: a line's columns may be swapped, and
+    /// its first then holds a token.
     pub fn clients_file(mut self, path: impl AsRef<Path>) -> Result<Self, Error> {
         let path = path.as_ref();
+        refuse_if_others_may_read(path)?;
         let text = std::fs::read_to_string(path).map_err(|e| {
             Error::Serve(format!("cannot read the clients file {}: {e}", path.display()))
         })?;
+        let before = self.clients.len();
         for (number, line) in text.lines().enumerate() {
             let line = line.trim();
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
+            let place = format!("line {} of the clients file {}", number + 1, path.display());
             let mut words = line.split_whitespace();
             match (words.next(), words.next(), words.next()) {
-                (Some(name), Some(token), None) => self = self.client(name, token),
-                _ => {
-                    return Err(Error::Serve(format!(
-                        "line {} of the clients file {} is not `NAME TOKEN`",
-                        number + 1,
-                        path.display()
-                    )));
+                (Some(name), Some(token), None) => {
+                    let (name, token) = (name.into(), Secret::new(token.to_owned()));
+                    self.clients.push(NamedClient { name, token, line: Some(place) });
                 }
+                _ => return Err(Error::Serve(format!("{place} is not `NAME TOKEN`"))),
             }
+        }
+        if self.clients.len() == before {
+            return Err(Error::Serve(format!(
+                "the clients file {} names no client (it is empty, or holds only comments), so a server started with it would let everyone in without a token: add a line `NAME TOKEN` for each client (make a token with `openssl rand -hex 32`), or leave out --clients to serve loopback without tokens",
+                path.display()
+            )));
         }
         Ok(self)
     }
@@ -347,19 +363,22 @@ impl HttpOptions {
                 self.path
             )));
         }
-        for (number, (name, token)) in self.clients.iter().enumerate() {
-            check_client_name(name).map_err(Error::Serve)?;
-            check_token(token.expose())
-                .map_err(|problem| Error::Serve(format!("client `{name}`: {problem}")))?;
-            if let Some((other, _)) =
-                self.clients[..number].iter().find(|(_, t)| t.expose() == token.expose())
+        for (number, client) in self.clients.iter().enumerate() {
+            client.check()?;
+            let earlier = &self.clients[..number];
+            if let Some(other) = earlier.iter().find(|c| c.token.expose() == client.token.expose())
             {
                 return Err(Error::Serve(format!(
-                    "clients `{other}` and `{name}` have the same token: give each client its own, or they are one client"
+                    "{} and {} have the same token: give each client its own, or they are one client",
+                    other.called(),
+                    client.called()
                 )));
             }
-            if self.clients[..number].iter().any(|(n, _)| n == name) {
-                return Err(Error::Serve(format!("the client `{name}` is named twice")));
+            if earlier.iter().any(|c| c.name == client.name) {
+                return Err(Error::Serve(format!(
+                    "{} is named twice: give each client a name of its own",
+                    client.called()
+                )));
             }
         }
         self.check_beside()?;
@@ -406,7 +425,7 @@ impl HttpOptions {
             tokens: self
                 .clients
                 .iter()
-                .map(|(name, token)| (name.clone(), token.expose().clone()))
+                .map(|client| (client.name.clone(), client.token.expose().clone()))
                 .collect(),
         }
     }
@@ -415,6 +434,90 @@ impl HttpOptions {
 /// Whether `path` is `prefix` or lies under it (`prefix/...`).
 pub(super) fn under(path: &str, prefix: &str) -> bool {
     path.strip_prefix(prefix).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+/// A named client, as [`HttpOptions::client`] or a line of
+/// [`HttpOptions::clients_file`] gave it.
+#[derive(Debug, Clone)]
+pub(super) struct NamedClient {
+    pub name: Arc<str>,
+    pub token: Secret<String>,
+    /// The line of the clients file it was read from (`line 3 of the
+    /// clients file …`), which messages name instead of quoting it.
+    pub line: Option<String>,
+}
+
+impl NamedClient {
+    /// How a message names it: by its line in the clients file, whose
+    /// columns may be swapped, else by its name, given in code.
+    fn called(&self) -> String {
+        match &self.line {
+            Some(line) => format!("the client on {line}"),
+            None => format!("the client `{}`", self.name),
+        }
+    }
+
+    /// Refuses a name that would not read well, a token that could be
+    /// guessed, and a name and token that look swapped.
+    fn check(&self) -> Result<(), Error> {
+        let (name, token) = (&*self.name, self.token.expose().as_str());
+        if looks_generated(name) && check_client_name(token).is_ok() && !looks_generated(token) {
+            let place = self.line.as_deref().unwrap_or("a client given in code");
+            return Err(Error::Serve(format!(
+                "{place} reads as a token, then a name: write the client's name first, then its token (`NAME TOKEN`)"
+            )));
+        }
+        let who = self.called();
+        check_client_name(name).map_err(|problem| Error::Serve(format!("{who}: {problem}")))?;
+        check_token(token).map_err(|problem| Error::Serve(format!("{who}: {problem}")))
+    }
+}
+
+/// Whether `text` looks made by a generator of secrets rather than
+/// written as a name: long, with letters and digits mixed throughout
+/// (`openssl rand -hex 32` or `secrets.token_urlsafe(32)`, not
+/// `claude-desktop` or `ci-runner-2`).
+fn looks_generated(text: &str) -> bool {
+    let class = |c: char| {
+        if c.is_ascii_digit() {
+            1
+        } else if c.is_alphabetic() {
+            2
+        } else {
+            0
+        }
+    };
+    let changes = text
+        .chars()
+        .map(class)
+        .collect::<Vec<_>>()
+        .windows(2)
+        .filter(|pair| pair[0] != 0 && pair[1] != 0 && pair[0] != pair[1])
+        .count();
+    text.chars().count() >= 16 && changes >= 6
+}
+
+/// Refuses a clients file that users other than the app's may read or
+/// change (Unix permissions): it holds every client's token.
+fn refuse_if_others_may_read(path: &Path) -> Result<(), Error> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let metadata = std::fs::metadata(path).map_err(|e| {
+            Error::Serve(format!("cannot read the clients file {}: {e}", path.display()))
+        })?;
+        let mode = metadata.permissions().mode() & 0o777;
+        if mode & 0o077 != 0 {
+            return Err(Error::Serve(format!(
+                "the clients file {} may be read or changed by other users (mode {mode:03o}), and it holds every client's token: make it this user's alone with `chmod 600 {}`, then start again",
+                path.display(),
+                path.display()
+            )));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
 }
 
 /// The longest client name.

@@ -7,6 +7,12 @@
 //! another closes that one's oldest (a session closed this way ends as if
 //! deleted; a stream ends). Idle sessions expire through rmcp's own
 //! `keep_alive`, and their places go with them.
+//!
+//! A session belongs to the client that opened it: a request naming it
+//! with another client's credential is answered as if it did not exist
+//! ([`BoundedSessions::admits`], which the HTTP layer asks before rmcp
+//! sees the request), so a leaked `Mcp-Session-Id` lets no one else call
+//! tools in it, take its GET streams or end it.
 
 use std::{
     collections::HashMap,
@@ -40,10 +46,17 @@ use crate::{
 use super::fair::{Client, Summary};
 
 tokio::task_local! {
-    /// Whom the request being served is charged to (its connection's
-    /// client), for the sessions and streams it opens.
+    /// Whom the request being served is charged to (the client its own
+    /// credential proves), for the sessions and streams it opens.
     pub(crate) static REQUEST_CLIENT: Client;
 }
+
+/// The client a request's own credential proves, as a request extension
+/// the header checks set: the named client whose token it carries, else
+/// its source address. What the request opens, asks or is named by is
+/// this client's, whatever its connection was charged to before.
+#[derive(Debug, Clone)]
+pub(crate) struct Credential(pub Client);
 
 /// Whom what the current request opens is charged to.
 fn requesting_client() -> Client {
@@ -102,8 +115,9 @@ pub(crate) struct BoundedSessions {
     max_streams: usize,
     /// Every session's place, shared by the clients that opened them.
     sessions: Arc<Pool<Client>>,
-    /// Each live session's place, and a token cancelled when it ends.
-    places: Mutex<HashMap<SessionId, (Share<Client>, CancellationToken)>>,
+    /// Each live session's place, the client that opened it, and a token
+    /// cancelled when it ends.
+    places: Mutex<HashMap<SessionId, Place>>,
     streams: Mutex<HashMap<SessionId, Arc<AtomicUsize>>>,
     /// Every GET stream's place, shared by the clients that opened them.
     streams_in_all: Arc<Pool<Client>>,
@@ -111,6 +125,7 @@ pub(crate) struct BoundedSessions {
     creating: tokio::sync::Mutex<()>,
     refused: Summary,
     closed_for_room: Summary,
+    foreign: Summary,
     /// Itself, for the task that closes a session whose place was taken.
     me: std::sync::Weak<Self>,
 }
@@ -135,6 +150,9 @@ impl BoundedSessions {
             ),
             closed_for_room: Summary::new(
                 "sessions closed to make room (the oldest of the client holding the most)",
+            ),
+            foreign: Summary::new(
+                "requests naming another client's session, answered as if it did not exist",
             ),
             me: me.clone(),
         })
@@ -162,6 +180,21 @@ impl BoundedSessions {
         Ok(Slots { session: open, in_all })
     }
 
+    /// Whether a request with `headers` from `client` may go on: it names
+    /// no session, a session `client` opened, or none of this server's
+    /// (rmcp then answers 404 itself).
+    pub fn admits(&self, headers: &axum::http::HeaderMap, client: &Client) -> bool {
+        let Some(id) = headers.get("mcp-session-id").and_then(|v| v.to_str().ok()) else {
+            return true;
+        };
+        let admitted =
+            lock_unpoisoned(&self.places).get(id).is_none_or(|place| place.owner == *client);
+        if !admitted {
+            self.foreign.note();
+        }
+        admitted
+    }
+
     /// Closes a session whose place was taken for another client's, unless
     /// it ends first.
     fn close_when_cut(&self, id: SessionId, cut: CancellationToken, ended: CancellationToken) {
@@ -177,6 +210,22 @@ impl BoundedSessions {
             }
         });
     }
+}
+
+/// The answer to a request naming a session its client did not open:
+/// rmcp's own answer for a session that does not exist, word for word, so
+/// nothing tells the two apart.
+pub(crate) fn session_not_found() -> axum::response::Response {
+    use axum::response::IntoResponse;
+    (axum::http::StatusCode::NOT_FOUND, "Not Found: Session not found").into_response()
+}
+
+/// A live session's place among all, whom it belongs to, and a token
+/// cancelled when it ends.
+struct Place {
+    _share: Share<Client>,
+    owner: Client,
+    ended: CancellationToken,
 }
 
 /// A stream's places: one of its session's, one of the server's.
@@ -227,15 +276,16 @@ impl SessionManager for BoundedSessions {
         // `close_session`: forget their places and stream counts here (a
         // count still held by an open stream lives on in that stream).
         lock_unpoisoned(&self.streams).retain(|id, _| sessions.contains_key(id));
-        lock_unpoisoned(&self.places).retain(|id, (_, ended)| {
+        lock_unpoisoned(&self.places).retain(|id, place| {
             let live = sessions.contains_key(id);
             if !live {
-                ended.cancel();
+                place.ended.cancel();
             }
             live
         });
         drop(sessions);
-        let place = match self.sessions.admit(requesting_client(), 0) {
+        let owner = requesting_client();
+        let place = match self.sessions.admit(owner.clone(), 0) {
             Ok(place) => place,
             Err(Refused::Full(limit) | Refused::OverShare(limit)) => {
                 self.refused.note();
@@ -247,7 +297,7 @@ impl SessionManager for BoundedSessions {
         let (id, transport) = self.inner.create_session().await?;
         let ended = CancellationToken::new();
         self.close_when_cut(id.clone(), place.cut.clone(), ended.clone());
-        lock_unpoisoned(&self.places).insert(id.clone(), (place, ended));
+        lock_unpoisoned(&self.places).insert(id.clone(), Place { _share: place, owner, ended });
         Ok((id, transport))
     }
 
@@ -266,8 +316,8 @@ impl SessionManager for BoundedSessions {
     async fn close_session(&self, id: &SessionId) -> Result<(), BoundedError> {
         lock_unpoisoned(&self.streams).remove(id);
         // Its place goes back now, whatever the inner manager says.
-        if let Some((_, ended)) = lock_unpoisoned(&self.places).remove(id) {
-            ended.cancel();
+        if let Some(place) = lock_unpoisoned(&self.places).remove(id) {
+            place.ended.cancel();
         }
         Ok(self.inner.close_session(id).await?)
     }

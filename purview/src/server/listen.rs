@@ -38,10 +38,8 @@ impl ListenBudget {
     /// place can be had for it.
     #[cfg(feature = "http")]
     fn take(&self, context: &RequestContext<RoleServer>) -> Option<ListenPlace> {
-        let client = super::connection_of(context)
-            .map_or(fair::Client::Address(std::net::Ipv4Addr::LOCALHOST.into()), |mark| {
-                mark.client()
-            });
+        let client = super::credential_of(context)
+            .unwrap_or(fair::Client::Address(std::net::Ipv4Addr::LOCALHOST.into()));
         self.pool.admit(client, 0).ok().map(ListenPlace)
     }
 

@@ -234,7 +234,8 @@ impl McpServer {
         if let Settled::Refused(err) = &settled {
             // Debug-quoting keeps a newline or escape in a client's tool
             // name from forging log lines.
-            tracing::info!(tool = ?echo(&request.name), code = %err.code, "call rejected");
+            let client = client_of(&session.context, session.number);
+            tracing::info!(tool = ?echo(&request.name), code = %err.code, %client, "call rejected");
         }
         let ToolOutcome { is_error, structured } = settled.wire();
         let result = if is_error {
@@ -406,13 +407,24 @@ pub(super) fn connection_of(context: &RequestContext<RoleServer>) -> Option<&fai
     parts.extensions.get::<fair::ConnectionMark>()
 }
 
-/// Which client a request came from: over HTTP, whom its connection is
-/// charged to (the named client whose token it carried, else its
-/// address); on any other transport, the connection numbered `number`.
+/// Over HTTP, the client a request's own credential proves (the named
+/// client whose token it carried, else its address); `None` on other
+/// transports.
+#[cfg(feature = "http")]
+pub(super) fn credential_of(context: &RequestContext<RoleServer>) -> Option<fair::Client> {
+    let parts = context.extensions.get::<axum::http::request::Parts>()?;
+    let proven = parts.extensions.get::<http_sessions::Credential>().map(|c| c.0.clone());
+    proven.or_else(|| parts.extensions.get::<fair::ConnectionMark>().map(|mark| mark.client()))
+}
+
+/// Which client a request came from: over HTTP, the client its own
+/// credential proves (the named client whose token it carried, else its
+/// address), whatever session it names or its connection carried before;
+/// on any other transport, the connection numbered `number`.
 pub(super) fn client_of(context: &RequestContext<RoleServer>, number: u64) -> crate::app::ClientId {
     #[cfg(feature = "http")]
-    if let Some(mark) = connection_of(context) {
-        return mark.client().id();
+    if let Some(client) = credential_of(context) {
+        return client.id();
     }
     let _ = context;
     crate::app::ClientId::connection(number)

@@ -114,17 +114,12 @@ pub(super) struct PeerSession {
 
 impl AgentSession for PeerSession {
     fn describe(&self) -> String {
-        // The client's name, from this request or the session's handshake:
-        // the client's own text, so quoted like any agent text.
-        let client = self.context.client_info().map(|info| info.name);
-        match client.as_deref() {
-            Some(name) => format!(
-                "{} (session {})",
-                crate::app::approval::quoted(&crate::validate::echo(name)),
-                self.number
-            ),
-            None => format!("An agent (session {})", self.number),
-        }
+        // Named by the client its credential proves; the name it gives
+        // itself (from this request or the session's handshake) is its own
+        // text, so only a quoted aside.
+        let calls_itself = self.context.client_info().map(|info| info.name);
+        let client = super::client_of(&self.context, self.number);
+        crate::app::approval::asker(&client, calls_itself.as_deref())
     }
 
     fn asks_on_retry(&self) -> bool {
