@@ -10,7 +10,7 @@ use purview::{
     serde_json::{self, Value},
 };
 
-use crate::words;
+use crate::{paging::Paging, words};
 
 /// One block as the person reads it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -81,6 +81,8 @@ pub struct Table {
     pub total: Option<usize>,
     /// The action that loads its other pages, while available.
     pub loader: Option<String>,
+    /// Where the rows it projects stand, for a cut table with a loader.
+    pub paging: Option<Paging>,
 }
 
 impl Shown {
@@ -121,14 +123,23 @@ pub(crate) fn shown(block: &Block, index: usize, loader: impl Fn(&str) -> Option
                 items: items.iter().map(|item| (item.label().to_owned(), value_of(item))).collect(),
             }
         }
-        BlockKind::Table { columns, rows, offset, total } => Shown::Table(Table {
-            loader: total.and(loader(&key)),
-            key,
-            columns: columns.clone(),
-            rows: rows.iter().map(|row| row.iter().map(cell).collect()).collect(),
-            offset: usize::try_from(offset.unwrap_or(0)).unwrap_or(usize::MAX),
-            total: total.map(|t| usize::try_from(t).unwrap_or(usize::MAX)),
-        }),
+        BlockKind::Table { columns, rows, offset, total } => {
+            let offset = usize::try_from(offset.unwrap_or(0)).unwrap_or(usize::MAX);
+            let total = total.map(|t| usize::try_from(t).unwrap_or(usize::MAX));
+            let loader = total.and(loader(&key));
+            let paging = total
+                .filter(|_| loader.is_some())
+                .map(|total| Paging::new(offset, rows.len(), total, rows.len()));
+            Shown::Table(Table {
+                loader,
+                key,
+                columns: columns.clone(),
+                rows: rows.iter().map(|row| row.iter().map(cell).collect()).collect(),
+                offset,
+                total,
+                paging,
+            })
+        }
         BlockKind::List { items, ordered, offset, total } => {
             let first = offset.unwrap_or(0);
             let mark = |i: usize| match ordered {

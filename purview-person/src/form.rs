@@ -61,6 +61,8 @@ pub struct RowSource {
     pub table_title: String,
     /// The column whose cell is the value.
     pub column: usize,
+    /// "Choose a row in Open orders to fill this in."
+    pub hint: String,
 }
 
 /// One argument of an action, as a form field.
@@ -164,6 +166,7 @@ pub(crate) fn fields_of(schema: &Map<String, Value>, sources: &[ArgumentSource])
                     table: s.table.to_string(),
                     table_title: humanize(&s.table),
                     column: s.column,
+                    hint: words::choose_row_hint(&s.table),
                 }),
             }
         })
@@ -242,8 +245,14 @@ fn choices(property: &Value) -> Option<Vec<String>> {
 /// The bounds a person should know before typing: a number's range, a
 /// text's length.
 fn bounds(property: &Value) -> Option<String> {
-    let number = |key: &str| property.get(key).filter(|v| v.is_number()).map(Value::to_string);
-    let (min, max) = (number("minimum"), number("maximum"));
+    // A bound that is only the type's own (a u32's 0 and 4294967295) says
+    // nothing the person needs: only what the app chose is shown.
+    let chosen = |v: &&Value| v.as_f64().is_some_and(|n| n.abs() < f64::from(i32::MAX));
+    let number = |key: &str| property.get(key).filter(chosen).map(Value::to_string);
+    let (mut min, max) = (number("minimum"), number("maximum"));
+    if max.is_none() && min.as_deref() == Some("0") {
+        min = None;
+    }
     if let Some(said) = words::number_bounds(min.as_deref(), max.as_deref()) {
         return Some(said);
     }

@@ -289,12 +289,7 @@ impl Person {
     pub fn confirmation(&self, scope: &Scope) -> Option<Confirmation> {
         let asked = self.confirming.as_ref().filter(|c| &c.scope == scope)?;
         let (title, description) = &asked.said;
-        Some(Confirmation {
-            question: words::confirm_question(title),
-            description: description.clone(),
-            yes: words::confirm_yes(title),
-            no: words::confirm_no(title),
-        })
+        Some(Confirmation::of(title, description))
     }
 
     /// The rows table `key` of `window` shows now, where they stand, and

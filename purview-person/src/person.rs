@@ -151,7 +151,8 @@ pub(crate) struct Confirming {
 }
 
 /// The question a destructive action asks, in the person's words.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, purview::serde::Serialize)]
+#[serde(crate = "purview::serde")]
 pub struct Confirmation {
     /// "Delete order? This cannot be undone."
     pub question: String,
@@ -161,6 +162,18 @@ pub struct Confirmation {
     pub yes: String,
     /// "Do not delete order".
     pub no: String,
+}
+
+impl Confirmation {
+    /// The question of the action titled `title`, which does `description`.
+    pub fn of(title: &str, description: &str) -> Self {
+        Self {
+            question: words::confirm_question(title),
+            description: description.to_owned(),
+            yes: words::confirm_yes(title),
+            no: words::confirm_no(title),
+        }
+    }
 }
 
 /// A page of rows the person asked for.

@@ -18,6 +18,7 @@ use purview::{
 use crate::{
     blocks::{Shown, Table, shown},
     form::{Field, fields},
+    person::Confirmation,
     words,
 };
 
@@ -38,6 +39,8 @@ pub struct Action {
     /// Whether the person is asked "yes or no" before it runs: a
     /// destructive action outside a modal (a modal is itself the question).
     pub asks_first: bool,
+    /// The question it asks first, when it does.
+    pub confirm: Option<Confirmation>,
     /// Its form's fields, made once per action type.
     pub fields: Arc<[Field]>,
     /// The action as the scene listed it: what a face calls
@@ -405,6 +408,8 @@ impl Reader {
                     description: info.description.clone(),
                     destructive: info.destructive,
                     asks_first: asks_first(info.destructive, in_modal),
+                    confirm: asks_first(info.destructive, in_modal)
+                        .then(|| Confirmation::of(&info.title, &info.description)),
                     fields,
                     info: info.clone(),
                 }

@@ -54,6 +54,12 @@ pub const WHOLE_NUMBER: &str = "must be a whole number";
 pub const NUMBER: &str = "must be a number";
 /// JSON was asked for.
 pub const JSON: &str = "must be JSON";
+/// A call is under way.
+pub const WORKING: &str = "Working…";
+/// Where a face that cannot answer approval questions says they are answered.
+pub const ANSWER_ELSEWHERE: &str = "Answer it where the app asks the person.";
+/// The accessible names of the page's regions.
+pub const REGIONS: [&str; 4] = ["The app", "Open windows", "Actions", "Approval question"];
 /// The app could not be read for this frame.
 pub const UNREADABLE: &str = "The app could not be read";
 /// A call the face could not deliver.
@@ -89,7 +95,7 @@ pub fn field_problem(label: &str, problem: &str) -> String {
 
 /// The hint under an argument the person fills by choosing a row.
 pub fn choose_row_hint(table: &str) -> String {
-    format!("Choose a row of the table \u{201c}{}\u{201d} to fill it.", humanize(table))
+    format!("Choose a row in {} to fill this in.", humanize(table))
 }
 
 /// The note above a table whose rows fill an open form's argument.

@@ -59,7 +59,7 @@ mod access;
 mod assets;
 mod card;
 mod events;
-mod form;
+mod person;
 mod routes;
 mod scene;
 
@@ -67,7 +67,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use purview::{
     App,
-    activity::ActionInfo,
     approval::ApprovalQueue,
     http::{HttpOptions, HttpServer},
     serde_json::Value,
@@ -118,6 +117,9 @@ pub(crate) struct Inner {
     pub changes: watch::Sender<u64>,
     /// The open event streams; dropping a sender ends its stream.
     pub streams: Mutex<Vec<oneshot::Sender<()>>>,
+    /// The model of the person's side, kept between changes so a window
+    /// the app shares unchanged and an action type's form are made once.
+    pub reader: Mutex<purview_person::Reader>,
 }
 
 pub(crate) fn calls_lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -127,17 +129,12 @@ pub(crate) fn calls_lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Inner {
     /// What the page draws now.
     pub(crate) fn document(&self) -> Value {
-        scene::document(&self.app, self.approvals.as_ref())
+        scene::document(&self.app, self.approvals.as_ref(), &self.reader)
     }
 
-    /// An action the app offers now: in `window`, or the app's own.
-    pub(crate) fn find_action(&self, window: Option<&str>, name: &str) -> Option<ActionInfo> {
-        let scene = self.app.scene().ok()?;
-        let actions = match window {
-            Some(id) => &scene.windows.iter().find(|w| w.state.id == id && w.operable)?.actions,
-            None => scene.app_actions.as_ref()?,
-        };
-        actions.iter().find(|a| a.name == name).cloned()
+    /// The model of what the person sees now.
+    pub(crate) fn model(&self) -> Result<purview_person::Model, String> {
+        scene::model(&self.app, self.approvals.as_ref(), &self.reader)
     }
 }
 
@@ -204,6 +201,7 @@ impl Face {
             access: access::Access::default(),
             changes,
             streams: Mutex::default(),
+            reader: Mutex::default(),
         };
         Self { inner: Arc::new(inner) }
     }
