@@ -324,7 +324,7 @@ impl Person {
             count: paging
                 .as_ref()
                 .map_or_else(|| words::rows_count(rows.len()), |p| p.label.clone()),
-            paging: paging.filter(|_| table.loader.is_some() && window.operable),
+            paging: paging.filter(|_| table.loader.is_some()),
             pickers,
             refused: self.refused_rows.get(&(window.id.clone(), table.key.clone())).cloned(),
         }

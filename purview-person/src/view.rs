@@ -172,6 +172,9 @@ pub struct Reader {
     forms: HashMap<usize, Form>,
     /// Each window's actions when it was last operable.
     last_operable: HashMap<Option<String>, Vec<Action>>,
+    /// Each window's table loaders when it was last operable: a blocked
+    /// window's pager is drawn disabled, not taken away.
+    last_loaders: HashMap<String, Vec<Action>>,
     /// Each window as the scene last shared it, what else its model
     /// depended on, and the model made: a window shared unchanged is not
     /// made again.
@@ -322,6 +325,7 @@ impl Reader {
             let open: std::collections::HashSet<&str> =
                 windows.iter().map(|w| w.id.as_str()).collect();
             self.windows.retain(|id, _| open.contains(id.as_str()));
+            self.last_loaders.retain(|id, _| open.contains(id.as_str()));
             self.last_operable
                 .retain(|scope, _| scope.as_deref().is_none_or(|id| open.contains(id)));
         }
@@ -336,11 +340,13 @@ impl Reader {
         let listed = self.actions(&window.actions, state.modal);
         let loads = |a: &Action| window.paged_by.iter().any(|(_, loader)| *loader == a.name);
         let (loaders, bar): (Vec<Action>, Vec<Action>) = listed.into_iter().partition(loads);
-        let actions = if window.operable {
+        let (actions, loaders) = if window.operable {
             self.last_operable.insert(scope, bar.clone());
-            bar
+            self.last_loaders.insert(state.id.clone(), loaders.clone());
+            (bar, loaders)
         } else {
-            self.last_operable.get(&scope).cloned().unwrap_or(bar)
+            let kept = self.last_loaders.get(&state.id).cloned().unwrap_or(loaders);
+            (self.last_operable.get(&scope).cloned().unwrap_or(bar), kept)
         };
         let loader = |table: &str| {
             let name = window.paged_by.iter().find(|(block, _)| block == table)?.1.clone();
