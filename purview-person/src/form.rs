@@ -87,7 +87,7 @@ pub struct RowSource {
 /// let fields = purview_person::fields(&scene.windows[0].actions[0]);
 /// assert_eq!(fields[0].label, "Amount");
 /// assert_eq!(fields[0].placeholder.as_deref(), Some("25"));
-/// assert_eq!(fields[0].bounds.as_deref(), Some("from 1 to 500"));
+/// assert_eq!(fields[0].bounds.as_deref(), Some("From 1 to 500"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(crate = "purview::serde", rename_all = "camelCase")]
@@ -107,7 +107,7 @@ pub struct Field {
     pub required: bool,
     /// The schema's first example, as text.
     pub placeholder: Option<String>,
-    /// Its bounds in words ("from 1 to 500", "at most 80 characters").
+    /// Its bounds in words ("From 1 to 500", "at most 80 characters").
     pub bounds: Option<String>,
     /// The table whose rows fill it, if it is chosen rather than typed.
     pub from: Option<RowSource>,

@@ -64,9 +64,9 @@ fn a_schemas_description_example_and_bounds_become_help_placeholder_and_bounds()
         shown,
         [
             ("day".into(), some("The visit's day."), some("2026-03-12"), None),
-            ("amount".into(), None, some("25"), some("from 0.01 to 500")),
-            ("code".into(), None, None, some("3 characters")),
-            ("note".into(), None, None, some("at most 80 characters")),
+            ("amount".into(), None, some("25"), some("From 0.01 to 500")),
+            ("code".into(), None, None, some("Exactly 3 characters")),
+            ("note".into(), None, None, some("At most 80 characters")),
         ]
     );
 }

@@ -182,9 +182,9 @@ pub fn severity(severity: purview::model::Severity) -> &'static str {
 /// A number's bounds as the person reads them beside the field.
 pub fn number_bounds(min: Option<&str>, max: Option<&str>) -> Option<String> {
     match (min, max) {
-        (Some(min), Some(max)) => Some(format!("from {min} to {max}")),
-        (Some(min), None) => Some(format!("at least {min}")),
-        (None, Some(max)) => Some(format!("at most {max}")),
+        (Some(min), Some(max)) => Some(format!("From {min} to {max}")),
+        (Some(min), None) => Some(format!("At least {min}")),
+        (None, Some(max)) => Some(format!("At most {max}")),
         (None, None) => None,
     }
 }
@@ -192,10 +192,10 @@ pub fn number_bounds(min: Option<&str>, max: Option<&str>) -> Option<String> {
 /// A text's length bounds as the person reads them beside the field.
 pub fn length_bounds(min: Option<u64>, max: Option<u64>) -> Option<String> {
     match (min, max) {
-        (Some(min), Some(max)) if min == max => Some(format!("{min} characters")),
-        (Some(min), Some(max)) => Some(format!("{min} to {max} characters")),
-        (Some(min), None) if min > 1 => Some(format!("at least {min} characters")),
-        (None, Some(max)) => Some(format!("at most {max} characters")),
+        (Some(min), Some(max)) if min == max => Some(format!("Exactly {min} characters")),
+        (Some(min), Some(max)) => Some(format!("From {min} to {max} characters")),
+        (Some(min), None) if min > 1 => Some(format!("At least {min} characters")),
+        (None, Some(max)) => Some(format!("At most {max} characters")),
         _ => None,
     }
 }

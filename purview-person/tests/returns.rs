@@ -125,7 +125,7 @@ async fn s7_a_refund_form_says_its_bounds_and_example_and_takes_its_id_from_a_ro
         (amount.kind.clone(), amount.placeholder.as_deref()),
         (FieldKind::Integer, Some("25"))
     );
-    assert_eq!(amount.bounds.as_deref(), Some("from 1 to 500"));
+    assert_eq!(amount.bounds.as_deref(), Some("From 1 to 500"));
     assert_eq!(amount.help.as_deref(), Some("How much to give back."));
     let from = refund.fields.iter().find(|f| f.name == "id").unwrap().from.clone().unwrap();
     assert_eq!((from.table.as_str(), from.column), ("rows", 0));
