@@ -27,6 +27,8 @@ struct Return {
 #[derive(Clone)]
 struct Returns {
     refunded: u32,
+    /// The last refund's amount and reference.
+    last: Option<(u32, String)>,
     #[block(table, limit = 20, load = load_rows)]
     returns: Vec<Return>,
 }
@@ -61,6 +63,7 @@ impl Returns {
             return Err(format!("there is no return {id}").into());
         }
         self.refunded += 1;
+        self.last = Some((amount, reference));
         Ok(())
     }
 }
@@ -75,7 +78,7 @@ fn returns() -> Returns {
             status: statuses[id as usize % 3].to_owned(),
         })
         .collect();
-    Returns { refunded: 0, returns }
+    Returns { refunded: 0, last: None, returns }
 }
 
 const CARD: &str = "(document.querySelector('section[data-window]') || {}).innerText || ''";

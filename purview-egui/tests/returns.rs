@@ -25,6 +25,8 @@ struct Return {
 #[derive(Clone)]
 struct Returns {
     refunded: u32,
+    /// The last refund's amount and reference.
+    last: Option<(u32, String)>,
     #[block(table, limit = 8, load = load_rows)]
     returns: Vec<Return>,
 }
@@ -59,6 +61,7 @@ impl Returns {
             return Err(format!("there is no return {id}").into());
         }
         self.refunded += 1;
+        self.last = Some((amount, reference));
         Ok(())
     }
 }
@@ -73,7 +76,7 @@ fn person(size: [f32; 2]) -> Harness<'static, Desk> {
             status: statuses[id as usize % 3].to_owned(),
         })
         .collect();
-    app.open(Returns { refunded: 0, returns }).expect("returns");
+    app.open(Returns { refunded: 0, last: None, returns }).expect("returns");
     let desk = Desk::new(app).embedded(true).heading("Returns desk");
     let mut harness = Harness::builder()
         .with_size(size)
