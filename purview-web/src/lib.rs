@@ -120,6 +120,9 @@ pub(crate) struct Inner {
     /// The model of the person's side, kept between changes so a window
     /// the app shares unchanged and an action type's form are made once.
     pub reader: Mutex<purview_person::Reader>,
+    /// The last document made, and the change it was made at: every open
+    /// stream and the card's reads share one per change.
+    pub kept: Mutex<Option<(u64, Value)>>,
 }
 
 pub(crate) fn calls_lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -129,7 +132,15 @@ pub(crate) fn calls_lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Inner {
     /// What the page draws now.
     pub(crate) fn document(&self) -> Value {
-        scene::document(&self.app, self.approvals.as_ref(), &self.reader)
+        let change = *self.changes.borrow();
+        if let Some((made_at, kept)) = calls_lock(&self.kept).as_ref()
+            && *made_at == change
+        {
+            return kept.clone();
+        }
+        let made = scene::document(&self.app, self.approvals.as_ref(), &self.reader);
+        *calls_lock(&self.kept) = Some((change, made.clone()));
+        made
     }
 
     /// The model of what the person sees now.
@@ -202,6 +213,7 @@ impl Face {
             changes,
             streams: Mutex::default(),
             reader: Mutex::default(),
+            kept: Mutex::default(),
         };
         Self { inner: Arc::new(inner) }
     }
