@@ -161,8 +161,8 @@ async fn s7_1_a_person_in_the_browser_and_an_agent_over_mcp_do_the_order_story()
              var session = localStorage.getItem('purview-session:/person');
              fetch('/person/scene', {headers: {'x-purview-session': session}})
                .then(function (r) { return r.json(); }).then(function (s) {
-               var w = s.windows.filter(function (w) { return w.asking.length; })[0];
-               done(w ? w.asking[0].id : null); });",
+               var w = s.windows.filter(function (w) { return w.questions.length; })[0];
+               done(w ? w.questions[0].id : null); });",
         )
         .await?;
     let id = asked.as_u64().ok_or_else(|| anyhow::anyhow!("no question in the scene: {asked}"))?;
@@ -504,10 +504,10 @@ async fn s7_3_the_person_sees_field_errors_confirms_pages_and_meets_the_app_moda
     browser.wait_for(&format!("{}.includes('every field')", card_text(&editor))).await?;
     browser.press(&card(&editor), "Submit").await?;
     browser.wait_for("document.querySelector('[role=alertdialog]') !== null").await?;
-    browser.press("[role=alertdialog]", "No").await?;
+    browser.press("[role=alertdialog]", "Do not submit").await?;
     ensure!(window(&agent, "Confirm submission").await.is_err(), "No still submitted");
     browser.press(&card(&editor), "Submit").await?;
-    browser.press("[role=alertdialog]", "Yes, Submit").await?;
+    browser.press("[role=alertdialog]", "Yes, submit").await?;
     browser
         .wait_for(&format!("{}.includes('Blocked by Confirm submission')", card_text(&editor)))
         .await?;

@@ -1,109 +1,93 @@
-//! Where the person's calls run: off the GUI thread, on the desk's
-//! executor, their outcomes kept (outcomes.rs) where the GUI shows them
-//! (per window, per action, per field). [`Core`] is also what every
-//! window's drawing shares: the forms open, the confirmation asked, the
-//! pages loaded.
+//! Where the person's intents go and their calls run: every click becomes
+//! an intent for the person's model (`purview_person::Person::intend`),
+//! and the call it asks for runs off the GUI thread, on the desk's
+//! executor, its outcome handed back to the model. [`Core`] is what every
+//! window's drawing shares: the app, the model of this frame and what the
+//! person holds.
 
 use std::{
-    future::{Future, IntoFuture},
+    collections::HashMap,
+    future::IntoFuture,
     sync::{Arc, Mutex},
 };
 
-use purview::{App, Call, Performed, ToolError, model::ErrorCode, model::JsonObject};
-
-use crate::{
-    executor::Executor,
-    held::{Confirming, Forms, Pages},
-    lock::lock,
-    outcomes::{Failure, Outcomes, Scope},
-    schema::ActionDef,
+use purview::{
+    App, Call, ToolError, approval::Approval, approval::ApprovalQueue, model::ErrorCode,
 };
+use purview_person::{Effect, Intent, Model, Person, PersonCall};
 
-/// The state every window's drawing shares: the app, where calls run, and
-/// what the person has typed, opened or asked to confirm.
+use crate::{executor::Executor, lock::lock};
+
+/// The state every window's drawing shares.
 pub(crate) struct Core {
     pub app: App,
     pub executor: Executor,
-    pub outcomes: Arc<Mutex<Outcomes>>,
-    /// Open action forms and what is typed in them.
-    pub forms: Forms,
-    /// A destructive action waiting for the person's "yes".
-    pub confirming: Option<Confirming>,
-    pub pages: Arc<Mutex<Pages>>,
+    pub approvals: Option<ApprovalQueue>,
+    /// What the person holds: open forms, the question asked, pages
+    /// loaded, failures kept. Calls finishing off the GUI thread write it.
+    pub person: Arc<Mutex<Person>>,
+    /// The model this frame draws.
+    pub model: Arc<Model>,
+    /// What is typed into each table's "Go to row" field, by window and
+    /// table: text being typed, which only the model gives a meaning.
+    pub go_to: HashMap<(String, String), String>,
 }
 
 impl Core {
-    /// Runs `call` in the background; a failure is kept for `scope` (and
-    /// `action`'s form), a success clears it and hands the value to `then`.
-    pub(crate) fn start<T: Send + 'static>(
-        &self,
-        ctx: &egui::Context,
-        scope: Scope,
-        action: Option<String>,
-        call: impl Future<Output = Result<T, ToolError>> + Send + 'static,
-        then: impl FnOnce(T) + Send + 'static,
-    ) {
-        let outcomes = self.outcomes.clone();
-        let repaint = ctx.clone();
-        let (failed_scope, failed_action) = (scope.clone(), action.clone());
-        let started = self.executor.spawn(async move {
-            let outcome = call.await;
-            let mut kept = lock(&outcomes);
-            match outcome {
-                Ok(value) => {
-                    kept.failures.remove(&scope);
-                    if let Some(action) = action {
-                        kept.succeeded.push((scope, action));
-                    }
-                    drop(kept);
-                    then(value);
-                }
-                Err(error) => {
-                    kept.failures.insert(scope, Failure { action, error });
+    /// Does what the person meant.
+    pub(crate) fn intend(&mut self, ctx: &egui::Context, intent: Intent) {
+        let effect = lock(&self.person).intend(&self.model, intent);
+        match effect {
+            Effect::Redraw => ctx.request_repaint(),
+            Effect::Call(call) => self.make(ctx, call),
+            Effect::Answer { id, approve } => {
+                if let Some(queue) = &self.approvals {
+                    queue.answer(id, if approve { Approval::Approve } else { Approval::Decline });
                 }
             }
+        }
+    }
+
+    /// Makes `call` as the person, in the background; its outcome goes
+    /// back to the model.
+    pub(crate) fn make(&self, ctx: &egui::Context, call: PersonCall) {
+        let Some(action) = self.model.action(call.scope.as_deref(), &call.action) else { return };
+        let made = action.info.call(&self.app, call.arguments.clone()).by_person();
+        let (person, repaint) = (self.person.clone(), ctx.clone());
+        self.spawn(call.clone(), async move {
+            let outcome = made.await.map(|performed| performed.value);
+            lock(&person).finished(&call, outcome);
             repaint.request_repaint();
         });
-        if let Err(why) = started {
-            self.fail(failed_scope, failed_action, ToolError::new(ErrorCode::ActionFailed, why));
-        }
     }
 
     /// Runs `call` in the background, always as the person at this screen
     /// (whatever the call was made as): its failure is kept for its window
-    /// (the main panel for an app-level action) and its action's form; a
-    /// success hands what it performed to `then`.
-    pub(crate) fn run<R: Send + 'static>(
-        &self,
-        ctx: &egui::Context,
-        call: Call<R>,
-        then: impl FnOnce(Performed<R>) + Send + 'static,
-    ) {
+    /// (the main panel for an app-level action) and its action's form.
+    pub(crate) fn run<R: Send + 'static>(&self, ctx: &egui::Context, call: Call<R>) {
         let call = call.by_person();
-        let scope = call.window_id().map(str::to_owned);
-        let action = Some(call.action().to_owned());
-        self.start(ctx, scope, action, call.into_future(), then);
+        let made = PersonCall {
+            scope: call.window_id().map(str::to_owned),
+            action: call.action().to_owned(),
+            arguments: purview::model::JsonObject::new(),
+            load: None,
+        };
+        let (person, repaint, future) = (self.person.clone(), ctx.clone(), call.into_future());
+        self.spawn(made.clone(), async move {
+            let outcome = future.await.map(|_| None);
+            lock(&person).finished(&made, outcome);
+            repaint.request_repaint();
+        });
     }
 
-    /// The person's call of `action` with JSON arguments (the default
-    /// buttons and forms, which know actions as the scene listed them), by
-    /// the action's window and key: no tool name is written for the core
-    /// to parse again.
-    pub(crate) fn person_call(&self, action: &ActionDef, arguments: JsonObject) -> Call {
-        action.info.call(&self.app, arguments).by_person()
-    }
-
-    /// [`Core::person_call`], run with nothing to do after.
-    pub(crate) fn perform(&self, ctx: &egui::Context, action: &ActionDef, arguments: JsonObject) {
-        self.run(ctx, self.person_call(action, arguments), drop);
-    }
-
-    /// Keeps a failure found before any call was made (a form's own checks).
-    pub(crate) fn fail(&self, scope: Scope, action: Option<String>, error: ToolError) {
-        lock(&self.outcomes).failures.insert(scope, Failure { action, error });
-    }
-
-    pub(crate) fn failure(&self, scope: &Scope) -> Option<Failure> {
-        lock(&self.outcomes).failures.get(scope).cloned()
+    fn spawn(
+        &self,
+        call: PersonCall,
+        work: impl std::future::Future<Output = ()> + Send + 'static,
+    ) {
+        if let Err(why) = self.executor.spawn(work) {
+            let error = ToolError::new(ErrorCode::ActionFailed, why);
+            lock(&self.person).finished(&call, Err(error));
+        }
     }
 }

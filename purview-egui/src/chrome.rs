@@ -8,9 +8,8 @@ use egui::{
     Color32, Id, LayerId, Order, RichText, Stroke, Ui, ViewportBuilder, ViewportClass,
     ViewportCommand, ViewportId,
 };
-use purview::{
-    activity::AgentActivity, approval::Approval, approval::ApprovalQueue, approval::PendingApproval,
-};
+use purview::activity::AgentActivity;
+use purview_person::{Intent, PersonCall, Question, Scope, words};
 
 use crate::{
     Desk, WindowUi,
@@ -19,9 +18,7 @@ use crate::{
     desk::Override,
     layout::Place,
     lock::lock,
-    outcomes::Scope,
     read::{Scene, WindowView},
-    schema::ActionDef,
 };
 
 /// Where the agent is: the colour of its cue.
@@ -40,14 +37,7 @@ pub(crate) fn viewport_id(window: &str) -> ViewportId {
 impl Desk {
     /// The main panel: heading, note, the list of windows, app-level
     /// approval prompts, the app's actions and their last error.
-    pub(crate) fn main_panel(
-        &mut self,
-        ui: &mut Ui,
-        scene: &Scene,
-        drawn: &[usize],
-        activity: Option<&AgentActivity>,
-        pending: &[PendingApproval],
-    ) {
+    pub(crate) fn main_panel(&mut self, ui: &mut Ui, scene: &Scene, drawn: &[usize]) {
         egui::Frame::central_panel(ui.style()).show(ui, |ui| {
             ui.set_min_size(ui.available_size());
             if let Some(heading) = &self.heading {
@@ -59,29 +49,20 @@ impl Desk {
             if let Some(error) = &self.read_error {
                 ui.colored_label(ui.visuals().error_fg_color, error);
             }
-            for request in pending.iter().filter(|p| {
-                p.request
-                    .window_id
-                    .as_ref()
-                    .is_none_or(|w| !scene.windows.iter().any(|v| &v.state.id == w))
-            }) {
-                approval_prompt(ui, self.approvals.as_ref(), request);
+            let ctx = ui.ctx().clone();
+            for question in &scene.model.questions {
+                approval_prompt(ui, &mut self.core, &ctx, question);
             }
             if self.list_windows {
                 ui.separator();
-                self.window_list(ui, scene, drawn, activity);
+                self.window_list(ui, scene, drawn);
             }
             let scope: Scope = None;
-            if let Some(actions) = &scene.app_actions {
-                self.reader.remember(scope.clone(), actions.clone());
-            }
-            let actions = self.reader.last_operable(&scope).unwrap_or_else(|| Vec::new().into());
-            if !actions.is_empty() {
+            let model = scene.model.clone();
+            if !model.app_actions.is_empty() {
                 ui.separator();
-                let ctx = ui.ctx().clone();
-                ui.add_enabled_ui(scene.app_actions.is_some(), |ui| {
-                    let actions: Vec<&ActionDef> = actions.iter().collect();
-                    action_bar(ui, &mut self.core, &ctx, &scope, &actions, true);
+                ui.add_enabled_ui(model.app_actions_enabled, |ui| {
+                    action_bar(ui, &mut self.core, &ctx, &scope, &model.app_actions);
                 });
             }
             last_error(ui, &self.core, &scope);
@@ -92,19 +73,12 @@ impl Desk {
     /// open than the desk draws at once) is a button that raises it. Only
     /// the lines in sight are laid out, so a thousand windows cost a
     /// frame no more than a screenful.
-    fn window_list(
-        &mut self,
-        ui: &mut Ui,
-        scene: &Scene,
-        drawn: &[usize],
-        activity: Option<&AgentActivity>,
-    ) {
+    fn window_list(&mut self, ui: &mut Ui, scene: &Scene, drawn: &[usize]) {
         let hidden = scene.windows.len() - drawn.len();
         if hidden > 0 {
-            ui.weak(format!("{hidden} more windows open; choose one to show it"));
+            ui.weak(words::more_windows(hidden));
         }
         let row = ui.text_style_height(&egui::TextStyle::Button) + ui.spacing().item_spacing.y;
-        let agent = activity.and_then(|a| a.window.as_deref());
         let mut raise = None;
         egui::ScrollArea::vertical()
             .id_salt("purview-window-list")
@@ -112,17 +86,14 @@ impl Desk {
             .auto_shrink([false, true])
             .show_rows(ui, row, scene.windows.len(), |ui, rows| {
                 for i in rows {
-                    let view = &scene.windows[i];
-                    let mut line = format!("{} — {}", view.state.id, view.state.title);
-                    if !view.operable {
-                        line.push_str("  (blocked)");
-                    }
-                    if agent == Some(view.state.id.as_str()) {
-                        ui.label(RichText::new(format!("{line}  · agent here")).color(AGENT));
+                    let view = &scene.windows[i].view;
+                    let line = view.line.clone();
+                    if view.agent_here {
+                        ui.label(RichText::new(line).color(AGENT));
                     } else if drawn.binary_search(&i).is_ok() {
                         ui.label(line);
                     } else if ui.small_button(line).on_hover_text("Show this window").clicked() {
-                        raise = Some(view.state.id.clone());
+                        raise = Some(view.id.clone());
                     }
                 }
             });
@@ -134,26 +105,15 @@ impl Desk {
 
     /// One Purview window, as an egui window or its own viewport, where
     /// the layout puts it (layout.rs).
-    pub(crate) fn window(
-        &mut self,
-        ctx: &egui::Context,
-        scene: &Scene,
-        view: &WindowView,
-        activity: Option<&AgentActivity>,
-        asking: &[&PendingApproval],
-    ) {
+    pub(crate) fn window(&mut self, ctx: &egui::Context, scene: &Scene, view: &WindowView) {
         let id = view.state.id.clone();
         let place = self.layout.place(&view.state, ctx.content_rect());
         let fresh = !self.layout.drawn_rects().contains_key(&id);
-        let agent_here =
-            activity.and_then(|a| a.window.as_deref()) == Some(id.as_str()) || !asking.is_empty();
-        let Self { core, overrides, approvals, embedded, layout, .. } = self;
-        let approvals = approvals.as_ref();
-        let mut contents = |ui: &mut Ui| {
-            window_contents(ui, core, overrides, approvals, scene, view, agent_here, asking);
-        };
+        let agent_here = view.view.agent_here;
+        let Self { core, overrides, embedded, layout, .. } = self;
+        let mut contents = |ui: &mut Ui| window_contents(ui, core, overrides, view);
         if *embedded {
-            let app_modal = view.state.modal && view.state.owner_id.is_none();
+            let app_modal = scene.model.app_modal.as_deref() == Some(id.as_str());
             if app_modal {
                 backdrop(ctx, &id);
             }
@@ -161,7 +121,7 @@ impl Desk {
             if agent_here {
                 frame = frame.stroke(Stroke::new(3.0, AGENT));
             }
-            let (window, inside) = embedded_window(&view.state.title, &id, place, frame, app_modal);
+            let (window, inside) = embedded_window(&view.view.name, &id, place, frame, app_modal);
             let shown = window.show(ctx, |ui| {
                 // A solid bar, not egui's floating one that shows on hover:
                 // a window cut by its tile says at once that it scrolls.
@@ -186,7 +146,7 @@ impl Desk {
         let size = place.max.min(egui::vec2(480.0, 420.0));
         layout.drawn(&id, egui::Rect::from_min_size(place.pos, size), place, false);
         let builder = ViewportBuilder::default()
-            .with_title(&view.state.title)
+            .with_title(&view.view.name)
             .with_inner_size(size)
             .with_position(place.pos);
         let close = ctx.show_viewport_immediate(viewport_id(&id), builder, |ui, class| {
@@ -218,15 +178,20 @@ impl Desk {
     /// runs; a window without one, or a blocked one, stays open.
     fn close_requested(&mut self, ctx: &egui::Context, view: &WindowView) {
         let closer = view
+            .view
             .operable
-            .then(|| {
-                view.actions.iter().find(|a| a.info.name == "close" || a.info.name == "cancel")
-            })
+            .then(|| view.view.actions.iter().find(|a| a.name == "close" || a.name == "cancel"))
             .flatten()
-            .filter(|a| a.params.iter().all(|p| !p.required));
+            .filter(|a| a.fields.iter().all(|f| !f.required));
         match closer {
             Some(action) => {
-                self.core.perform(ctx, action, purview::model::JsonObject::new());
+                let call = PersonCall {
+                    scope: Some(view.view.id.clone()),
+                    action: action.name.clone(),
+                    arguments: purview::model::JsonObject::new(),
+                    load: None,
+                };
+                self.core.make(ctx, call);
             }
             None => {
                 ctx.send_viewport_cmd_to(viewport_id(&view.state.id), ViewportCommand::CancelClose)
@@ -253,36 +218,31 @@ impl Desk {
 /// A window's inside: the agent's cue, its approval prompts, its blocker,
 /// then its contents (the app's own drawing or the default), disabled while
 /// blocked, and its last error.
-#[allow(clippy::too_many_arguments)]
-fn window_contents(
-    ui: &mut Ui,
-    core: &mut Core,
-    overrides: &mut [Override],
-    approvals: Option<&ApprovalQueue>,
-    scene: &Scene,
-    view: &WindowView,
-    agent_here: bool,
-    asking: &[&PendingApproval],
-) {
-    if !asking.is_empty() {
-        ui.label(RichText::new("Agent is waiting for your approval").color(AGENT).strong());
-        for request in asking {
-            approval_prompt(ui, approvals, request);
-        }
-    } else if agent_here {
-        ui.label(RichText::new("Agent is working here").color(AGENT).strong());
-    }
-    summary(ui, &view.state);
-    if !view.operable {
-        let blocker = view
-            .blocked_by
-            .as_deref()
-            .and_then(|id| scene.windows.iter().find(|w| w.state.id == id))
-            .map_or("a dialog", |w| w.state.title.as_str());
-        ui.label(RichText::new(format!("Blocked by {blocker}")).italics());
+fn window_contents(ui: &mut Ui, core: &mut Core, overrides: &mut [Override], view: &WindowView) {
+    let shown = view.view.clone();
+    if let Some(cue) = &shown.cue {
+        ui.label(RichText::new(cue).color(AGENT).strong());
     }
     let ctx = ui.ctx().clone();
-    ui.add_enabled_ui(view.operable, |ui| {
+    for question in &shown.questions {
+        approval_prompt(ui, core, &ctx, question);
+    }
+    if let Some(owner) = &shown.owner {
+        ui.weak(owner);
+    }
+    if let Some(summary) = &shown.summary {
+        // A modal's summary is the question it asks: it stands out.
+        if shown.modal {
+            ui.label(RichText::new(summary).size(17.0).strong());
+        } else {
+            ui.label(RichText::new(summary).italics());
+        }
+        ui.add_space(2.0);
+    }
+    if let Some(blocker) = &shown.blocker {
+        ui.label(RichText::new(blocker).italics());
+    }
+    ui.add_enabled_ui(shown.operable, |ui| {
         let mut cx = WindowUi { core, view, ctx };
         let app = cx.core.app.clone();
         let drawn = overrides.iter_mut().any(|draw| draw(ui, &app, &view.state.id, &mut cx));
@@ -293,41 +253,35 @@ fn window_contents(
     last_error(ui, core, &Some(view.state.id.clone()));
 }
 
-/// The window's summary, in the app's words: for a modal, the question it
-/// asks, so it stands out.
-fn summary(ui: &mut Ui, state: &purview::model::WindowState) {
-    let Some(summary) = state.summary.as_deref().filter(|s| !s.trim().is_empty()) else { return };
-    if state.modal {
-        ui.label(RichText::new(summary).size(17.0).strong());
-    } else {
-        ui.label(RichText::new(summary).italics());
-    }
-    ui.add_space(2.0);
-}
-
 /// The last failure in `scope`, if the latest call there did not succeed.
 fn last_error(ui: &mut Ui, core: &Core, scope: &Scope) {
-    if let Some(failure) = lock(&core.outcomes).failures.get(scope) {
+    if let Some(failure) = lock(&core.person).failure(scope) {
         ui.colored_label(ui.visuals().error_fg_color, &failure.error.message);
     }
 }
 
-/// One approval request: what the agent asks, and the person's answer.
-fn approval_prompt(ui: &mut Ui, approvals: Option<&ApprovalQueue>, pending: &PendingApproval) {
+/// One approval question: what the agent asks, and the person's answer.
+fn approval_prompt(ui: &mut Ui, core: &mut Core, ctx: &egui::Context, question: &Question) {
+    let mut answer = None;
     egui::Frame::group(ui.style()).stroke(Stroke::new(2.0, AGENT)).show(ui, |ui| {
-        ui.label(RichText::new(pending.request.describe()).strong());
-        ui.push_id(("purview-approval", pending.id), |ui| {
+        ui.label(RichText::new(&question.text).strong());
+        ui.push_id(("purview-approval", question.id), |ui| {
             ui.horizontal(|ui| {
-                let Some(queue) = approvals else { return };
-                if ui.button("Approve").clicked() {
-                    queue.answer(pending.id, Approval::Approve);
+                if core.approvals.is_none() {
+                    return;
                 }
-                if ui.button("Decline").clicked() {
-                    queue.answer(pending.id, Approval::Decline);
+                if ui.button(words::APPROVE).clicked() {
+                    answer = Some(Intent::Approve(question.id));
+                }
+                if ui.button(words::DECLINE).clicked() {
+                    answer = Some(Intent::Decline(question.id));
                 }
             });
         });
     });
+    if let Some(intent) = answer {
+        core.intend(ctx, intent);
+    }
 }
 
 /// The egui window of Purview window `id` at `place`, and the most height
@@ -371,9 +325,4 @@ fn backdrop(ctx: &egui::Context, modal: &str) {
             let (rect, _) = ui.allocate_exact_size(screen.size(), egui::Sense::click_and_drag());
             ui.painter().rect_filled(rect, 0.0, Color32::from_black_alpha(150));
         });
-}
-
-/// The pending requests for one window.
-pub(crate) fn asking<'a>(pending: &'a [PendingApproval], window: &str) -> Vec<&'a PendingApproval> {
-    pending.iter().filter(|p| p.request.window_id.as_deref() == Some(window)).collect()
 }

@@ -1,9 +1,6 @@
 //! The desk: what it draws and how, set up once by the host.
 
-use std::{
-    collections::HashMap,
-    sync::{Arc, Mutex},
-};
+use std::{collections::HashMap, sync::Arc};
 
 use egui::Ui;
 use purview::{App, Window, WindowHandle, approval::ApprovalQueue};
@@ -108,10 +105,10 @@ impl Desk {
             core: Core {
                 app,
                 executor: Executor::current_or_own(),
-                outcomes: Arc::default(),
-                forms: HashMap::new(),
-                confirming: None,
-                pages: Arc::new(Mutex::default()),
+                approvals: approvals.clone(),
+                person: Arc::default(),
+                model: Arc::default(),
+                go_to: HashMap::new(),
             },
             approvals,
             embedded: false,

@@ -1,14 +1,12 @@
-//! An action's form: one field per argument of its input schema, each
+//! An action's form as the model gives it: one field per argument (label,
+//! help, placeholder, bounds, where a chosen row fills it), each
 //! argument's error beside it, and the buttons that run or close it.
+//! Typing, submitting and cancelling are intents.
 
 use egui::{Response, RichText, Ui};
+use purview_person::{Action, Field, FieldKind, Intent, Scope, words};
 
-use crate::{
-    calls::Core,
-    held::Confirming,
-    outcomes::{Scope, field_error, form_problems},
-    schema::{ActionDef, Param, ParamKind},
-};
+use crate::{calls::Core, lock::lock};
 
 /// The form of an action with arguments: one field per argument, its error
 /// beside it.
@@ -18,123 +16,99 @@ pub(crate) fn form(
     ctx: &egui::Context,
     scope: &Scope,
     salt: &str,
-    action: &ActionDef,
-    confirm_destructive: bool,
+    action: &Action,
 ) {
-    let key = (scope.clone(), action.info.name.clone());
-    let failure = core.failure(scope).filter(|f| f.action.as_deref() == Some(&action.info.name));
-    let error = failure.as_ref().map(|f| &f.error);
-    let (mut submit, mut close) = (false, false);
-    let Some(values) = core.forms.get_mut(&key) else { return };
+    let Some(typed) = lock(&core.person).form(scope, &action.name).cloned() else { return };
+    let problems: Vec<Option<String>> = {
+        let person = lock(&core.person);
+        action.fields.iter().map(|f| person.field_problem(scope, action, &f.name)).collect()
+    };
+    let mut intents = Vec::new();
+    let intent_of = |field: &Field, text: String| Intent::Type {
+        scope: scope.clone(),
+        action: action.name.clone(),
+        field: field.name.clone(),
+        text,
+    };
+    let submit = Intent::Submit { scope: scope.clone(), action: action.name.clone() };
     egui::Frame::group(ui.style()).show(ui, |ui| {
         // The run button carries the title; the form says what it does.
-        if !action.info.description.is_empty() {
-            ui.weak(&action.info.description);
+        if !action.description.is_empty() {
+            ui.weak(&action.description);
         }
-        let grid =
-            egui::Grid::new(("purview-form", salt, action.info.name.as_str())).num_columns(2);
+        let grid = egui::Grid::new(("purview-form", salt, action.name.as_str())).num_columns(2);
         grid.show(ui, |ui| {
-            for param in &action.params {
-                let label = param_label(ui, param);
-                let id = egui::IdSalt::new((
-                    "purview-arg",
-                    salt,
-                    action.info.name.as_str(),
-                    param.name.as_str(),
-                ));
-                let text = values.texts.entry(param.name.clone()).or_default();
-                let (field, entered) = param_field(ui, id, param, text);
-                submit |= entered;
-                field.labelled_by(label.id);
+            for (field, problem) in action.fields.iter().zip(&problems) {
+                let label = field_label(ui, field);
+                let id = egui::IdSalt::new(("purview-arg", salt, &action.name, &field.name));
+                let mut text = typed.get(&field.name).cloned().unwrap_or_default();
+                let (response, entered) = field_input(ui, id, field, &mut text);
+                response.labelled_by(label.id);
+                if typed.get(&field.name).map_or(!text.is_empty(), |was| *was != text) {
+                    intents.push(intent_of(field, text));
+                }
+                if entered {
+                    intents.push(submit.clone());
+                }
                 ui.end_row();
-                if let Some(source) = action.info.sources.iter().find(|s| s.argument == param.name)
-                {
-                    // Where the value comes from: picked, not typed.
+                let said = [field.from.as_ref().map(|f| f.hint.as_str()), field.help.as_deref()];
+                for line in said.into_iter().flatten().chain(field.bounds.as_deref()) {
                     ui.label("");
-                    let table = purview::naming::humanize(&source.table);
-                    let hint =
-                        format!("Choose a row of the table \u{201c}{table}\u{201d} to fill it.");
-                    ui.label(RichText::new(hint).small());
+                    ui.add(egui::Label::new(RichText::new(line).small().weak()).wrap());
                     ui.end_row();
                 }
-                let picked = action.info.sources.iter().find(|s| s.argument == param.name);
-                // The sentence telling agents where to look is the hint above.
-                let help = param.description.as_deref().map(|d| match picked {
-                    Some(source) => source.persons_help(d),
-                    None => d,
-                });
-                if let Some(help) = help.filter(|h| !h.is_empty()) {
-                    // The argument's own words, under its field.
+                if let Some(problem) = problem {
                     ui.label("");
-                    ui.add(egui::Label::new(RichText::new(help).small().weak()).wrap());
-                    ui.end_row();
-                }
-                if let Some(problem) = field_error(error, &param.name) {
-                    ui.label("");
-                    let said = format!("{}: {problem}", param.label);
-                    ui.colored_label(ui.visuals().error_fg_color, said);
+                    ui.colored_label(ui.visuals().error_fg_color, problem);
                     ui.end_row();
                 }
             }
         });
-        let typed = action.params.iter().any(|p| p.kind.is_typed());
-        let (run, cancel) = buttons(ui, action, typed, !values.shown);
-        values.shown = true;
-        (submit, close) = (submit || run, cancel);
+        let (run, cancel) = buttons(ui, action);
+        if run {
+            intents.push(submit.clone());
+        }
+        if cancel {
+            intents.push(Intent::Cancel { scope: scope.clone(), action: action.name.clone() });
+        }
     });
-    if close {
-        core.forms.remove(&key);
-        return;
-    }
-    if !submit {
-        return;
-    }
-    let arguments = values.arguments(&action.params);
-    // A secret typed here goes to the call and nowhere else.
-    values.forget_secrets(&action.params);
-    match arguments {
-        Err(problems) => {
-            core.fail(scope.clone(), Some(action.info.name.clone()), form_problems(problems))
-        }
-        Ok(arguments) if action.info.destructive && confirm_destructive => {
-            core.confirming = Some(Confirming::new(scope, action, arguments));
-        }
-        Ok(arguments) => core.perform(ctx, action, arguments),
+    for intent in intents {
+        core.intend(ctx, intent);
     }
 }
 
-/// The argument's name in words, starred when required, its description on
-/// hover.
-fn param_label(ui: &mut Ui, param: &Param) -> Response {
-    let mut name = param.label.clone();
-    if param.required {
+/// The argument's name in words, starred when required, its help on hover.
+fn field_label(ui: &mut Ui, field: &Field) -> Response {
+    let mut name = field.label.clone();
+    if field.required {
         name.push_str(" *");
     }
     let label = ui.label(name);
-    match &param.description {
-        Some(d) => label.on_hover_text(d),
+    match &field.help {
+        Some(help) => label.on_hover_text(help),
         None => label,
     }
 }
 
 /// The input for one argument; whether Enter was pressed in it.
-fn param_field(
+fn field_input(
     ui: &mut Ui,
     id: egui::IdSalt,
-    param: &Param,
+    field: &Field,
     text: &mut String,
 ) -> (Response, bool) {
-    match &param.kind {
-        ParamKind::Bool => {
+    match &field.kind {
+        FieldKind::Bool => {
             let mut on = text == "true";
             let response = ui.checkbox(&mut on, "");
             *text = on.to_string();
             (response, false)
         }
-        ParamKind::Choice(choices) => {
-            let shown = if text.is_empty() { "Choose…".to_owned() } else { text.clone() };
+        FieldKind::Choice => {
+            let shown =
+                if text.is_empty() { words::CHOOSE_PLACEHOLDER.to_owned() } else { text.clone() };
             let combo = egui::ComboBox::from_id_salt(id).selected_text(shown).show_ui(ui, |ui| {
-                for choice in choices {
+                for choice in &field.choices {
                     ui.selectable_value(text, choice.clone(), choice);
                 }
             });
@@ -142,9 +116,9 @@ fn param_field(
         }
         kind => {
             let mut edit =
-                egui::TextEdit::singleline(text).id_salt(id).password(*kind == ParamKind::Secret);
-            if let Some(example) = &param.example {
-                edit = edit.hint_text(example.as_str());
+                egui::TextEdit::singleline(text).id_salt(id).password(*kind == FieldKind::Secret);
+            if let Some(placeholder) = &field.placeholder {
+                edit = edit.hint_text(placeholder.as_str());
             }
             let response = ui.add(edit);
             let entered = response.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
@@ -153,26 +127,24 @@ fn param_field(
     }
 }
 
-/// The run and cancel buttons: whether each was clicked. `typed`: the
-/// form has a text field, where Enter runs it too (said beside the
-/// buttons). `opened`: the form's first frame, when the window scrolls to
-/// its buttons so a form opened low in a small window is not cut off.
-fn buttons(ui: &mut Ui, action: &ActionDef, typed: bool, opened: bool) -> (bool, bool) {
+/// The run and cancel buttons: whether each was clicked. On the form's
+/// first frame the window scrolls to them, so a form opened low in a
+/// small window is not cut off.
+fn buttons(ui: &mut Ui, action: &Action) -> (bool, bool) {
     ui.horizontal_wrapped(|ui| {
-        let mut run = RichText::new(&action.info.title);
-        if action.info.destructive {
+        let mut run = RichText::new(&action.title);
+        if action.destructive {
             run = run.color(ui.visuals().error_fg_color);
         }
         let run = ui.button(run);
-        if opened {
+        let opened = egui::Id::unique(("purview-form-shown", run.id));
+        if !ui.data_mut(|d| d.get_temp::<bool>(opened)).unwrap_or(false) {
             run.scroll_to_me(Some(egui::Align::Max));
+            ui.data_mut(|d| d.insert_temp(opened, true));
         }
-        let cancel = ui
-            .button("Cancel")
-            .on_hover_text("Close this form without running it")
-            .accessible_name(format!("Close the {} form", action.info.title));
-        if typed {
-            ui.weak("Enter submits");
+        let cancel = ui.button(words::CANCEL).accessible_name(words::close_form(&action.title));
+        if action.is_typed() {
+            ui.weak(words::ENTER_SUBMITS);
         }
         (run.clicked(), cancel.clicked())
     })

@@ -13,7 +13,6 @@ use purview::approval::ApprovalQueue;
 
 use crate::{
     Desk,
-    chrome::asking,
     layout::{GAP, capacity, side_width},
     lock::lock,
     read::Scene,
@@ -29,10 +28,20 @@ impl Desk {
     pub fn show(&mut self, ui: &mut Ui) {
         let ctx = ui.ctx().clone();
         self.wake(&ctx);
-        self.close_finished_forms();
-        let scene = match self.reader.read(&self.core.app) {
-            Ok(scene) => {
+        let activity = self.core.app.agent_activity();
+        let pending = self.approvals.as_ref().map(ApprovalQueue::pending).unwrap_or_default();
+        let scene = match self.reader.read(&self.core.app, &pending, activity.as_ref()) {
+            Ok((scene, changed)) => {
                 self.read_error = None;
+                self.core.model = scene.model.clone();
+                if changed {
+                    // What the person holds follows the change; a page of
+                    // rows they chose is loaded again where it was.
+                    let again = lock(&self.core.person).settle(&scene.model);
+                    for call in again {
+                        self.core.make(&ctx, call);
+                    }
+                }
                 scene
             }
             Err(e) => {
@@ -41,9 +50,6 @@ impl Desk {
                 std::sync::Arc::new(Scene::empty())
             }
         };
-        lock(&self.core.pages).retain(|(id, _), _| scene.windows.iter().any(|w| w.state.id == *id));
-        let activity = self.core.app.agent_activity();
-        let pending = self.approvals.as_ref().map(ApprovalQueue::pending).unwrap_or_default();
         let viewport = ctx.content_rect();
         let side = if self.embedded { side_width(viewport.width()) } else { viewport.width() };
         let room = if self.embedded {
@@ -61,12 +67,10 @@ impl Desk {
             drawn.iter().map(|&i| &*scene.windows[i].state).collect();
         self.layout.arrange(room, &states);
         ui.allocate_ui(vec2(side, ui.available_height()), |ui| {
-            self.main_panel(ui, &scene, &drawn, activity.as_ref(), &pending);
+            self.main_panel(ui, &scene, &drawn);
         });
         for &index in &drawn {
-            let view = &scene.windows[index];
-            let asking = asking(&pending, &view.state.id);
-            self.window(&ctx, &scene, view, activity.as_ref(), &asking);
+            self.window(&ctx, &scene, &scene.windows[index]);
         }
         self.follow_focus(&ctx, activity.as_ref());
     }
@@ -96,14 +100,6 @@ impl Desk {
         if let Some(approvals) = &self.approvals {
             let repaint = ctx.clone();
             approvals.on_change(move || repaint.request_repaint());
-        }
-    }
-
-    /// Forms whose call succeeded close.
-    fn close_finished_forms(&mut self) {
-        let succeeded = std::mem::take(&mut lock(&self.core.outcomes).succeeded);
-        for key in succeeded {
-            self.core.forms.remove(&key);
         }
     }
 

@@ -66,13 +66,10 @@ mod desk;
 mod executor;
 mod form;
 mod frame;
-mod held;
 mod layout;
 mod lock;
-mod outcomes;
 mod pages;
 mod read;
-mod schema;
 mod window_ui;
 
 pub use desk::Desk;

@@ -3,7 +3,7 @@
 
 use purview::{App, Call, ToolError, model::WindowState};
 
-use crate::{calls::Core, outcomes::field_error, read::WindowView};
+use crate::{calls::Core, lock::lock, read::WindowView};
 
 /// What a window's drawing code gets besides the [`egui::Ui`]: the window's
 /// projection, and a way to start calls whose failures the window shows.
@@ -54,7 +54,7 @@ impl WindowUi<'_> {
 
     /// Whether the window may be operated now (no modal blocks it).
     pub fn is_operable(&self) -> bool {
-        self.view.operable
+        self.view.view.operable
     }
 
     /// Runs a [`purview::Call`] in the background — a typed call from
@@ -81,7 +81,7 @@ impl WindowUi<'_> {
     /// # drop(desk);
     /// ```
     pub fn run<R: Send + 'static>(&mut self, call: Call<R>) {
-        self.core.run(&self.ctx, call, drop);
+        self.core.run(&self.ctx, call);
     }
 
     /// Draws the window the default way: its blocks, then its action bar.
@@ -96,12 +96,14 @@ impl WindowUi<'_> {
     /// The last failure of a call in this window, if the latest did not
     /// succeed.
     pub fn last_error(&self) -> Option<ToolError> {
-        self.core.failure(&Some(self.view.state.id.clone())).map(|f| f.error)
+        let scope = Some(self.view.state.id.clone());
+        lock(&self.core.person).failure(&scope).map(|f| f.error.clone())
     }
 
     /// What the last failure said about the argument `field`, if anything
     /// (`validation_failed`, §7.3).
     pub fn field_error(&self, field: &str) -> Option<String> {
-        field_error(self.last_error().as_ref(), field)
+        let error = self.last_error()?;
+        error.fields?.into_iter().find(|f| f.field == field).map(|f| f.error)
     }
 }

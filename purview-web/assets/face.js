@@ -78,13 +78,18 @@
     };
   })();
 
+  // The page draws the model the server sends (purview_person): every
+  // sentence, field, confirmation question and pager target comes in it.
+  // What stays here is what the person holds open in this page: typed
+  // text, the page of rows shown, the question asked, the last failure.
   var root = document.getElementById('purview');
   var status = document.getElementById('pv-status');
-  var scene = null;
-  var forms = {};      // scope|action -> {values}
-  var failures = {};   // scope -> {action, error}
-  var confirming = null; // {scope, window, action, values}
-  var pages = {};      // window|block -> {offset, rows}
+  var scene = null, words = {};
+  var forms = {};        // scope|action -> {values}
+  var failures = {};     // scope -> {action, error}
+  var confirming = null; // {scope, win, action, values}
+  var pages = {};        // window|table -> {version, offset, rows, paging}
+  var seenModals = {};   // dialogs already brought into view
   var busy = 0;
 
   function el(tag, attrs) {
@@ -108,140 +113,129 @@
   }
   function slug(s) { return String(s).replace(/[^A-Za-z0-9_-]/g, '_'); }
   function scopeKey(win) { return win ? win.id : ''; }
-  function cell(v) {
-    if (v === null || v === undefined) return '';
-    return typeof v === 'string' ? v : JSON.stringify(v);
+  function fill(template, values) {
+    return String(template).replace(/\{(\w+)\}/g, function (m, k) { return values[k] !== undefined ? values[k] : m; });
   }
+  function byId(list, id) { return list.filter(function (x) { return x.id === id; })[0]; }
 
   // ---- calls -------------------------------------------------------------
-  function call(win, action, values, confirmed, then) {
+  function call(win, action, body, then) {
     var scope = scopeKey(win);
     busy++;
-    transport.post('call', { window: win ? win.id : null, action: action.name, values: values, confirmed: !!confirmed })
+    body.window = win ? win.id : null;
+    body.action = action.name;
+    transport.post('call', body)
       .then(function (answer) {
         if (answer && answer.error) {
-          failures[scope] = { action: action.name, error: answer.error };
+          failures[scope] = { action: body.page ? null : action.name, error: answer.error };
         } else {
           delete failures[scope];
-          delete forms[scope + '|' + action.name];
+          if (!body.page) delete forms[scope + '|' + action.name];
           if (then) then(answer || {});
         }
       })
-      .catch(function () { failures[scope] = { action: action.name, error: { message: 'The app could not be reached.' } }; })
+      .catch(function () { failures[scope] = { action: action.name, error: { message: words.unreachable } }; })
       .then(function () { busy--; render(); });
   }
   function start(win, action, values) {
-    if (action.destructive) {
+    if (action.confirm) {
       confirming = { scope: scopeKey(win), win: win, action: action, values: values };
       render();
       var no = document.getElementById('pv-confirm-no');
       if (no) no.focus();
       return;
     }
-    call(win, action, values, false);
+    call(win, action, { values: values, confirmed: false });
   }
   function answer(id, approve) {
     transport.post('answer', { id: id, approve: approve }).then(render, render);
   }
+  function load(win, table, where) {
+    var key = win.id + '|' + table.key;
+    call(win, { name: table.loader }, { page: Object.assign({ table: table.key }, where) }, function (ans) {
+      if (ans.page) pages[key] = { version: win.version, offset: ans.page.offset, rows: ans.page.rows, paging: ans.page.paging };
+    });
+  }
 
   // ---- blocks ------------------------------------------------------------
-  function fieldsBlock(b) {
-    return el('dl', { 'class': 'pv-fields' }, b.items.map(function (item) {
-      var shown = item.sensitive ? (item.value ? '••••••' : '') : cell(item.value);
-      return el('div', null, el('dt', { text: item.label }), el('dd', { text: shown }));
-    }));
-  }
-  function tableBlock(win, b, key) {
-    var page = pages[win.id + '|' + key];
-    // A page of rows loaded before the window changed may show rows that moved.
-    if (page && page.version !== win.version) { delete pages[win.id + '|' + key]; page = null; }
-    var offset = page ? page.offset : (b.offset || 0);
+  function tableBlock(win, b) {
+    var key = win.id + '|' + b.key;
+    var page = pages[key];
+    // The person's page stays through a change, loaded again at its rows.
+    if (page && page.version !== win.version && !page.again && b.loader) {
+      page.again = true;
+      setTimeout(function () { load(win, b, { offset: page.offset }); }, 0);
+    }
     var rows = page ? page.rows : b.rows;
-    var pickers = pickersOf(win, key);
+    var paging = page ? page.paging : b.paging;
+    var pickers = pickersOf(win, b.key);
     var table = el('table', { 'class': 'pv-table' },
       el('thead', null, el('tr', null,
-        b.columns.map(function (c) { return el('th', { scope: 'col', text: c }); }),
-        pickers.map(function (p) { return el('th', { scope: 'col', text: p.label + ' for ' + p.action.title }); }))),
+        pickers.map(function (p) { return el('th', { scope: 'col', text: p.field.label + ' — ' + p.action.title }); }),
+        b.columns.map(function (c) { return el('th', { scope: 'col', text: c }); }))),
       el('tbody', null, rows.map(function (r) {
         return el('tr', null,
-          r.map(function (v) { return el('td', { text: cell(v) }); }),
-          pickers.map(function (p) { return el('td', null, pickButton(p, r)); }));
+          pickers.map(function (p) { return el('td', null, pickButton(p, r)); }),
+          r.map(function (v) { return el('td', { text: v }); }));
       })));
-    var parts = [table];
-    if (typeof b.total === 'number') {
-      var to = offset + rows.length;
-      parts.push(el('p', { 'class': 'pv-weak', text: 'Rows ' + (rows.length ? offset + 1 : offset) + '–' + to + ' of ' + b.total }));
-      var loaderName = win.paged && win.paged[key];
-      var loader = loaderName && win.actions.filter(function (a) { return a.name === loaderName; })[0];
-      if (loader && win.operable) {
-        var limit = Math.max(b.rows.length, 1);
-        var load = function (at) {
-          call(win, loader, { offset: String(at), limit: String(limit) }, false, function (ans) {
-            var got = ans.value && ans.value.rows;
-            if (Array.isArray(got)) {
-              pages[win.id + '|' + key] = { offset: at, version: win.version, rows: got.map(function (r) {
-                return Array.isArray(r) ? r : b.columns.map(function (c) { return r && typeof r === 'object' ? r[c] : r; });
-              }) };
-            }
-          });
-        };
-        parts.push(el('div', { 'class': 'pv-bar' },
-          el('button', { type: 'button', disabled: offset <= 0, onclick: function () { load(Math.max(offset - limit, 0)); } }, 'Previous rows'),
-          el('button', { type: 'button', disabled: to >= b.total, onclick: function () { load(to); } }, 'Next rows')));
-      }
-    }
-    return el('div', { 'class': 'pv-tablewrap' }, parts);
+    var parts = [el('div', { 'class': 'pv-tablewrap' }, table)];
+    if (paging) parts.push(el('p', { 'class': 'pv-weak', text: paging.label }));
+    if (paging && b.loader && win.operable) parts.push(pager(win, b, paging));
+    return el('div', { 'class': 'pv-tableblock' }, parts);
   }
-  // Arguments an open form takes from a column of this table
-  // (`#[arg(from = table.column)]`): the person picks a row for them.
+  function pager(win, b, paging) {
+    var go = function (label, to) {
+      return el('button', { type: 'button', disabled: to === null, onclick: function () { load(win, b, { offset: to }); } }, label);
+    };
+    var id = 'pv-row-' + slug(win.id) + '-' + slug(b.key);
+    var jump = function (e) { e.preventDefault(); load(win, b, { row: document.getElementById(id).value }); };
+    return el('form', { 'class': 'pv-bar pv-pager', onsubmit: jump },
+      go(words.firstRows, paging.first), go(words.previousRows, paging.previous),
+      go(words.nextRows, paging.next), go(words.lastRows, paging.last),
+      el('label', { 'for': id, text: words.goToRow }),
+      el('input', { id: id, type: 'text', inputmode: 'numeric', size: 6, placeholder: paging.rowHint }),
+      el('button', { type: 'submit', onclick: jump }, words.go));
+  }
+  // Arguments an open form takes from a column of this table: the person
+  // picks a row for them.
   function pickersOf(win, key) {
     var pickers = [];
     win.actions.forEach(function (a) {
       var state = forms[win.id + '|' + a.name];
       if (!state || !win.operable) return;
-      (a.sources || []).forEach(function (s) {
-        if (s.table !== key) return;
-        var param = a.params.filter(function (p) { return p.name === s.argument; })[0];
-        pickers.push({ action: a, state: state, source: s, label: param ? param.label : s.argument });
+      a.fields.forEach(function (f) {
+        if (f.from && f.from.table === key) pickers.push({ action: a, state: state, field: f });
       });
     });
     return pickers;
   }
   function pickButton(p, row) {
-    var value = cell(row[p.source.column]);
-    var chosen = String(p.state.values[p.source.argument] || '') === value;
+    var value = row[p.field.from.column] || '';
+    var chosen = value !== '' && String(p.state.values[p.field.name] || '') === value;
     return el('button', { type: 'button', 'aria-pressed': String(chosen),
-      'aria-label': 'Choose ' + value + ' as ' + p.label + ' for ' + p.action.title,
-      onclick: function () { p.state.values[p.source.argument] = value; render(); } },
-      chosen ? 'Chosen' : 'Choose');
+      'aria-label': fill(words.chooseValue, { value: value, label: p.field.label, action: p.action.title }),
+      onclick: function () { p.state.values[p.field.name] = value; render(); } },
+      chosen ? words.chosen : words.choose);
   }
-  function block(win, b, index) {
-    var key = b.id || ('#' + index);
+  function block(win, b) {
     switch (b.type) {
       case 'text': return el('p', { text: b.text });
-      case 'fields': return fieldsBlock(b);
-      case 'table': return tableBlock(win, b, key);
-      case 'list': {
-        var first = b.offset || 0;
-        var list = el(b.ordered ? 'ol' : 'ul', b.ordered ? { start: first + 1 } : null,
-          b.items.map(function (i) { return el('li', { text: cell(i) }); }));
-        var more = (typeof b.total === 'number' && b.total > b.items.length) ?
-          el('p', { 'class': 'pv-weak', text: b.items.length + ' of ' + b.total + ' items shown' }) : null;
-        return el('div', null, list, more);
-      }
-      case 'notice': {
-        var word = { info: 'Info', warn: 'Warning', error: 'Error', success: 'Done' }[b.severity] || 'Note';
-        return el('div', { 'class': 'pv-notice pv-' + b.severity, role: b.severity === 'error' ? 'alert' : 'status' }, word + ': ' + b.text);
-      }
+      case 'fields': return el('div', null, b.title ? el('strong', { text: b.title }) : null,
+        el('dl', { 'class': 'pv-fields' }, b.items.map(function (item) {
+          return el('div', null, el('dt', { text: item[0] }), el('dd', { text: item[1] }));
+        })));
+      case 'table': return tableBlock(win, b);
+      case 'list': return el('div', null, el('ul', { 'class': 'pv-marked' }, b.items.map(function (i) {
+        return el('li', null, el('span', { 'class': 'pv-mark', text: i[0] }), ' ' + i[1]);
+      })), b.more ? el('p', { 'class': 'pv-weak', text: b.more }) : null);
+      case 'notice':
+        return el('div', { 'class': 'pv-notice pv-' + b.severity, role: b.severity === 'error' ? 'alert' : 'status' }, b.word + ': ' + b.text);
       case 'media': {
-        var alt = b.alt || ('(' + b.mimeType + ' without a description)');
-        var img = (/^image\//.test(b.mimeType) && /^data:image\//.test(b.url)) ? el('img', { src: b.url, alt: b.alt || '' }) : null;
-        return el('figure', null, img, el('figcaption', { text: alt }));
+        var img = (/^image\//.test(b.mimeType) && /^data:image\//.test(b.url)) ? el('img', { src: b.url, alt: b.described ? b.caption : '' }) : null;
+        return el('figure', null, img, el('figcaption', { text: b.caption }));
       }
-      case 'custom':
-        return el('details', null, el('summary', null, 'Details'), el('pre', { text: JSON.stringify(b.payload, null, 2) }));
       default:
-        return el('pre', { text: JSON.stringify(b) });
+        return el('details', null, el('summary', null, words.details), el('pre', { text: b.json }));
     }
   }
 
@@ -251,24 +245,24 @@
     var f = failure.error.fields.filter(function (x) { return x.field === name; })[0];
     return f ? f.error : null;
   }
-  function input(id, p, values, problem, errId, hintId) {
-    var describe = [hintId, problem ? errId : null].filter(Boolean).join(' ') || null;
-    var common = { id: id, name: p.name, 'aria-invalid': problem ? 'true' : null, 'aria-describedby': describe, required: p.required && p.kind !== 'bool' };
-    var set = function (e) { values[p.name] = p.kind === 'bool' ? e.target.checked : e.target.value; };
-    if (p.kind === 'bool') {
-      common.type = 'checkbox'; common.checked = !!values[p.name]; common.onchange = set;
+  function input(id, f, values, problem, describe) {
+    var common = { id: id, name: f.name, 'aria-invalid': problem ? 'true' : null, 'aria-describedby': describe || null, required: f.required && f.kind !== 'bool' };
+    var set = function (e) { values[f.name] = f.kind === 'bool' ? e.target.checked : e.target.value; };
+    if (f.kind === 'bool') {
+      common.type = 'checkbox'; common.checked = !!values[f.name]; common.onchange = set;
       return el('input', common);
     }
-    if (p.kind === 'choice') {
+    if (f.kind === 'choice') {
       common.onchange = set;
-      var current = values[p.name] || '';
-      return el('select', common, el('option', { value: '', text: 'Choose…' }),
-        p.choices.map(function (c) { return el('option', { value: c, selected: c === current, text: c }); }));
+      var current = values[f.name] || '';
+      return el('select', common, el('option', { value: '', text: words.choosePlaceholder }),
+        f.choices.map(function (c) { return el('option', { value: c, selected: c === current, text: c }); }));
     }
-    common.type = p.kind === 'secret' ? 'password' : (p.kind === 'integer' || p.kind === 'number') ? 'text' : 'text';
-    if (p.kind === 'integer') common.inputmode = 'numeric';
-    if (p.kind === 'secret') common.autocomplete = 'off';
-    common.value = values[p.name] || '';
+    common.type = f.kind === 'secret' ? 'password' : 'text';
+    if (f.kind === 'integer' || f.kind === 'number') common.inputmode = f.kind === 'integer' ? 'numeric' : 'decimal';
+    if (f.kind === 'secret') common.autocomplete = 'off';
+    common.placeholder = f.placeholder;
+    common.value = values[f.name] || '';
     common.oninput = set;
     return el('input', common);
   }
@@ -276,26 +270,29 @@
     var scope = scopeKey(win);
     var state = forms[scope + '|' + action.name];
     var base = 'pv-' + slug(scope || 'app') + '-' + slug(action.name);
-    var rows = action.params.map(function (p) {
-      var id = base + '-' + slug(p.name);
-      var problem = fieldError(failure, action, p.name);
-      var source = (action.sources || []).filter(function (s) { return s.argument === p.name; })[0];
-      var hint = [p.description, source ? 'Choose a row in ' + source.tableTitle + ' to fill this in.' : null]
-        .filter(Boolean).join(' ');
+    var rows = action.fields.map(function (f) {
+      var id = base + '-' + slug(f.name);
+      var problem = fieldError(failure, action, f.name);
+      var hint = [f.help, f.from ? f.from.hint : null, f.bounds].filter(Boolean).join(' ');
       var hintId = hint ? id + '-hint' : null;
       return el('div', { 'class': 'pv-row' },
-        el('label', { 'for': id }, p.label + (p.required ? ' *' : '')),
-        input(id, p, state.values, problem, id + '-error', hintId),
+        el('label', { 'for': id }, f.label + (f.required ? ' *' : '')),
+        input(id, f, state.values, problem, [hintId, problem ? id + '-error' : null].filter(Boolean).join(' ')),
         hintId ? el('span', { id: hintId, 'class': 'pv-weak', text: hint }) : null,
-        problem ? el('span', { id: id + '-error', 'class': 'pv-error', text: p.label + ': ' + problem }) : null);
+        problem ? el('span', { id: id + '-error', 'class': 'pv-error', text: fill(words.fieldProblem, { label: f.label, problem: problem }) }) : null);
     });
     var submit = function (e) {
       e.preventDefault();
-      // What was typed goes to the call as it is; a secret is then
-      // forgotten by the page (copied first: the form keeps no reference).
+      // What was typed goes to the call as it is (a copy); a secret is
+      // then forgotten by the page.
       var values = Object.assign({}, state.values);
-      action.params.forEach(function (p) { if (p.kind === 'secret') delete state.values[p.name]; });
+      action.fields.forEach(function (f) { if (f.kind === 'secret') delete state.values[f.name]; });
       start(win, action, values);
+    };
+    var cancel = function () {
+      delete forms[scope + '|' + action.name];
+      if (failures[scope] && failures[scope].action === action.name) delete failures[scope];
+      render();
     };
     return el('form', { 'class': 'pv-form', 'aria-label': action.title, onsubmit: submit },
       action.description ? el('p', { 'class': 'pv-weak', text: action.description }) : null,
@@ -304,39 +301,36 @@
         // The click itself submits: a host's sandboxed frame may forbid
         // form submission (Enter still clicks this default button).
         el('button', { type: 'submit', 'class': action.destructive ? 'pv-danger' : null, onclick: submit }, action.title),
-        el('button', { type: 'button', 'aria-label': 'Close the ' + action.title + ' form',
-          onclick: function () { delete forms[scope + '|' + action.name]; render(); } }, 'Cancel')));
+        el('button', { type: 'button', 'aria-label': fill(words.closeForm, { action: action.title }), onclick: cancel }, words.cancel)));
   }
   function confirmBox(win) {
     if (!confirming || confirming.scope !== scopeKey(win)) return null;
-    var c = confirming;
+    var c = confirming, q = c.action.confirm;
     return el('div', { 'class': 'pv-confirm', role: 'alertdialog', 'aria-labelledby': 'pv-confirm-text' },
-      el('p', { id: 'pv-confirm-text', text: 'Really ' + c.action.title.toLowerCase() + '? ' + (c.action.description || 'This cannot be undone.') }),
+      el('p', { id: 'pv-confirm-text', text: q.question }),
+      q.description ? el('p', { 'class': 'pv-weak', text: q.description }) : null,
       el('div', { 'class': 'pv-bar' },
-        el('button', { type: 'button', 'class': 'pv-danger', onclick: function () { confirming = null; call(c.win, c.action, c.values, true); } }, 'Yes, ' + c.action.title),
-        el('button', { type: 'button', id: 'pv-confirm-no', onclick: function () { confirming = null; render(); } }, 'No')));
+        el('button', { type: 'button', 'class': 'pv-danger', onclick: function () { confirming = null; call(c.win, c.action, { values: c.values, confirmed: true }); } }, q.yes),
+        el('button', { type: 'button', id: 'pv-confirm-no', onclick: function () { confirming = null; render(); } }, q.no)));
   }
   function actionBar(win, actions, enabled) {
     var scope = scopeKey(win);
     var failure = failures[scope];
-    var hidden = {};
-    if (win && win.paged) Object.keys(win.paged).forEach(function (k) { hidden[win.paged[k]] = true; });
-    var shown = actions.filter(function (a) { return !hidden[a.name]; });
-    var buttons = shown.map(function (a) {
+    var buttons = actions.map(function (a) {
       var open = forms[scope + '|' + a.name];
       return el('button', { type: 'button', disabled: !enabled, 'class': a.destructive ? 'pv-danger' : null,
-        'aria-expanded': a.params.length ? String(!!open) : null, title: a.description || null,
+        'aria-expanded': a.fields.length ? String(!!open) : null, title: a.description || null,
         onclick: function () {
-          if (!a.params.length) { start(win, a, {}); return; }
+          if (!a.fields.length) { start(win, a, {}); return; }
           if (open) delete forms[scope + '|' + a.name]; else forms[scope + '|' + a.name] = { values: {} };
           render();
-          var first = document.querySelector('#pv-' + slug(scope || 'app') + '-' + slug(a.name) + '-' + slug(a.params[0].name));
+          var first = document.getElementById('pv-' + slug(scope || 'app') + '-' + slug(a.name) + '-' + slug(a.fields[0].name));
           if (first && !open) first.focus();
-        } }, a.title + (a.params.length ? '…' : ''));
+        } }, a.button);
     });
-    var open = shown.filter(function (a) { return forms[scope + '|' + a.name] && a.params.length; });
+    var open = actions.filter(function (a) { return forms[scope + '|' + a.name] && a.fields.length; });
     return el('div', null,
-      el('div', { 'class': 'pv-bar', role: 'toolbar', 'aria-label': 'Actions' }, buttons),
+      el('div', { 'class': 'pv-bar', role: 'toolbar', 'aria-label': words.regions[2] }, buttons),
       enabled ? open.map(function (a) { return actionForm(win, a, failure); }) : null,
       confirmBox(win),
       failure ? el('p', { 'class': 'pv-error', role: 'alert', text: failure.error.message }) : null);
@@ -344,31 +338,29 @@
 
   // ---- windows -----------------------------------------------------------
   function prompt(q) {
-    return el('div', { 'class': 'pv-question', role: 'group', 'aria-label': 'Approval question' },
+    return el('div', { 'class': 'pv-question', role: 'group', 'aria-label': words.regions[3] },
       el('pre', { text: q.text }),
       transport.canAnswer && scene.answering ? el('div', { 'class': 'pv-bar' },
-        el('button', { type: 'button', onclick: function () { answer(q.id, true); } }, 'Approve'),
-        el('button', { type: 'button', onclick: function () { answer(q.id, false); } }, 'Decline')) :
-        el('p', { 'class': 'pv-weak', text: transport.whereToAnswer || 'Answer it where the app asks the person.' }));
+        el('button', { type: 'button', onclick: function () { answer(q.id, true); } }, words.approve),
+        el('button', { type: 'button', onclick: function () { answer(q.id, false); } }, words.decline)) :
+        el('p', { 'class': 'pv-weak', text: transport.whereToAnswer || words.answerElsewhere }));
   }
   function windowCard(win) {
     var titleId = 'pv-title-' + slug(win.id);
-    var agentCue = win.asking.length ? 'Agent is waiting for your approval' : (win.agentHere ? 'Agent is working here' : null);
-    var owner = win.ownerId && scene.windows.filter(function (w) { return w.id === win.ownerId; })[0];
     var content = el('div', { 'class': 'pv-content', inert: !win.operable },
-      win.blocks.map(function (b, i) { return block(win, b, i); }),
+      win.blocks.map(function (b) { return block(win, b); }),
       actionBar(win, win.actions, win.operable));
     return el('section', {
-      'class': 'pv-window' + (win.operable ? '' : ' pv-blocked') + (win.agentHere || win.asking.length ? ' pv-agent' : '') + (win.modal ? ' pv-modal' : ''),
+      'class': 'pv-window' + (win.operable ? '' : ' pv-blocked') + (win.agentHere ? ' pv-agent' : '') + (win.modal ? ' pv-modal' : ''),
       id: 'pv-window-' + slug(win.id), role: win.modal ? 'dialog' : 'region', 'aria-labelledby': titleId,
       'aria-disabled': win.operable ? null : 'true', 'data-window': win.id, 'data-version': win.version
     },
-      el('h2', { id: titleId, text: win.title }),
-      owner ? el('p', { 'class': 'pv-weak', text: 'Dialog of ' + owner.title }) : null,
+      el('h2', { id: titleId, text: win.name }),
+      win.owner ? el('p', { 'class': 'pv-weak', text: win.owner }) : null,
       win.summary ? el('p', { 'class': 'pv-summary', text: win.summary }) : null,
-      agentCue ? el('p', { 'class': 'pv-cue', role: 'status', text: agentCue }) : null,
-      win.asking.map(prompt),
-      win.operable ? null : el('p', { 'class': 'pv-blocker', text: 'Blocked by ' + (win.blockedByTitle || 'a dialog') }),
+      win.cue ? el('p', { 'class': 'pv-cue', role: 'status', text: win.cue }) : null,
+      win.questions.map(prompt),
+      win.blocker ? el('p', { 'class': 'pv-blocker', text: win.blocker }) : null,
       content);
   }
 
@@ -382,16 +374,16 @@
     if (scene.error) { root.appendChild(el('p', { 'class': 'pv-error', role: 'alert', text: scene.error })); return; }
     var modalId = scene.appModal;
     var others = scene.windows.filter(function (w) { return w.id !== modalId; });
-    var app = el('section', { 'class': 'pv-app', 'aria-label': 'The app', inert: !!modalId },
-      scene.agent ? el('p', { 'class': 'pv-cue', role: 'status', text: 'Agent last: ' + scene.agent.action + (scene.agent.window ? ' in ' + scene.agent.window : '') }) : null,
+    var app = el('section', { 'class': 'pv-app', 'aria-label': words.regions[0], inert: !!modalId },
+      scene.agentLast ? el('p', { 'class': 'pv-cue', role: 'status', text: scene.agentLast }) : null,
       scene.questions.map(prompt),
-      el('ul', { 'class': 'pv-list', 'aria-label': 'Open windows' }, scene.windows.map(function (w) {
-        return el('li', null, el('a', { href: '#pv-window-' + slug(w.id), text: w.title + (w.operable ? '' : ' (blocked)') + (w.agentHere ? ' · agent here' : '') }));
+      el('ul', { 'class': 'pv-list', 'aria-label': words.regions[1] }, scene.windows.map(function (w) {
+        return el('li', null, el('a', { href: '#pv-window-' + slug(w.id), text: w.line }));
       })),
-      scene.appActions && scene.appActions.length ? actionBar(null, scene.appActions, true) : null);
+      scene.appActions.length ? actionBar(null, scene.appActions, scene.appActionsEnabled) : null);
     root.appendChild(app);
     root.appendChild(el('div', { 'class': 'pv-windows', inert: !!modalId }, others.map(windowCard)));
-    var modal = modalId && scene.windows.filter(function (w) { return w.id === modalId; })[0];
+    var modal = modalId && byId(scene.windows, modalId);
     if (modal) {
       var card = windowCard(modal);
       card.setAttribute('aria-modal', 'true');
@@ -401,14 +393,20 @@
     if (again) {
       again.focus();
       if (caret !== null && caret !== undefined && again.setSelectionRange) { try { again.setSelectionRange(caret, caret); } catch (e) { /* not a text input */ } }
-    } else if (modal && !modal.contains) {
-      // nothing
     }
-    status.textContent = busy ? 'Working…' : (status.dataset.live || 'Live');
+    // A dialog opened since the last draw is brought into view, once.
+    scene.windows.forEach(function (w) {
+      if (!w.modal || seenModals[w.id]) return;
+      seenModals[w.id] = true;
+      var shown = document.getElementById('pv-window-' + slug(w.id));
+      if (shown && shown.scrollIntoView) shown.scrollIntoView({ block: 'nearest' });
+    });
+    status.textContent = busy ? words.working : (status.dataset.live || 'Live');
   }
 
   transport.listen(function (next) {
     scene = next;
+    words = next.words || words;
     render();
   }, function (word) { status.dataset.live = word; status.textContent = word; });
 })();

@@ -132,7 +132,7 @@ async fn read_scene(inner: &Inner, arguments: &JsonObject, caller: &ClientId) ->
     let change = *changes.borrow();
     json!({
         "change": change,
-        "scene": crate::scene::document_for(&inner.app, inner.approvals.as_ref(), Some(caller)),
+        "scene": crate::scene::for_asker(inner.document(), inner.approvals.as_ref(), caller),
         "whereToAnswer": where_to_answer(inner),
     })
 }

@@ -61,7 +61,7 @@ mod access;
 mod assets;
 mod card;
 mod events;
-mod form;
+mod person;
 mod routes;
 mod scene;
 
@@ -69,7 +69,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use purview::{
     App,
-    activity::ActionInfo,
     approval::ApprovalQueue,
     http::{HttpOptions, HttpServer},
     serde_json::Value,
@@ -120,6 +119,12 @@ pub(crate) struct Inner {
     pub changes: watch::Sender<u64>,
     /// The open event streams; dropping a sender ends its stream.
     pub streams: Mutex<Vec<oneshot::Sender<()>>>,
+    /// The model of the person's side, kept between changes so a window
+    /// the app shares unchanged and an action type's form are made once.
+    pub reader: Mutex<purview_person::Reader>,
+    /// The last document made, and the change it was made at: every open
+    /// stream and the card's reads share one per change.
+    pub kept: Mutex<Option<(u64, Value)>>,
 }
 
 pub(crate) fn calls_lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -129,17 +134,20 @@ pub(crate) fn calls_lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Inner {
     /// What the page draws now.
     pub(crate) fn document(&self) -> Value {
-        scene::document(&self.app, self.approvals.as_ref())
+        let change = *self.changes.borrow();
+        if let Some((made_at, kept)) = calls_lock(&self.kept).as_ref()
+            && *made_at == change
+        {
+            return kept.clone();
+        }
+        let made = scene::document(&self.app, self.approvals.as_ref(), &self.reader);
+        *calls_lock(&self.kept) = Some((change, made.clone()));
+        made
     }
 
-    /// An action the app offers now: in `window`, or the app's own.
-    pub(crate) fn find_action(&self, window: Option<&str>, name: &str) -> Option<ActionInfo> {
-        let scene = self.app.scene().ok()?;
-        let actions = match window {
-            Some(id) => &scene.windows.iter().find(|w| w.state.id == id && w.operable)?.actions,
-            None => scene.app_actions.as_ref()?,
-        };
-        actions.iter().find(|a| a.name == name).cloned()
+    /// The model of what the person sees now.
+    pub(crate) fn model(&self) -> Result<purview_person::Model, String> {
+        scene::model(&self.app, self.approvals.as_ref(), &self.reader)
     }
 }
 
@@ -206,6 +214,8 @@ impl Face {
             access: access::Access::default(),
             changes,
             streams: Mutex::default(),
+            reader: Mutex::default(),
+            kept: Mutex::default(),
         };
         Self { inner: Arc::new(inner) }
     }

@@ -25,7 +25,7 @@ use purview::{
 use crate::{
     Inner,
     access::{self, Refused, refused, secured},
-    assets, events, form,
+    assets, events, person,
 };
 
 type Face = State<Arc<Inner>>;
@@ -137,35 +137,22 @@ pub(crate) fn prepare_call(
     inner: &Inner,
     request: &JsonObject,
 ) -> Result<(ActionInfo, JsonObject), Box<(StatusCode, ToolError)>> {
-    let window = request.get("window").and_then(Value::as_str);
-    let name = request.get("action").and_then(Value::as_str).unwrap_or_default();
-    let values = request.get("values").and_then(Value::as_object).cloned().unwrap_or_default();
-    let confirmed = request.get("confirmed").and_then(Value::as_bool) == Some(true);
-    let Some(action) = inner.find_action(window, name) else {
-        let error = ToolError::new(
-            ErrorCode::ActionNotAvailable,
-            "That action is not available now; the page shows what can be done.",
-        );
-        return Err(Box::new((StatusCode::CONFLICT, error)));
-    };
-    let arguments =
-        form::arguments(&form::params(&action.input_schema), &values).map_err(|problems| {
-            Box::new((StatusCode::UNPROCESSABLE_ENTITY, ToolError::validation(problems)))
-        })?;
-    if action.destructive && !confirmed {
-        let error = ToolError::new(ErrorCode::ActionFailed, "Confirm this action first.");
-        return Err(Box::new((StatusCode::CONFLICT, error)));
-    }
-    Ok((action, arguments))
+    person::prepare(inner, request)
 }
 
 /// A page's call ([`prepare_call`]) made by the person: what it answered,
 /// or the HTTP status and the refusal.
 async fn run_call(inner: &Inner, request: &JsonObject) -> Result<Value, (StatusCode, ToolError)> {
     let (action, arguments) = prepare_call(inner, request).map_err(|refused| *refused)?;
+    let limit = request.get("page").and(arguments.get("limit")).and_then(Value::as_u64);
     match action.call(&inner.app, arguments).by_person().await {
         Ok(performed) => {
-            Ok(json!({"ok": true, "message": performed.message, "value": performed.value}))
+            let page = limit.and_then(|limit| {
+                person::page(performed.value.as_ref(), usize::try_from(limit).unwrap_or(1))
+            });
+            Ok(
+                json!({"ok": true, "message": performed.message, "value": performed.value, "page": page}),
+            )
         }
         Err(error) => Err((StatusCode::OK, error)),
     }

@@ -1,153 +1,108 @@
-//! The scene as the page draws it: [`App::scene`] (each window's
-//! projection as agents read it, so masked values are masks already), with
-//! operability, blockers, forms from the input schemas, where the agent
-//! works and the questions waiting for the person, as one JSON document.
+//! The scene as the page draws it: the model of the person's side
+//! (`purview_person`), made once per change from [`App::scene`] (each
+//! window's projection as agents read it, so masked values are masks
+//! already), as one JSON document with the words the page's buttons say.
+//! The page reads no schema and decides nothing: it draws this.
 
 use purview::{
     App,
-    activity::{ActionInfo, ClientId, Scene, SceneWindow},
-    approval::{ApprovalQueue, PendingApproval},
-    serde_json::{Value, json},
+    activity::ClientId,
+    approval::ApprovalQueue,
+    serde_json::{self, Value, json},
 };
+use purview_person::{Around, Model, Reader, words};
 
-use crate::form;
-
-/// The JSON the page draws from, or why the app could not be read.
-pub(crate) fn document(app: &App, approvals: Option<&ApprovalQueue>) -> Value {
-    document_for(app, approvals, None)
-}
-
-/// The JSON a view draws from: with `asker`, only the questions that client
-/// asked (a card shows its host's own calls waiting, never another
-/// client's call and arguments); the person's page passes `None`.
-pub(crate) fn document_for(
+/// The model of what the person sees now, or why the app could not be read.
+pub(crate) fn model(
     app: &App,
     approvals: Option<&ApprovalQueue>,
-    asker: Option<&ClientId>,
-) -> Value {
-    let scene: std::sync::Arc<Scene> = match app.scene() {
-        Ok(scene) => scene,
-        Err(error) => return json!({ "error": error.to_string() }),
-    };
-    let mut pending = approvals.map(ApprovalQueue::pending).unwrap_or_default();
-    if let Some(asker) = asker {
-        pending.retain(|p| p.request.client.as_ref() == Some(asker));
-    }
+    reader: &std::sync::Mutex<Reader>,
+) -> Result<Model, String> {
+    let scene = app.scene().map_err(|error| error.to_string())?;
+    let pending = approvals.map(ApprovalQueue::pending).unwrap_or_default();
     let activity = app.agent_activity();
-    let agent_window = activity.as_ref().and_then(|a| a.window.clone());
-    let open = |id: &str| scene.windows.iter().any(|w| w.state.id == id);
-    let app_questions: Vec<Value> = pending
-        .iter()
-        .filter(|p| p.request.window_id.as_deref().is_none_or(|w| !open(w)))
-        .map(question)
-        .collect();
-    let windows: Vec<Value> = scene
-        .windows
-        .iter()
-        .map(|window| {
-            let asking: Vec<Value> = pending
-                .iter()
-                .filter(|p| p.request.window_id.as_deref() == Some(&window.state.id))
-                .map(question)
-                .collect();
-            let agent_here = agent_window.as_deref() == Some(window.state.id.as_str());
-            window_json(&scene, window, agent_here, asking)
-        })
-        .collect();
-    // The app-level modal: a modal window without an owner, operable while
-    // every other window waits for it.
-    let app_modal = scene
-        .windows
-        .iter()
-        .find(|w| w.state.modal && w.state.owner_id.is_none() && w.operable)
-        .map(|w| w.state.id.clone());
-    json!({
-        "name": app.name(),
-        "answering": approvals.is_some(),
-        "windows": windows,
-        "appActions": scene.app_actions.as_deref().map(actions_json),
-        "appModal": app_modal,
-        "questions": app_questions,
-        "agent": activity.map(|a| json!({"window": a.window, "action": a.action})),
-    })
+    let around = Around { pending: &pending, activity: activity.as_ref() };
+    Ok(crate::calls_lock(reader).read(&scene, around))
 }
 
-/// One window as the page draws it.
-fn window_json(scene: &Scene, window: &SceneWindow, agent_here: bool, asking: Vec<Value>) -> Value {
-    let state = &window.state;
-    let blocker_title = window
-        .blocked_by
-        .as_deref()
-        .and_then(|id| scene.windows.iter().find(|w| w.state.id == id))
-        .map(|w| w.state.title.clone());
-    let paged: purview::serde_json::Map<String, Value> = window
-        .paged_by
-        .iter()
-        .map(|(block, action)| (block.clone(), Value::String(action.clone())))
-        .collect();
-    json!({
-        "id": state.id,
-        "title": state.title,
-        "summary": state.summary,
-        "version": state.version,
-        "modal": state.modal,
-        "ownerId": state.owner_id,
-        "operable": window.operable,
-        "blockedBy": window.blocked_by,
-        "blockedByTitle": blocker_title,
-        "blocks": state.blocks,
-        "actions": actions_json(&window.actions),
-        "paged": paged,
-        "agentHere": agent_here,
-        "asking": asking,
-    })
+/// The JSON the page draws from, or why the app could not be read.
+pub(crate) fn document(
+    app: &App,
+    approvals: Option<&ApprovalQueue>,
+    reader: &std::sync::Mutex<Reader>,
+) -> Value {
+    let model = match model(app, approvals, reader) {
+        Ok(model) => model,
+        Err(error) => return json!({ "error": error }),
+    };
+    let mut document = serde_json::to_value(&model).unwrap_or_default();
+    if let Some(object) = document.as_object_mut() {
+        object.insert("name".into(), app.name().into());
+        object.insert("answering".into(), approvals.is_some().into());
+        object.insert("words".into(), page_words());
+    }
+    document
 }
 
-fn actions_json(actions: &[ActionInfo]) -> Value {
-    actions
-        .iter()
-        .map(|action| {
-            let mut params = form::params(&action.input_schema);
-            for param in &mut params {
-                // The person picks the row: the sentence telling agents where
-                // to look gives way to the page's own hint.
-                let source = action.sources.iter().find(|s| s.argument == param.name);
-                if let (Some(source), Some(said)) = (source, &param.description) {
-                    let help = source.persons_help(said);
-                    param.description = (!help.is_empty()).then(|| help.to_owned());
-                }
+/// `document` (the page's, made once per change) as `asker` may see it:
+/// only the questions that client's own calls wait on, so a card never
+/// shows another client's call and its arguments.
+pub(crate) fn for_asker(
+    mut document: Value,
+    approvals: Option<&ApprovalQueue>,
+    asker: &ClientId,
+) -> Value {
+    let own: Vec<u64> = approvals
+        .map(ApprovalQueue::pending)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| p.request.client.as_ref() == Some(asker))
+        .map(|p| p.id)
+        .collect();
+    let keep_own = |questions: &mut Value| {
+        if let Some(list) = questions.as_array_mut() {
+            list.retain(|q| q.get("id").and_then(Value::as_u64).is_some_and(|id| own.contains(&id)));
+        }
+    };
+    if let Some(questions) = document.get_mut("questions") {
+        keep_own(questions);
+    }
+    if let Some(windows) = document.get_mut("windows").and_then(Value::as_array_mut) {
+        for window in windows {
+            if let Some(questions) = window.get_mut("questions") {
+                keep_own(questions);
             }
-            let params: Vec<Value> = params.iter().map(form::Param::to_json).collect();
-            // Arguments whose value is a cell of one of the window's tables:
-            // the page lets the person pick the row.
-            let sources: Vec<Value> = action
-                .sources
-                .iter()
-                .map(|source| {
-                    json!({
-                        "argument": source.argument,
-                        "table": source.table,
-                        "tableTitle": purview::naming::humanize(&source.table),
-                        "column": source.column,
-                    })
-                })
-                .collect();
-            json!({
-                "name": action.name,
-                "title": action.title,
-                "description": action.description,
-                "destructive": action.destructive,
-                "params": params,
-                "sources": sources,
-            })
-        })
-        .collect()
+        }
+    }
+    document
 }
 
-/// A question for the person, in the words every prompt uses (secret
-/// arguments masked): never the arguments themselves.
-fn question(pending: &PendingApproval) -> Value {
-    json!({"id": pending.id, "text": pending.request.describe()})
+/// The words the page's own controls say, from the one file that words
+/// them; `{value}`, `{label}`, `{action}` and `{row}` are filled in by the
+/// page where a sentence names what it shows.
+fn page_words() -> Value {
+    json!({
+        "cancel": words::CANCEL,
+        "approve": words::APPROVE,
+        "decline": words::DECLINE,
+        "choose": words::CHOOSE,
+        "chosen": words::CHOSEN,
+        "choosePlaceholder": words::CHOOSE_PLACEHOLDER,
+        "details": words::DETAILS,
+        "firstRows": words::FIRST_ROWS,
+        "previousRows": words::PREVIOUS_ROWS,
+        "nextRows": words::NEXT_ROWS,
+        "lastRows": words::LAST_ROWS,
+        "goToRow": words::GO_TO_ROW,
+        "go": words::GO,
+        "unreachable": words::UNREACHABLE,
+        "chooseValue": words::choose_value("{value}", "{label}", "{action}"),
+        "closeForm": words::close_form("{action}"),
+        "fieldProblem": words::field_problem("{label}", "{problem}"),
+        "answerElsewhere": words::ANSWER_ELSEWHERE,
+        "working": words::WORKING,
+        "regions": words::REGIONS,
+    })
 }
 
 #[cfg(test)]
@@ -186,7 +141,7 @@ mod tests {
             .by_person();
         call.await.unwrap();
         assert_eq!(login.read(|l| l.password.expose().clone()).unwrap(), "hunter2-secret");
-        let page = document(&app, None).to_string();
+        let page = document(&app, None, &std::sync::Mutex::default()).to_string();
         assert!(!page.contains("hunter2-secret"), "{page}");
         assert!(page.contains(purview::model::MASK), "{page}");
         assert!(page.contains("Signed in as ada"), "{page}");

@@ -206,6 +206,14 @@ impl Browser {
 
     /// Saves a screenshot to `name`.png under the target directory's test
     /// folder, returning where.
+    /// Sizes the browser's window, as a person's screen would be.
+    #[allow(dead_code)] // the tests that screenshot at given sizes
+    pub async fn resize(&self, width: u32, height: u32) -> Result<()> {
+        let rect = json!({"width": width, "height": height});
+        self.send(reqwest::Method::POST, "/window/rect", Some(rect)).await?;
+        Ok(())
+    }
+
     pub async fn screenshot(&self, name: &str) -> Result<PathBuf> {
         use base64_decode::decode;
         let png = self.send(reqwest::Method::GET, "/screenshot", None).await?;

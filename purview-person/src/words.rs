@@ -1,0 +1,201 @@
+//! Every sentence the person reads that no app wrote: cues, hints, button
+//! words, the form's own refusals, paging. The faces draw these strings and
+//! write none of their own, so the desk, the browser and the card say the
+//! same thing; `tests/words.rs` keeps every sentence here.
+//!
+//! What an app wrote (titles, summaries, descriptions, notices, approval
+//! questions) is shown as written and never passes through this file.
+
+use purview::naming::humanize;
+
+/// The cue of a window an agent is waiting in for the person's answer.
+pub const WAITING_FOR_YOU: &str = "Agent is waiting for your approval";
+/// The cue of the window the agent last acted in.
+pub const AGENT_HERE: &str = "Agent is working here";
+/// Beside a window's name in the list of open windows.
+pub const AGENT_HERE_SHORT: &str = "· agent here";
+/// Beside a blocked window's name in the list of open windows.
+pub const BLOCKED_SHORT: &str = "(blocked)";
+/// A button that opens a form: the action's title and this.
+pub const OPENS_FORM: &str = "…";
+/// The button closing a form without running it.
+pub const CANCEL: &str = "Cancel";
+/// Approve an agent's request.
+pub const APPROVE: &str = "Approve";
+/// Decline an agent's request.
+pub const DECLINE: &str = "Decline";
+/// Said beside a form's buttons when a field takes typing.
+pub const ENTER_SUBMITS: &str = "Enter submits";
+/// A choice not made yet.
+pub const CHOOSE_PLACEHOLDER: &str = "Choose…";
+/// A row's button that fills a form's argument.
+pub const CHOOSE: &str = "Choose";
+/// The row whose value the form holds now.
+pub const CHOSEN: &str = "Chosen";
+/// A custom block's payload, folded.
+pub const DETAILS: &str = "Details";
+/// Paging: the first page.
+pub const FIRST_ROWS: &str = "First rows";
+/// Paging: the page before.
+pub const PREVIOUS_ROWS: &str = "Previous rows";
+/// Paging: the page after.
+pub const NEXT_ROWS: &str = "Next rows";
+/// Paging: the last page.
+pub const LAST_ROWS: &str = "Last rows";
+/// Paging: the label of the row-number field.
+pub const GO_TO_ROW: &str = "Go to row";
+/// Paging: the button beside it.
+pub const GO: &str = "Go";
+/// A form's field left empty that the action needs.
+pub const REQUIRED: &str = "is required";
+/// A whole number was asked for.
+pub const WHOLE_NUMBER: &str = "must be a whole number";
+/// A number was asked for.
+pub const NUMBER: &str = "must be a number";
+/// JSON was asked for.
+pub const JSON: &str = "must be JSON";
+/// A call is under way.
+pub const WORKING: &str = "Working…";
+/// Where a face that cannot answer approval questions says they are answered.
+pub const ANSWER_ELSEWHERE: &str = "Answer it where the app asks the person.";
+/// The accessible names of the page's regions.
+pub const REGIONS: [&str; 4] = ["The app", "Open windows", "Actions", "Approval question"];
+/// The app could not be read for this frame.
+pub const UNREADABLE: &str = "The app could not be read";
+/// A call the face could not deliver.
+pub const UNREACHABLE: &str = "The app could not be reached.";
+
+/// "Blocked by Confirm Delete": the window that holds this one.
+pub fn blocked_by(blocker: Option<&str>) -> String {
+    format!("Blocked by {}", blocker.unwrap_or("a dialog"))
+}
+
+/// "Dialog of Order Editor": a modal's owner.
+pub fn dialog_of(owner: &str) -> String {
+    format!("Dialog of {owner}")
+}
+
+/// "Agent last: submit in Order Editor", naming the window by its title.
+pub fn agent_last(action: &str, window: Option<&str>) -> String {
+    match window {
+        Some(window) => format!("Agent last: {action} in {window}"),
+        None => format!("Agent last: {action}"),
+    }
+}
+
+/// A choice outside the list.
+pub fn one_of(choices: &[String]) -> String {
+    format!("must be one of: {}", choices.join(", "))
+}
+
+/// A field's error under it: "Amount: must be a number".
+pub fn field_problem(label: &str, problem: &str) -> String {
+    format!("{label}: {problem}")
+}
+
+/// The hint under an argument the person fills by choosing a row.
+pub fn choose_row_hint(table: &str) -> String {
+    format!("Choose a row in {} to fill this in.", humanize(table))
+}
+
+/// The note above a table whose rows fill an open form's argument.
+pub fn choose_row_for(label: &str, action_title: &str) -> String {
+    format!("Choose a row to fill \u{201c}{label}\u{201d} of \u{201c}{action_title}\u{201d}.")
+}
+
+/// A row's button, named for those who cannot see which row it sits in.
+pub fn choose_value(value: &str, label: &str, action_title: &str) -> String {
+    format!("Choose {value} as {label} for {action_title}")
+}
+
+/// The close button's accessible name.
+pub fn close_form(action_title: &str) -> String {
+    format!("Close the {action_title} form")
+}
+
+/// The question a destructive action asks before it runs.
+pub fn confirm_question(action_title: &str) -> String {
+    format!("{action_title}? This cannot be undone.")
+}
+
+/// The confirming answer.
+pub fn confirm_yes(action_title: &str) -> String {
+    format!("Yes, {}", action_title.to_lowercase())
+}
+
+/// The declining answer.
+pub fn confirm_no(action_title: &str) -> String {
+    format!("Do not {}", action_title.to_lowercase())
+}
+
+/// A table's load action that answered with no page of rows.
+pub fn no_page(action: &str) -> String {
+    format!("The table's load action `{action}` returned no page of rows.")
+}
+
+/// "Rows 21–40 of 300".
+pub fn rows_of(from: usize, to: usize, total: usize) -> String {
+    format!("Rows {from}–{to} of {total}")
+}
+
+/// "1 row", "12 rows".
+pub fn rows_count(n: usize) -> String {
+    if n == 1 { "1 row".to_owned() } else { format!("{n} rows") }
+}
+
+/// "12 of 40 items shown".
+pub fn items_shown(shown: usize, total: u64) -> String {
+    format!("{shown} of {total} items shown")
+}
+
+/// The hint of the row-number field, and what it says when refused.
+pub fn row_range(total: usize) -> String {
+    format!("1–{total}")
+}
+
+/// A row number outside the table.
+pub fn row_refused(total: usize) -> String {
+    format!("A row from 1 to {total}")
+}
+
+/// "3 more windows open; choose one to show it".
+pub fn more_windows(hidden: usize) -> String {
+    format!("{hidden} more windows open; choose one to show it")
+}
+
+/// A media block without a description.
+pub fn undescribed(mime_type: &str) -> String {
+    format!("({mime_type} without a description)")
+}
+
+/// The word a notice's severity reads as, for those who do not see colour.
+pub fn severity(severity: purview::model::Severity) -> &'static str {
+    use purview::model::Severity;
+    match severity {
+        Severity::Warn => "Warning",
+        Severity::Error => "Error",
+        Severity::Success => "Done",
+        _ => "Info",
+    }
+}
+
+/// A number's bounds as the person reads them beside the field.
+pub fn number_bounds(min: Option<&str>, max: Option<&str>) -> Option<String> {
+    match (min, max) {
+        (Some(min), Some(max)) => Some(format!("From {min} to {max}")),
+        (Some(min), None) => Some(format!("At least {min}")),
+        (None, Some(max)) => Some(format!("At most {max}")),
+        (None, None) => None,
+    }
+}
+
+/// A text's length bounds as the person reads them beside the field.
+pub fn length_bounds(min: Option<u64>, max: Option<u64>) -> Option<String> {
+    match (min, max) {
+        (Some(min), Some(max)) if min == max => Some(format!("Exactly {min} characters")),
+        (Some(min), Some(max)) => Some(format!("From {min} to {max} characters")),
+        (Some(min), None) if min > 1 => Some(format!("At least {min} characters")),
+        (None, Some(max)) => Some(format!("At most {max} characters")),
+        _ => None,
+    }
+}

@@ -1,0 +1,174 @@
+//! The faces agree: one scripted sequence of a person's intents, run on
+//! the desk (purview-egui, headless through egui_kittest) and in the
+//! browser (purview-web, in headless Chromium), makes the same calls in
+//! the same order and puts the same sentences on screen. Both draw the
+//! one model of the person's side (purview-person); this shows they do
+//! not disagree where they used to: paging, a value chosen `from` a
+//! table, a destructive action asked about outside a modal and run at
+//! once inside one (§7, §9).
+
+#[path = "web/driver.rs"]
+#[allow(dead_code)] // what the other browser tests use
+mod driver;
+
+use std::time::Duration;
+
+use anyhow::{Context as _, Result, ensure};
+use driver::Browser;
+use egui_kittest::{Harness, kittest::Queryable};
+use purview::{App, Context, Row, actions, http::HttpOptions, projection::Page, window};
+use purview_egui::Desk;
+use purview_web::Face;
+
+/// A pet on file.
+#[derive(Clone, Row)]
+struct Pet {
+    id: u32,
+    name: String,
+}
+
+#[window(title = "Clinic", summary = "{booked} booked")]
+#[derive(Clone)]
+struct Clinic {
+    booked: u32,
+    #[block(table, limit = 5, load = load_rows)]
+    pets: Vec<Pet>,
+    /// The calls the person's clicks made, in order.
+    made: Vec<String>,
+}
+
+#[actions]
+impl Clinic {
+    /// Fetch a range of pets.
+    #[action(read_only, idempotent)]
+    fn load_rows(&self, offset: usize, limit: usize) -> Page<Pet> {
+        Page::slice(&self.pets, offset, limit)
+    }
+
+    /// Book a visit.
+    #[action]
+    fn book(
+        &mut self,
+        /// The pet to see.
+        #[arg(from = pets.id)]
+        pet: u32,
+    ) {
+        self.booked += 1;
+        self.made.push(format!("book {pet}"));
+    }
+
+    /// Forget every booking.
+    #[action(destructive)]
+    fn clear(&mut self, cx: &mut Context) -> Result<(), purview::Error> {
+        self.made.push("clear".into());
+        cx.open_modal(ConfirmClear)?;
+        Ok(())
+    }
+}
+
+#[window(title = "Confirm clear", summary = "Forget every booking?")]
+#[derive(Clone)]
+struct ConfirmClear;
+
+#[actions]
+impl ConfirmClear {
+    /// Forget them.
+    #[action(destructive)]
+    fn confirm(&mut self, cx: &mut Context) {
+        cx.close();
+    }
+}
+
+fn clinic() -> (App, purview::WindowHandle<Clinic>) {
+    let app = App::builder().name("clinic").build();
+    let pets = (1..=30).map(|id| Pet { id, name: format!("Pet {id}") }).collect();
+    let handle = app.open(Clinic { booked: 0, pets, made: Vec::new() }).expect("the clinic");
+    (app, handle)
+}
+
+/// What each step shows, the same on both faces.
+const SAID: [&str; 5] = [
+    "Rows 6–10 of 30",
+    "Choose a row in Pets to fill this in.",
+    "1 booked",
+    "Clear? This cannot be undone.",
+    "Blocked by Confirm clear",
+];
+
+/// The desk's harness, drawn until `label` is on screen.
+async fn desk_until(harness: &mut Harness<'static, Desk>, label: &str) {
+    for _ in 0..250 {
+        let _ = harness.try_run();
+        if harness.query_by_label_contains(label).is_some() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the desk never showed {label:?}");
+}
+
+async fn on_the_desk() -> Vec<String> {
+    let (app, clinic) = clinic();
+    let desk = Desk::new(app).embedded(true);
+    let mut h = Harness::builder()
+        .with_size([1280.0, 800.0])
+        .build_ui_state(|ui, desk: &mut Desk| desk.show(ui), desk);
+    let _ = h.try_run();
+    h.get_by_label("Next rows").click_accesskit();
+    desk_until(&mut h, SAID[0]).await;
+    h.get_by_label("Book…").click_accesskit();
+    desk_until(&mut h, SAID[1]).await;
+    h.query_all_by_label("Choose").next().expect("a row to choose").click_accesskit();
+    desk_until(&mut h, "Chosen").await;
+    h.get_by_label("Book").click_accesskit();
+    desk_until(&mut h, SAID[2]).await;
+    h.get_by_label("Clear").click_accesskit();
+    desk_until(&mut h, SAID[3]).await;
+    h.get_by_label("Yes, clear").click_accesskit();
+    desk_until(&mut h, SAID[4]).await;
+    h.get_by_label("Confirm").click_accesskit();
+    for _ in 0..250 {
+        let _ = h.try_run();
+        if h.query_by_label_contains("Blocked by").is_none() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    clinic.read(|c| c.made.clone()).expect("the clinic")
+}
+
+const CARD: &str = "(document.body || {}).innerText || ''";
+
+async fn in_the_browser() -> Result<Vec<String>> {
+    let (app, clinic) = clinic();
+    let face = Face::new(app.clone());
+    let server = app.serve_http(face.serve_beside(HttpOptions::default())).await?;
+    let browser = Browser::start().await?;
+    browser.goto(&face.one_time_link(&server).context("a link")?).await?;
+    let shows = |said: &str| format!("({CARD}).includes({said:?})");
+    browser.wait_for(&shows("Rows 1–5 of 30")).await?;
+    browser.press("section[data-window]", "Next rows").await?;
+    browser.wait_for(&shows(SAID[0])).await?;
+    browser.press("section[data-window]", "Book…").await?;
+    browser.wait_for(&shows(SAID[1])).await?;
+    browser.click("button[aria-label='Choose 6 as Pet for Book']").await?;
+    browser.wait_for(&shows("Chosen")).await?;
+    browser.press("form", "Book").await?;
+    browser.wait_for(&shows(SAID[2])).await?;
+    browser.press("section[data-window]", "Clear").await?;
+    browser.wait_for(&shows(SAID[3])).await?;
+    browser.press("[role=alertdialog]", "Yes, clear").await?;
+    browser.wait_for(&shows(SAID[4])).await?;
+    browser.press("section[role=dialog]", "Confirm").await?;
+    browser.wait_for(&format!("!{}", shows("Blocked by"))).await?;
+    Ok(clinic.read(|c| c.made.clone())?)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s7_the_desk_and_the_browser_make_the_same_calls_and_say_the_same() -> Result<()> {
+    let desk = on_the_desk().await;
+    let browser = in_the_browser().await?;
+    ensure!(desk == ["book 6", "clear"], "the desk's calls: {desk:?}");
+    ensure!(browser == desk, "the browser's calls {browser:?} differ from the desk's {desk:?}");
+    Ok(())
+}

@@ -1,0 +1,138 @@
+//! The browser face with a real table, as a new user meets it (§7, §9):
+//! a returns desk of 300 rows, a refund form with bounds, a pattern with
+//! its message and example, and the return picked `from =` the table.
+//! The face draws the person's model: placeholders and bounds shown, the
+//! last row one click away, a failure cleared when its form is cancelled,
+//! windows named by their titles. Screenshots at 800×600 and 1280×800.
+
+#[path = "web/driver.rs"]
+#[allow(dead_code)] // what the other browser tests use
+mod driver;
+
+use anyhow::{Context as _, Result, ensure};
+use driver::Browser;
+use purview::{App, Row, ToolError, actions, http::HttpOptions, projection::Page, window};
+use purview_web::Face;
+
+/// A return on file.
+#[derive(Clone, Row)]
+struct Return {
+    id: u32,
+    customer: String,
+    item: String,
+    status: String,
+}
+
+#[window(title = "Returns", summary = "{refunded} refunds made")]
+#[derive(Clone)]
+struct Returns {
+    refunded: u32,
+    /// The last refund's amount and reference.
+    last: Option<(u32, String)>,
+    #[block(table, limit = 20, load = load_rows)]
+    returns: Vec<Return>,
+}
+
+#[actions]
+impl Returns {
+    /// Fetch a range of returns.
+    #[action(read_only, idempotent)]
+    fn load_rows(&self, offset: usize, limit: usize) -> Page<Return> {
+        Page::slice(&self.returns, offset, limit)
+    }
+
+    /// Refund a return to the customer.
+    #[action]
+    fn refund(
+        &mut self,
+        /// The return to refund.
+        #[arg(from = returns.id)]
+        id: u32,
+        /// How much to give back, in euros.
+        #[arg(range(min = 1, max = 500), example = 25)]
+        amount: u32,
+        /// The customer's reference.
+        #[arg(
+            pattern = r"^RMA-\d{4}$",
+            example = "RMA-0042",
+            message = "a reference such as RMA-0042"
+        )]
+        reference: String,
+    ) -> Result<(), ToolError> {
+        if !self.returns.iter().any(|r| r.id == id) {
+            return Err(format!("there is no return {id}").into());
+        }
+        self.refunded += 1;
+        self.last = Some((amount, reference));
+        Ok(())
+    }
+}
+
+fn returns() -> Returns {
+    let statuses = ["waiting for parcel", "received", "inspected"];
+    let returns = (1..=300)
+        .map(|id| Return {
+            id,
+            customer: format!("Customer {id}"),
+            item: format!("Item {}", id * 7 % 97),
+            status: statuses[id as usize % 3].to_owned(),
+        })
+        .collect();
+    Returns { refunded: 0, last: None, returns }
+}
+
+const CARD: &str = "(document.querySelector('section[data-window]') || {}).innerText || ''";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn s9_a_300_row_table_in_the_browser_pages_picks_and_says_its_bounds() -> Result<()> {
+    let app = App::builder().name("returns").build();
+    app.open(returns())?;
+    let face = Face::new(app.clone());
+    let server = app.serve_http(face.serve_beside(HttpOptions::default())).await?;
+    let browser = Browser::start().await?;
+    browser.resize(1280, 800).await?;
+    browser.goto(&face.one_time_link(&server).context("a link")?).await?;
+    browser.wait_for(&format!("({CARD}).includes('Rows 1–20 of 300')")).await?;
+
+    // The last of 300 rows is one click away.
+    browser.press("section[data-window]", "Last rows").await?;
+    browser.wait_for(&format!("({CARD}).includes('Rows 281–300 of 300')")).await?;
+    browser.press("section[data-window]", "First rows").await?;
+    browser.wait_for(&format!("({CARD}).includes('Rows 1–20 of 300')")).await?;
+
+    // The form shows its placeholder and its bounds before anything is typed.
+    browser.press("section[data-window]", "Refund…").await?;
+    let amount = "#pv-w1-refund-amount";
+    browser.wait_for(&format!("document.querySelector('{amount}') !== null")).await?;
+    let placeholder =
+        browser.run(&format!("return document.querySelector('{amount}').placeholder;")).await?;
+    ensure!(placeholder == "25", "the example is the placeholder: {placeholder}");
+    let text = browser.run(&format!("return {CARD};")).await?;
+    ensure!(
+        text.as_str().unwrap_or_default().contains("From 1 to 500"),
+        "the bounds are shown: {text}"
+    );
+
+    // A row chosen; a reference in the wrong shape is refused under its field.
+    browser.click("button[aria-label='Choose 3 as Id for Refund']").await?;
+    browser.wait_for("document.querySelector('#pv-w1-refund-id').value === '3'").await?;
+    browser.type_into(amount, "40").await?;
+    browser.type_into("#pv-w1-refund-reference", "42").await?;
+    browser.press("form", "Refund").await?;
+    browser.wait_for("document.querySelector('#pv-w1-refund-reference-error') !== null").await?;
+    let said = browser
+        .run("return document.querySelector('#pv-w1-refund-reference-error').innerText;")
+        .await?;
+    ensure!(said.as_str().unwrap_or_default().contains("a reference such as RMA-0042"), "{said}");
+    let shot = browser.screenshot("web-returns-1280x800").await?;
+    ensure!(shot.exists());
+    browser.resize(800, 600).await?;
+    let shot = browser.screenshot("web-returns-800x600").await?;
+    ensure!(shot.exists());
+
+    // Cancelling the form clears its failure: it is no longer news.
+    browser.press("form", "Cancel").await?;
+    browser.wait_for(&format!("!({CARD}).includes('Rejected')")).await?;
+    browser.wait_for("document.querySelector('.pv-error') === null").await?;
+    Ok(())
+}
