@@ -228,7 +228,7 @@ impl ApprovalRequest {
             action: "confirm".into(),
             action_title: "Confirm".into(),
             arguments: serde_json::json!({"pin": crate::redact::MASK}),
-            agent: "claude-code (session 1)".into(),
+            agent: "claude-code".into(),
             client: None,
             question: None,
             wording: None,
