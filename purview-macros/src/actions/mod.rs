@@ -8,6 +8,7 @@
 
 mod arguments;
 mod ast;
+mod bounds;
 mod attr;
 mod check;
 mod expand;
