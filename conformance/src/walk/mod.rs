@@ -215,7 +215,12 @@ pub(crate) struct Walk<'a> {
     last_quiet: bool,
     fresh_ids: usize,
     coverage: Coverage,
+    /// Each window id's kind, as [`Walk::kind_title`] names it.
     titles: HashMap<String, String>,
+    /// The title of the first window of each kind met, by
+    /// [`cover::kind_shape`]; kept across fresh starts, so an operation is
+    /// the same one in every life of the app.
+    kinds: HashMap<String, String>,
     notify_wait: Duration,
     settle: Duration,
     /// The steps a random walk may take in all (the §10.1 probe's
@@ -312,6 +317,7 @@ impl<'a> Walk<'a> {
             fresh_ids: 0,
             coverage: Coverage::default(),
             titles: HashMap::new(),
+            kinds: HashMap::new(),
             notify_wait: cfg.notification_timeout.unwrap_or(Duration::from_secs(if fast {
                 2
             } else {
