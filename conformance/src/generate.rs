@@ -409,7 +409,7 @@ impl Gen<'_> {
         // A value from the table the description names: an agent reading
         // it sends one, and no made-up value or hint could be a record's
         // own reference.
-        if let Some(value) = shown.from_source(self.rng, schema, self.sources.window) {
+        if let Some(value) = shown.cell_of_source(self.rng, schema, self.sources.window) {
             return value;
         }
         let refused = name.is_some_and(|n| self.sources.refused.contains(n));

@@ -147,7 +147,7 @@ impl Shown {
     /// only values an app whose records each have their own references
     /// accepts. `None` when the description names no source or the table
     /// shows no rows.
-    pub fn from_source(
+    pub fn cell_of_source(
         &self,
         rng: &mut Rand,
         schema: &Value,
@@ -300,17 +300,17 @@ mod tests {
                     `payments` table (its rows are in app://windows).";
         let schema = json!({"type": "string", "description": said});
         let picked: Vec<Value> =
-            (0..50).filter_map(|_| shown.from_source(&mut rng, &schema, Some("w3"))).collect();
+            (0..50).filter_map(|_| shown.cell_of_source(&mut rng, &schema, Some("w3"))).collect();
         assert_eq!(picked.len(), 50);
         assert!(picked.iter().all(|v| *v == json!("PAY-1") || *v == json!("PAY-2")), "{picked:?}");
         // By place, and as the type the schema asks for.
         let by_place = json!({"type": "string",
             "description": "Take it from the `1` column of this window's `payments` table."});
-        let amount = shown.from_source(&mut rng, &by_place, Some("w3")).unwrap();
+        let amount = shown.cell_of_source(&mut rng, &by_place, Some("w3")).unwrap();
         assert!(amount == json!("10") || amount == json!("20"), "{amount}");
         // Another window's table, or no source named: nothing.
-        assert!(shown.from_source(&mut rng, &schema, Some("w4")).is_none());
-        assert!(shown.from_source(&mut rng, &json!({"type": "string"}), Some("w3")).is_none());
+        assert!(shown.cell_of_source(&mut rng, &schema, Some("w4")).is_none());
+        assert!(shown.cell_of_source(&mut rng, &json!({"type": "string"}), Some("w3")).is_none());
     }
 
     #[test]

@@ -159,6 +159,8 @@ impl Walk<'_> {
             blocked: self.stranded(),
             restarts: self.coverage.restarts.len(),
             no_restart: self.no_restart(endpoint, self.budget.min(self.cfg.steps)),
+            unit_steps: self.unit_steps,
+            changed_own_window: self.changed_own_window,
         }
     }
 

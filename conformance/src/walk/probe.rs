@@ -75,6 +75,7 @@ impl Walk<'_> {
 
             self.unit_steps = Some(self.unit_steps.unwrap_or(true) && unit);
         }
+        self.changed_own_window = true;
         let calls = self.effective.entry(window).or_default();
         if calls.len() < 6
             && !calls.iter().any(|c| c.tool == p.call.tool && c.arguments == p.call.arguments)
