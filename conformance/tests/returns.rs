@@ -7,7 +7,9 @@
 //! one: every seed from 1 to 8 covers every operation within 400 steps,
 //! with one kind of return window however many it opened. When the
 //! refund waits for a person at the app, the walk says it cannot answer
-//! that and how to build the app so it can.
+//! that and how to build the app so it can; and when no write changes
+//! its own window (a label printer), it says no number of steps will
+//! exercise §10.1, and what kind of action would.
 
 use std::time::Duration;
 
@@ -153,4 +155,51 @@ async fn an_approval_the_person_gives_in_the_app_is_named_as_what_the_walk_canno
     assert!(stopped.contains("waits for a person's approval"), "{stopped}");
     assert!(stopped.contains("WhoApproves::InAppOrClient"), "{stopped}");
     assert!(!stopped.contains("--steps") && !stopped.contains("--hint"), "{stopped}");
+}
+
+/// A label printer: each print opens a label, and a label can only be
+/// closed. No write changes the window it is called on.
+#[window(title = "Printer", summary = "Prints shipping labels")]
+#[derive(Clone)]
+struct Printer;
+
+#[actions]
+impl Printer {
+    /// Prints a label for an order.
+    #[action]
+    fn print(&mut self, #[arg(range(min = 1, max = 9))] order: u32, cx: &mut Context) {
+        if let Err(e) = cx.open(Label { order }) {
+            cx.invalid("order", e.to_string());
+        }
+    }
+}
+
+#[window(title = "Label", summary = "Label for order {order}")]
+#[derive(Clone)]
+struct Label {
+    order: u32,
+}
+
+#[actions]
+impl Label {
+    /// Puts the label away.
+    #[action(idempotent)]
+    fn done(&mut self, cx: &mut Context) {
+        cx.close();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s10_1_an_app_whose_writes_never_change_their_own_window_is_told_what_would() {
+    let printer = || {
+        let app = App::builder().name("printer").coalesce(Duration::ZERO).build();
+        app.open(Printer).expect("the printer opens");
+        app
+    };
+    let report = Explorer::new().seed(1).steps(400).explore(printer).await;
+    let gap = report.gaps.iter().find(|g| g.what == "serialized");
+    let gap = gap.unwrap_or_else(|| panic!("no serialized gap:\n{report}"));
+    assert!(gap.cause.contains("at any number of steps"), "{report}");
+    assert!(gap.fix.starts_with("more --steps will not help"), "{report}");
+    assert!(gap.fix.contains("changes what its own window shows"), "{report}");
 }
