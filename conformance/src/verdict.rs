@@ -92,6 +92,9 @@ pub(crate) struct Reach {
     pub(crate) unit_steps: Option<bool>,
     /// Whether some write changed the window it was called on.
     pub(crate) changed_own_window: bool,
+    /// Whether some operation takes an argument besides `expectedVersion`,
+    /// which the walk can break.
+    pub(crate) breakable: bool,
 }
 
 /// What stands between the walk and an operation: the operation withdrawn
@@ -203,6 +206,10 @@ fn beyond_any_length(check: Check, reach: &Reach) -> Option<(&'static str, &'sta
         Check::Serialized if reach.unit_steps == Some(false) => Some((
             "a single change moved a window's version by more than one",
             "the §10.1 probe tells two writes that both landed from one by the version moving by two; an app whose single change moves it by more cannot be judged this way, and its serialization is left to its own tests",
+        )),
+        Check::FieldErrors if !reach.breakable => Some((
+            "none of them takes an argument besides expectedVersion, so there is no call for the walk to break",
+            "§7.3 is checked on a call refused with validation_failed; an operation that takes an argument (a number with a range, text with a length or a pattern, any required one) gives the walk one to break. If the app has none, the check does not apply to it",
         )),
         _ => None,
     }
@@ -336,6 +343,28 @@ mod tests {
         }
     }
 
+    #[test]
+    fn s7_3_an_app_with_no_argument_to_break_is_told_so_not_more_steps() {
+        let mut coverage = Coverage { most_open: 1, ..Coverage::default() };
+        coverage.tools.insert(
+            "Printer · print".into(),
+            ToolCount { calls: 9, succeeded: 9, ..ToolCount::default() },
+        );
+        let checks = [CheckReport {
+            check: Check::FieldErrors,
+            sections: Check::FieldErrors.sections(),
+            title: Check::FieldErrors.title(),
+            note: Some("no call was refused with validation_failed".into()),
+            ..serialized_never_exercised()
+        }];
+        let reach = Reach { breakable: false, ..reach(true) };
+        let gaps = gaps(&checks, &coverage, &reach);
+        assert!(gaps[0].cause.contains("no call for the walk to break"), "{gaps:?}");
+        assert!(gaps[0].fix.starts_with("more --steps will not help"), "{gaps:?}");
+        let gaps = super::gaps(&checks, &coverage, &Reach { breakable: true, ..reach });
+        assert!(gaps[0].fix.contains("give the walk more --steps"), "{gaps:?}");
+    }
+
     fn reach(changed_own_window: bool) -> Reach {
         Reach {
             observer: true,
@@ -347,6 +376,7 @@ mod tests {
             no_restart: None,
             unit_steps: Some(true),
             changed_own_window,
+            breakable: true,
         }
     }
 

@@ -3,6 +3,7 @@
 
 use std::{collections::HashSet, time::Duration};
 
+use purview::naming;
 use serde_json::Value;
 
 use crate::{
@@ -161,6 +162,12 @@ impl Walk<'_> {
             no_restart: self.no_restart(endpoint, self.budget.min(self.cfg.steps)),
             unit_steps: self.unit_steps,
             changed_own_window: self.changed_own_window,
+            breakable: self
+                .ever_listed
+                .values()
+                .chain(self.ever_dispatched.values())
+                .filter(|t| t.name != PURVIEW_ACT && t.name != PURVIEW_READ)
+                .any(|t| t.schema.parameters().iter().any(|p| p != naming::EXPECTED_VERSION)),
         }
     }
 
