@@ -215,6 +215,19 @@ fn beyond_any_length(check: Check, reach: &Reach) -> Option<(&'static str, &'sta
     }
 }
 
+/// Why a call that waits for a person's approval never came back, and how
+/// to walk the app anyway: the app asks the person in the app itself (its
+/// approver, such as the browser face's queue or a desk), which no MCP
+/// client can answer, so more steps or hints change nothing.
+pub(crate) fn unanswered_approval(why: &str, action: &str) -> String {
+    format!(
+        "{why}: `{action}` waits for a person's approval that this app asks in the app itself (its approver: the browser face, a desk), which the walk cannot give from outside, at any number of steps. \
+         To walk it, build the app for the walk so that someone the walk can answer approves: `AppBuilder::who_approves(WhoApproves::InAppOrClient)` with no approver registered, then pass --approve; \
+         or a rule, `who_approves(WhoApproves::policy(|_| Approval::Approve))`; \
+         or walk it in-process in a test, with `App::builder().approver(..)` answering yes"
+    )
+}
+
 /// The coverage key of calls to names nobody offered.
 pub(crate) const NEVER_OFFERED: &str = "(names never offered)";
 

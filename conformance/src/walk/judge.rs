@@ -110,7 +110,7 @@ impl Walk<'_> {
                 let waiting = p.target.as_deref().or(p.info.as_deref()).filter(|t| t.approval);
                 let why = match waiting {
                     Some(t) if why.starts_with("no answer within") => {
-                        unanswered_approval(why, &t.action)
+                        crate::verdict::unanswered_approval(why, &t.action)
                     }
                     _ => why.clone(),
                 };
@@ -588,17 +588,4 @@ fn stale_state_finding(p: &Prepared, object: &Value) -> Result<(), String> {
         }
         _ => Ok(()),
     }
-}
-
-/// Why a call that waits for a person's approval never came back, and how
-/// to walk the app anyway: the app asks the person in the app itself (its
-/// approver, such as the browser face's queue or a desk), which no MCP
-/// client can answer, so more steps or hints change nothing.
-fn unanswered_approval(why: &str, action: &str) -> String {
-    format!(
-        "{why}: `{action}` waits for a person's approval that this app asks in the app itself (its approver: the browser face, a desk), which the walk cannot give from outside, at any number of steps. \
-         To walk it, build the app for the walk so that someone the walk can answer approves: `AppBuilder::who_approves(WhoApproves::InAppOrClient)` with no approver registered, then pass --approve; \
-         or a rule, `who_approves(WhoApproves::policy(|_| Approval::Approve))`; \
-         or walk it in-process in a test with `App::builder().approver(..)` answering yes (`Explorer::approve(true)` answers the client's questions)"
-    )
 }
