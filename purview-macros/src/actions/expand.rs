@@ -130,7 +130,10 @@ fn source_checks(krate: &syn::Path, self_ty: &syn::Type, action: &Action) -> Vec
                 holds("numbers with fractions", "`f64`"),
                 holds("true or false", "`bool`"),
             );
+            // The message is panic!'s format string: a brace in a type or
+            // a name is written twice.
             let fail = |message: &str, span: proc_macro2::Span| {
+                let message = message.replace('{', "{{").replace('}', "}}");
                 quote_spanned!(span=> ::core::panic!(#message))
             };
             let (no_table, missing) =
