@@ -196,7 +196,7 @@ async fn s5_6_the_persons_own_call_is_not_asked_and_a_panicking_question_refuses
     }
     #[purview::actions]
     impl Fragile {
-        #[action(approval, question = broken)]
+        #[action(approval, destructive = false, question = broken)]
         fn go(&mut self) {
             self.done = true;
         }

@@ -23,12 +23,18 @@ pub struct ToolCount {
 /// What the walk reached.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Coverage {
-    /// Window titles seen, with how many distinct windows had that title.
+    /// Kinds of window seen, each under the title of the first window of
+    /// that kind, with how many distinct windows of the kind were open.
+    /// Windows of one kind show the same blocks (notices and media aside)
+    /// and titles that differ only in words holding digits, as records of
+    /// one type do ("Return RMA-10003", "Return RMA-10004").
     pub windows: BTreeMap<String, usize>,
     /// The most windows open at once.
     pub most_open: usize,
     /// Operations called, keyed `"Window title · action"` (`"app · action"`
-    /// for application-level ones).
+    /// for application-level ones), the title being that of the window's
+    /// kind (see `windows`): an operation of every window of one kind is
+    /// one operation to cover.
     pub tools: BTreeMap<String, ToolCount>,
     /// Operations that were offered but never called.
     pub never_called: BTreeSet<String>,

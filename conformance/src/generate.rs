@@ -16,7 +16,8 @@ pub(crate) use shown::Shown;
 pub(crate) type Rand = rand::rngs::Xoshiro256PlusPlus;
 
 /// Where values come from besides the schema: the developer's hints (by
-/// parameter name), then what the app showed.
+/// parameter name), then the table a parameter's description names as its
+/// source, then what the app showed.
 #[derive(Clone, Copy)]
 pub(crate) struct Sources<'a> {
     /// Values to use for a parameter, by its name (`--hint`).
@@ -404,8 +405,14 @@ impl Gen<'_> {
                 return fitting[self.rng.random_range(0..fitting.len())].clone();
             }
         }
-        let refused = name.is_some_and(|n| self.sources.refused.contains(n));
         let shown = self.sources.shown;
+        // A value from the table the description names: an agent reading
+        // it sends one, and no made-up value or hint could be a record's
+        // own reference.
+        if let Some(value) = shown.cell_of_source(self.rng, schema, self.sources.window) {
+            return value;
+        }
+        let refused = name.is_some_and(|n| self.sources.refused.contains(n));
         if let Some(value) = shown.pick(self.rng, schema, name, self.sources.window, refused) {
             return value;
         }

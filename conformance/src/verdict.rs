@@ -87,6 +87,14 @@ pub(crate) struct Reach {
     pub(crate) restarts: usize,
     /// Why it could not start the app afresh again, if it could not.
     pub(crate) no_restart: Option<NoRestart>,
+    /// Whether every change moved a window's version by exactly one
+    /// (`None` when no change was seen).
+    pub(crate) unit_steps: Option<bool>,
+    /// Whether some write changed the window it was called on.
+    pub(crate) changed_own_window: bool,
+    /// Whether some operation takes an argument besides `expectedVersion`,
+    /// which the walk can break.
+    pub(crate) breakable: bool,
 }
 
 /// What stands between the walk and an operation: the operation withdrawn
@@ -167,18 +175,57 @@ pub(crate) fn gaps(checks: &[CheckReport], coverage: &Coverage, reach: &Reach) -
         if c.check == Check::ToolsListChanged && fixed_list {
             continue;
         }
-        out.push(Gap {
-            what: c.check.name().to_owned(),
-            operation: false,
-            cause: format!(
-                "never exercised ({})",
-                c.note.as_deref().unwrap_or("the walk never met a situation that tests it")
+        let note = c.note.as_deref().unwrap_or("the walk never met a situation that tests it");
+        let (cause, fix) = match beyond_any_length(c.check, reach).filter(|_| fixed_list) {
+            Some((why, what_would)) => (
+                format!(
+                    "never exercised ({note}); every operation succeeded and {why}, so no walk of this app exercises it, at any number of steps"
+                ),
+                format!("more --steps will not help: {what_would}"),
             ),
-            fix: "cover more of the app (see the operations above), or give the walk more --steps"
-                .into(),
-        });
+            None => (
+                format!("never exercised ({note})"),
+                "cover more of the app (see the operations above), or give the walk more --steps"
+                    .into(),
+            ),
+        };
+        out.push(Gap { what: c.check.name().to_owned(), operation: false, cause, fix });
     }
     out
+}
+
+/// A MUST that a walk which covered every operation can still not reach,
+/// because of what the app is: why, and what kind of action would
+/// exercise it.
+fn beyond_any_length(check: Check, reach: &Reach) -> Option<(&'static str, &'static str)> {
+    match check {
+        Check::Serialized if !reach.changed_own_window => Some((
+            "none of its writes changed the window it was called on (each opened, closed or changed other windows, or changed nothing)",
+            "the §10.1 probe sends two writes that each change the same window together, on one version; an action that changes what its own window shows (sets one of its fields, adds a line to its table) gives it those, two calls of it with different arguments or of two such actions. If the app has no such action, nothing can race on one window and the check does not apply to it",
+        )),
+        Check::Serialized if reach.unit_steps == Some(false) => Some((
+            "a single change moved a window's version by more than one",
+            "the §10.1 probe tells two writes that both landed from one by the version moving by two; an app whose single change moves it by more cannot be judged this way, and its serialization is left to its own tests",
+        )),
+        Check::FieldErrors if !reach.breakable => Some((
+            "none of them takes an argument besides expectedVersion, so there is no call for the walk to break",
+            "§7.3 is checked on a call refused with validation_failed; an operation that takes an argument (a number with a range, text with a length or a pattern, any required one) gives the walk one to break. If the app has none, the check does not apply to it",
+        )),
+        _ => None,
+    }
+}
+
+/// Why a call that waits for a person's approval never came back, and how
+/// to walk the app anyway: the app asks the person in the app itself (its
+/// approver, such as the browser face's queue or a desk), which no MCP
+/// client can answer, so more steps or hints change nothing.
+pub(crate) fn unanswered_approval(why: &str, action: &str) -> String {
+    format!(
+        "{why}: `{action}` waits for a person's approval that this app asks in the app itself (its approver: the browser face, a desk), which the walk cannot give from outside, at any number of steps. \
+         To walk it, build the app for the walk so that someone the walk can answer approves: `AppBuilder::who_approves(WhoApproves::InAppOrClient)` with no approver registered, then pass --approve; \
+         or a rule, `who_approves(WhoApproves::policy(|_| Approval::Approve))`; \
+         or walk it in-process in a test, with `App::builder().approver(..)` answering yes"
+    )
 }
 
 /// The coverage key of calls to names nobody offered.
@@ -289,4 +336,80 @@ fn operation_gap(key: &str, count: &ToolCount) -> Gap {
         "give the walk more --steps, or --hint values for its parameters".into()
     };
     Gap { what: key.to_owned(), operation: true, cause, fix }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn serialized_never_exercised() -> CheckReport {
+        CheckReport {
+            check: Check::Serialized,
+            level: Level::Must,
+            sections: Check::Serialized.sections(),
+            title: Check::Serialized.title(),
+            status: Status::NotExercised,
+            observed: 0,
+            failures: 0,
+            evidence: Vec::new(),
+            note: Some("no window had two different writes that each changed it".into()),
+        }
+    }
+
+    #[test]
+    fn s7_3_an_app_with_no_argument_to_break_is_told_so_not_more_steps() {
+        let mut coverage = Coverage { most_open: 1, ..Coverage::default() };
+        coverage.tools.insert(
+            "Printer · print".into(),
+            ToolCount { calls: 9, succeeded: 9, ..ToolCount::default() },
+        );
+        let checks = [CheckReport {
+            check: Check::FieldErrors,
+            sections: Check::FieldErrors.sections(),
+            title: Check::FieldErrors.title(),
+            note: Some("no call was refused with validation_failed".into()),
+            ..serialized_never_exercised()
+        }];
+        let reach = Reach { breakable: false, ..reach(true) };
+        let gaps = gaps(&checks, &coverage, &reach);
+        assert!(gaps[0].cause.contains("no call for the walk to break"), "{gaps:?}");
+        assert!(gaps[0].fix.starts_with("more --steps will not help"), "{gaps:?}");
+        let gaps = super::gaps(&checks, &coverage, &Reach { breakable: true, ..reach });
+        assert!(gaps[0].fix.contains("give the walk more --steps"), "{gaps:?}");
+    }
+
+    fn reach(changed_own_window: bool) -> Reach {
+        Reach {
+            observer: true,
+            dispatcher_only: false,
+            versioned: true,
+            steps: 400,
+            blocked: BTreeMap::new(),
+            restarts: 0,
+            no_restart: None,
+            unit_steps: Some(true),
+            changed_own_window,
+            breakable: true,
+        }
+    }
+
+    #[test]
+    fn s10_1_an_app_whose_writes_never_change_their_own_window_is_told_so_not_more_steps() {
+        let mut coverage = Coverage::default();
+        coverage.windows.insert("Returns".into(), 1);
+        coverage.most_open = 1;
+        coverage.tools.insert(
+            "Returns · open_return".into(),
+            ToolCount { calls: 9, succeeded: 9, ..ToolCount::default() },
+        );
+        let checks = [serialized_never_exercised()];
+        let gaps = gaps(&checks, &coverage, &reach(false));
+        assert_eq!(gaps.len(), 1, "{gaps:?}");
+        assert!(gaps[0].cause.contains("at any number of steps"), "{}", gaps[0].cause);
+        assert!(gaps[0].fix.starts_with("more --steps will not help"), "{}", gaps[0].fix);
+        assert!(gaps[0].fix.contains("changes what its own window shows"), "{}", gaps[0].fix);
+        // A write that changed its own window: more steps may find a second.
+        let gaps = super::gaps(&checks, &coverage, &reach(true));
+        assert!(gaps[0].fix.contains("give the walk more --steps"), "{}", gaps[0].fix);
+    }
 }

@@ -109,7 +109,7 @@ use crate::{Secret, model::FieldError, validate::count};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an action's argument: it has no JSON Schema",
     label = "an argument's type needs `JsonSchema` (and `Deserialize`)",
-    note = "derive it through purview: #[derive(purview::serde::Deserialize, purview::schemars::JsonSchema)] with #[serde(crate = \"purview::serde\")] and #[schemars(crate = \"purview::schemars\")]"
+    note = "write #[purview::data(argument)] above `{Self}`: it derives `Deserialize` and `JsonSchema` through purview, with no serde or schemars dependency of your own"
 )]
 pub trait ArgumentType: schemars::JsonSchema {}
 
@@ -134,7 +134,7 @@ pub fn argument<T: ArgumentType + ?Sized>() {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an action's result: it has no JSON Schema",
     label = "a result's type needs `JsonSchema` (and `Serialize`)",
-    note = "derive it through purview: #[derive(purview::serde::Serialize, purview::schemars::JsonSchema)] with #[serde(crate = \"purview::serde\")] and #[schemars(crate = \"purview::schemars\")]"
+    note = "write #[purview::data(result)] above `{Self}`: it derives `Serialize` and `JsonSchema` through purview, with no serde or schemars dependency of your own"
 )]
 pub trait ResultType: schemars::JsonSchema {}
 

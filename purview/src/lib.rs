@@ -179,6 +179,7 @@
 pub mod __fuzz;
 mod action;
 mod app;
+mod arg_source;
 mod args;
 #[cfg(feature = "logging")]
 pub mod cli;
@@ -404,8 +405,9 @@ pub mod __private {
         model::JsonObject,
         model::{FieldItem, Severity, ToolError},
         projection::{
-            Cells, ListSource, MediaSource, NoticeSource, PageLoader, Row, Sensitive, TableKeys,
-            TableSource, cell, loads_pages,
+            AnyKind, Cells, Column, KindOf, ListSource, MediaSource, NoticeSource, PageLoader, Row,
+            Sensitive, SourceCheck, TableBlocks, TableKeys, TableSource, ValueKind, cell,
+            check_source, loads_pages, source_of,
         },
     };
     pub use inventory;

@@ -5,6 +5,12 @@
 /// A page of a table's rows, as a table's load action returns it, and
 /// the rows to ask it for.
 pub use crate::paging::{Page, PageIndex, PageRequest};
+// What `#[arg(from = table.column)]` checks its source with.
+#[doc(hidden)]
+pub use crate::arg_source::{
+    AnyKind, Column, KindOf, SourceCheck, TableBlocks, TableKeys, ValueKind, check_source,
+    source_of,
+};
 // What `#[block(table, load = ..)]` checks a load action with.
 #[doc(hidden)]
 pub use crate::paging::{PageLoader, loads_pages};
@@ -86,40 +92,12 @@ pub trait Row: Cells {
     /// `#[arg(from = table.field)]` names it (`#[derive(Row)]` fills it
     /// in; empty for rows written by hand).
     const FIELDS: &'static [&'static str] = &[];
-}
 
-/// What `#[arg(from = table.column)]` checks at compile time about a
-/// table block, and where its values are found at run time: the
-/// block's id, its row type's field names and its number of columns.
-/// `#[window]` writes one per table. Not public API.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy)]
-pub struct TableKeys {
-    /// The table block's id.
-    pub block: &'static str,
-    /// The row type's field names, when it derives [`Row`].
-    pub fields: &'static [&'static str],
-    /// How many columns it has (`columns = [..]`), or 0 when its fields say.
-    pub width: usize,
-}
-
-impl TableKeys {
-    /// The column of field `name`, if the row type has it.
-    pub const fn field(&self, name: &str) -> Option<usize> {
-        let mut i = 0;
-        while i < self.fields.len() {
-            if purview_naming::same_name(self.fields[i], name) {
-                return Some(i);
-            }
-            i += 1;
-        }
-        None
-    }
-
-    /// Whether the table has a column at `index`.
-    pub const fn has_column(&self, index: usize) -> bool {
-        index < self.width || index < self.fields.len()
-    }
+    /// The kind of value in each column, left to right, for
+    /// `#[arg(from = table.field)]` to check against its argument
+    /// (`#[derive(Row)]` fills it in; empty for rows written by hand).
+    #[doc(hidden)]
+    const KINDS: &'static [ValueKind] = &[];
 }
 
 impl Cells for Vec<Value> {

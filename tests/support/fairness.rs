@@ -108,7 +108,7 @@ impl Counter {
     }
 
     /// Start again from zero, once a person agrees.
-    #[action(approval)]
+    #[action(approval, destructive)]
     fn reset(
         &mut self,
         /// Who asks.

@@ -1,5 +1,6 @@
 //! Inputs that once tripped the macros: `Self` in argument types, a user's
-//! own `#[serde(default)]`, raw identifiers in templates, generic rows.
+//! own `#[serde(default)]`, raw identifiers in templates, generic rows;
+//! and what the checks of `from =`, `range` and `approval` must let pass.
 
 use purview::{App, Row, actions, window};
 
@@ -18,6 +19,10 @@ struct Thing {
     #[serde(skip)]
     #[schemars(skip)]
     pairs: Vec<Pair<u8>>,
+    #[block(table, columns = ["Day", "Visits"])]
+    #[serde(skip)]
+    #[schemars(skip)]
+    visits: Vec<(String, u32)>,
 }
 
 #[actions]
@@ -33,6 +38,34 @@ impl Thing {
     fn tag(&mut self, #[serde(default)] label: Option<String>) {
         let _ = label;
     }
+
+    /// Arguments filled from columns whose values they take: text from
+    /// text, any value from a generic column, a number from whole numbers.
+    #[action]
+    fn pick(
+        &mut self,
+        #[arg(from = pairs.key)] key: String,
+        #[arg(from = pairs.value)] value: Option<u8>,
+        #[arg(from = visits.1, range(min = 0.5))] visits: f64,
+    ) {
+        let _ = (key, value, visits);
+    }
+
+    /// Bounds at the edges of what their types hold.
+    #[action]
+    fn bound(
+        &mut self,
+        #[arg(range(min = -128, max = 127))] small: i8,
+        #[arg(range(min = 1.0, max = 4294967295))] large: u32,
+    ) {
+        let _ = (small, large);
+    }
+
+    /// Asks a person, and can be changed back.
+    #[action(approval, destructive = false)]
+    fn rename(&mut self, name: String) {
+        self.r#type = name;
+    }
 }
 
 fn main() {
@@ -42,6 +75,11 @@ fn main() {
         purview::Window::title(&Thing { r#type: "box".into(), ..Thing::default() }),
         "Kind: box"
     );
+    // Each source is found by its table's name, at its column's place.
+    let actions = <Thing as purview::Actions>::actions();
+    let pick = actions.iter().find(|a| a.name() == "pick").unwrap();
+    let sources: Vec<_> = pick.sources().iter().map(|s| (s.table.as_ref(), s.column)).collect();
+    assert_eq!(sources, [("pairs", 0), ("pairs", 1), ("visits", 1)]);
 }
 
 #[test]

@@ -20,6 +20,8 @@ struct Entry {
     window: Option<String>,
     /// The column title, field label or result key, folded by [`fold`].
     label: String,
+    /// For a table cell: the table block's id and the column's place.
+    cell_of: Option<(String, usize)>,
     value: Value,
 }
 
@@ -60,13 +62,15 @@ impl Shown {
     }
 
     fn read_block(&mut self, window: &str, block: &Value) {
-        let mut push = |label: &str, value: &Value| {
+        let block_id = block.get("id").and_then(Value::as_str).unwrap_or("");
+        let mut push = |label: &str, value: &Value, column: Option<usize>| {
             // A blank value says nothing an agent would send back.
             let blank = value.as_str().is_some_and(|s| s.trim().is_empty());
             if !blank && !matches!(value, Value::Null | Value::Array(_) | Value::Object(_)) {
                 let entry = Entry {
                     window: Some(window.to_owned()),
                     label: fold(label),
+                    cell_of: column.map(|c| (block_id.to_owned(), c)),
                     value: value.clone(),
                 };
                 self.windows.push(entry);
@@ -77,7 +81,7 @@ impl Shown {
                 for item in block.get("items").and_then(Value::as_array).into_iter().flatten() {
                     if item.get("sensitive").and_then(Value::as_bool) != Some(true) {
                         let label = item.get("label").and_then(Value::as_str).unwrap_or("");
-                        push(label, item.get("value").unwrap_or(&Value::Null));
+                        push(label, item.get("value").unwrap_or(&Value::Null), None);
                     }
                 }
             }
@@ -91,13 +95,13 @@ impl Shown {
                     .collect();
                 for row in block.get("rows").and_then(Value::as_array).into_iter().flatten() {
                     for (i, cell) in row.as_array().into_iter().flatten().enumerate() {
-                        push(columns.get(i).copied().unwrap_or(""), cell);
+                        push(columns.get(i).copied().unwrap_or(""), cell, Some(i));
                     }
                 }
             }
             Some("list") => {
                 for item in block.get("items").and_then(Value::as_array).into_iter().flatten() {
-                    push("", item);
+                    push("", item, None);
                 }
             }
             _ => {}
@@ -120,7 +124,12 @@ impl Shown {
                     }
                 }
                 Value::String(_) | Value::Number(_) | Value::Bool(_) => {
-                    let entry = Entry { window: None, label: fold(key), value: value.clone() };
+                    let entry = Entry {
+                        window: None,
+                        label: fold(key),
+                        cell_of: None,
+                        value: value.clone(),
+                    };
                     shown.answers.push(entry);
                 }
                 _ => {}
@@ -129,6 +138,49 @@ impl Shown {
         walk(self, "", structured, 0);
         let over = self.answers.len().saturating_sub(FROM_ANSWERS);
         self.answers.drain(..over);
+    }
+
+    /// A value from the table column a parameter's description names as
+    /// its source (Purview's `#[arg(from = table.column)]` ends it with
+    /// "Take it from the `column` column of this window's `table` table"),
+    /// in `window`: what an agent reading the description sends, and the
+    /// only values an app whose records each have their own references
+    /// accepts. `None` when the description names no source or the table
+    /// shows no rows.
+    pub fn cell_of_source(
+        &self,
+        rng: &mut Rand,
+        schema: &Value,
+        window: Option<&str>,
+    ) -> Option<Value> {
+        let description = schema.get("description").and_then(Value::as_str)?;
+        let (column, table) = source_named(description)?;
+        let types = types_of(schema);
+        let place = column.parse::<usize>().ok();
+        let column = fold(column);
+        let cells: Vec<Value> = self
+            .windows
+            .iter()
+            .filter(|e| window.is_none() || e.window.as_deref() == window)
+            .filter(|e| {
+                e.cell_of.as_ref().is_some_and(|(block, at)| {
+                    block == table && (e.label == column || place == Some(*at))
+                })
+            })
+            .filter_map(|e| match &e.value {
+                v if fits(&types, v) => Some(v.clone()),
+                Value::Number(n) if fits(&types, &Value::String(String::new())) => {
+                    Some(Value::String(n.to_string()))
+                }
+                Value::String(s) => s
+                    .parse::<serde_json::Number>()
+                    .ok()
+                    .map(Value::Number)
+                    .filter(|v| fits(&types, v)),
+                _ => None,
+            })
+            .collect();
+        (!cells.is_empty()).then(|| cells[rng.random_range(0..cells.len())].clone())
     }
 
     /// A value shown that a parameter `name` with `schema` might take, or
@@ -172,6 +224,15 @@ impl Shown {
         }
         None
     }
+}
+
+/// The column and table of "Take it from the `column` column of this
+/// window's `table` table" in a parameter's description.
+fn source_named(description: &str) -> Option<(&str, &str)> {
+    let rest = description.split("Take it from the `").nth(1)?;
+    let (column, rest) = rest.split_once("` column of this window's `")?;
+    let (table, _) = rest.split_once("` table")?;
+    Some((column, table))
 }
 
 #[cfg(test)]
@@ -222,6 +283,34 @@ mod tests {
                 .pick(&mut rng, &choices, Some("member"), Some("w1"), true)
                 .is_none())
         );
+    }
+
+    #[test]
+    fn an_argument_from_a_table_takes_that_columns_cells_only() {
+        let mut shown = Shown::default();
+        let blocks = vec![
+            json!({"type": "table", "id": "payments", "columns": ["Reference", "Amount"],
+                   "rows": [["PAY-1", 10], ["PAY-2", 20]]}),
+            json!({"type": "table", "id": "returns", "columns": ["Reference"],
+                   "rows": [["RMA-9"]]}),
+        ];
+        shown.read_windows([("w3", blocks.as_slice())]);
+        let mut rng = Rand::seed_from_u64(4);
+        let said = "Which payment. Take it from the `reference` column of this window's \
+                    `payments` table (its rows are in app://windows).";
+        let schema = json!({"type": "string", "description": said});
+        let picked: Vec<Value> =
+            (0..50).filter_map(|_| shown.cell_of_source(&mut rng, &schema, Some("w3"))).collect();
+        assert_eq!(picked.len(), 50);
+        assert!(picked.iter().all(|v| *v == json!("PAY-1") || *v == json!("PAY-2")), "{picked:?}");
+        // By place, and as the type the schema asks for.
+        let by_place = json!({"type": "string",
+            "description": "Take it from the `1` column of this window's `payments` table."});
+        let amount = shown.cell_of_source(&mut rng, &by_place, Some("w3")).unwrap();
+        assert!(amount == json!("10") || amount == json!("20"), "{amount}");
+        // Another window's table, or no source named: nothing.
+        assert!(shown.cell_of_source(&mut rng, &schema, Some("w4")).is_none());
+        assert!(shown.cell_of_source(&mut rng, &json!({"type": "string"}), Some("w3")).is_none());
     }
 
     #[test]

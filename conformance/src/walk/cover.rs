@@ -3,6 +3,7 @@
 
 use std::{collections::HashSet, time::Duration};
 
+use purview::naming;
 use serde_json::Value;
 
 use crate::{
@@ -13,6 +14,7 @@ use crate::{
 };
 
 use super::{Obs, PURVIEW_ACT, PURVIEW_READ, Prepared, Role, ToolInfo, Walk};
+use crate::windows::Win;
 use crate::{generate::Validity, script::ExpectedVersion};
 
 impl Walk<'_> {
@@ -23,16 +25,33 @@ impl Walk<'_> {
                 self.closed_ids.insert(id.clone());
             }
         }
+        self.learn_kinds(obs);
         for (id, w) in &obs.windows.by_id {
+            let kind = self.kind_title(w);
             if self.seen_ids.insert(id.clone()) {
-                *self.coverage.windows.entry(w.title.clone()).or_default() += 1;
+                *self.coverage.windows.entry(kind.clone()).or_default() += 1;
             }
-            self.titles.insert(id.clone(), w.title.clone());
+            self.titles.insert(id.clone(), kind);
         }
         self.coverage.most_open = self.coverage.most_open.max(obs.windows.by_id.len());
         let windows = obs.windows.by_id.iter().map(|(id, w)| (id.as_str(), w.blocks.as_slice()));
         self.shown.read_windows(windows);
         self.refresh_offered(obs);
+    }
+
+    /// Remembers the kind of each window in `obs` not met before, under
+    /// the title of the first window of that kind.
+    pub(super) fn learn_kinds(&mut self, obs: &Obs) {
+        for w in obs.windows.by_id.values() {
+            self.kinds.entry(kind_shape(w)).or_insert_with(|| w.title.clone());
+        }
+    }
+
+    /// The title a window's operations are counted under: that of the
+    /// first window of its kind the walk met, so every "Return RMA-…"
+    /// adds one kind of window to cover, not one per record.
+    pub(super) fn kind_title(&self, w: &Win) -> String {
+        self.kinds.get(&kind_shape(w)).cloned().unwrap_or_else(|| w.title.clone())
     }
 
     pub(super) fn coverage_key(&self, info: Option<&ToolInfo>, obs: &Obs) -> String {
@@ -42,7 +61,7 @@ impl Walk<'_> {
                     .windows
                     .by_id
                     .get(w)
-                    .map(|w| w.title.clone())
+                    .map(|w| self.kind_title(w))
                     .or_else(|| self.titles.get(w).cloned())
                     .unwrap_or_else(|| w.clone());
                 purview::naming::joined_title(&[&title, action])
@@ -141,6 +160,14 @@ impl Walk<'_> {
             blocked: self.stranded(),
             restarts: self.coverage.restarts.len(),
             no_restart: self.no_restart(endpoint, self.budget.min(self.cfg.steps)),
+            unit_steps: self.unit_steps,
+            changed_own_window: self.changed_own_window,
+            breakable: self
+                .ever_listed
+                .values()
+                .chain(self.ever_dispatched.values())
+                .filter(|t| t.name != PURVIEW_ACT && t.name != PURVIEW_READ)
+                .any(|t| t.schema.parameters().iter().any(|p| p != naming::EXPECTED_VERSION)),
         }
     }
 
@@ -173,5 +200,56 @@ impl Walk<'_> {
                 *count.fields.entry(name.to_owned()).or_default() += 1;
             }
         }
+    }
+}
+
+/// What windows of one kind share: their blocks (ids and types, in order;
+/// notices and media, which come and go, left out), whether they are
+/// modal, and the words of their titles that hold no digit (a record's
+/// number or reference is not part of its kind). Windows of one Rust type
+/// in a Purview app have the same blocks.
+pub(super) fn kind_shape(w: &Win) -> String {
+    let blocks: Vec<String> = w
+        .blocks
+        .iter()
+        .filter_map(|b| {
+            let kind = b.get("type").and_then(Value::as_str).unwrap_or("");
+            let id = b.get("id").and_then(Value::as_str).unwrap_or("");
+            (!matches!(kind, "notice" | "media")).then(|| format!("{id}:{kind}"))
+        })
+        .collect();
+    let words: Vec<&str> = w
+        .title
+        .split_whitespace()
+        .filter(|word| !word.chars().any(|c| c.is_ascii_digit()))
+        .collect();
+    format!("{}|{}|{}", w.modal, words.join(" "), blocks.join(","))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::kind_shape;
+    use crate::windows::Windows;
+
+    fn shapes(snapshot: serde_json::Value) -> Vec<String> {
+        Windows::parse(snapshot).by_id.values().map(kind_shape).collect()
+    }
+
+    #[test]
+    fn records_of_one_kind_are_one_kind_and_other_windows_are_not() {
+        let table = json!({"type": "table", "id": "lines", "columns": ["Item"], "rows": []});
+        let warn =
+            json!({"type": "notice", "id": "warning", "severity": "warning", "text": "Late"});
+        let s = shapes(json!({"windows": [
+            {"id": "w1", "title": "Return RMA-10003", "version": 1, "blocks": [table]},
+            {"id": "w2", "title": "Return RMA-10004", "version": 1, "blocks": [table, warn]},
+            {"id": "w3", "title": "Refund?", "version": 1, "modal": true, "blocks": [table]},
+            {"id": "w4", "title": "Return RMA-10005", "version": 1, "blocks": []},
+        ]}));
+        assert_eq!(s[0], s[1], "a notice that comes and goes does not make another kind");
+        assert_ne!(s[0], s[2]);
+        assert_ne!(s[0], s[3], "other blocks, another kind");
     }
 }

@@ -80,11 +80,14 @@ impl Walk<'_> {
                     .filter_map(naming::paged_table)
                     .map(str::to_owned)
                     .collect();
+                let approval = naming::signature_marks(signature).contains(&"needs approval");
                 let info = match self.ever_dispatched.get(&tool_name) {
                     Some(known) if known.tool == tool && known.pages == pages => known.clone(),
-                    _ => {
-                        Arc::new(ToolInfo::new(&tool, target_window, name.to_owned()).paging(pages))
-                    }
+                    _ => Arc::new(
+                        ToolInfo::new(&tool, target_window, name.to_owned())
+                            .paging(pages)
+                            .needs_approval(approval),
+                    ),
                 };
                 self.ever_dispatched.insert(tool_name.clone(), info.clone());
                 out.insert(tool_name, info);

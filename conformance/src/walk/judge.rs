@@ -107,6 +107,13 @@ impl Walk<'_> {
         }
         let (is_error, structured, has_text) = match outcome {
             CallOutcome::Broken(why) => {
+                let waiting = p.target.as_deref().or(p.info.as_deref()).filter(|t| t.approval);
+                let why = match waiting {
+                    Some(t) if why.starts_with("no answer within") => {
+                        crate::verdict::unanswered_approval(why, &t.action)
+                    }
+                    _ => why.clone(),
+                };
                 self.stopped.get_or_insert_with(|| format!("step {n}: {tool}: {why}"));
                 return;
             }

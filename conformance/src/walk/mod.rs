@@ -75,6 +75,9 @@ struct ToolInfo {
     /// signature in Purview's `app__read_windows` (none for a listed tool:
     /// tools/list has no such mark).
     pages: Vec<String>,
+    /// It waits for a person's approval: its outputSchema has Purview's
+    /// `approvedBy`, or its signature the `[needs approval]` mark.
+    approval: bool,
     /// The definition as listed, to notice when a listing changes it.
     tool: Tool,
 }
@@ -99,6 +102,11 @@ impl ToolInfo {
             destructive,
             read_only,
             pages: Vec::new(),
+            approval: tool
+                .output_schema
+                .as_ref()
+                .and_then(|s| s.get("properties"))
+                .is_some_and(|p| p.get("approvedBy").is_some()),
             tool: tool.clone(),
         }
     }
@@ -106,6 +114,12 @@ impl ToolInfo {
     /// The same, with the tables a dispatcher signature says it pages.
     fn paging(mut self, pages: Vec<String>) -> Self {
         self.pages = pages;
+        self
+    }
+
+    /// The same, waiting for a person's approval when its signature says so.
+    fn needs_approval(mut self, approval: bool) -> Self {
+        self.approval |= approval;
         self
     }
 
@@ -215,7 +229,15 @@ pub(crate) struct Walk<'a> {
     last_quiet: bool,
     fresh_ids: usize,
     coverage: Coverage,
+    /// Each window id's kind, as [`Walk::kind_title`] names it.
     titles: HashMap<String, String>,
+    /// The title of the first window of each kind met, by
+    /// [`cover::kind_shape`]; kept across fresh starts, so an operation is
+    /// the same one in every life of the app.
+    kinds: HashMap<String, String>,
+    /// Some write changed the window it was called on, in any life of the
+    /// app: without one, no walk can race two writes on a window (§10.1).
+    changed_own_window: bool,
     notify_wait: Duration,
     settle: Duration,
     /// The steps a random walk may take in all (the §10.1 probe's
@@ -312,6 +334,8 @@ impl<'a> Walk<'a> {
             fresh_ids: 0,
             coverage: Coverage::default(),
             titles: HashMap::new(),
+            kinds: HashMap::new(),
+            changed_own_window: false,
             notify_wait: cfg.notification_timeout.unwrap_or(Duration::from_secs(if fast {
                 2
             } else {

@@ -51,12 +51,14 @@ impl Walk<'_> {
         }
         let name = p.target.as_ref().or(p.info.as_ref()).map(|t| t.name.clone());
         let key = self.coverage_key(p.target.as_deref().or(p.info.as_deref()), before);
+        self.learn_kinds(after);
         for (id, w) in &after.windows.by_id {
             if let Some(name) = &name
                 && !before.windows.by_id.contains_key(id)
             {
-                self.openers.entry(w.title.clone()).or_default().insert(name.clone());
-                self.lives.opened_by.entry(w.title.clone()).or_default().insert(key.clone());
+                let kind = self.kind_title(w);
+                self.openers.entry(kind.clone()).or_default().insert(name.clone());
+                self.lives.opened_by.entry(kind).or_default().insert(key.clone());
             }
         }
         let Some(window) = p.window.clone() else { return };
@@ -73,6 +75,7 @@ impl Walk<'_> {
 
             self.unit_steps = Some(self.unit_steps.unwrap_or(true) && unit);
         }
+        self.changed_own_window = true;
         let calls = self.effective.entry(window).or_default();
         if calls.len() < 6
             && !calls.iter().any(|c| c.tool == p.call.tool && c.arguments == p.call.arguments)

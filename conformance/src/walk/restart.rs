@@ -235,7 +235,7 @@ impl Walk<'_> {
             if !seen.insert(title.clone()) {
                 continue;
             }
-            if self.obs.windows.by_id.values().any(|w| w.title == title) {
+            if self.obs.windows.by_id.values().any(|w| self.kind_title(w) == title) {
                 return None; // a window on the way is open: the way is there
             }
             let openers = self.lives.opened_by.get(&title)?;
@@ -446,7 +446,9 @@ impl Walk<'_> {
         let mut seen = BTreeSet::new();
         let mut ways = BTreeSet::new();
         while let Some(title) = titles.pop() {
-            if !seen.insert(title) || self.obs.windows.by_id.values().any(|w| w.title == title) {
+            if !seen.insert(title)
+                || self.obs.windows.by_id.values().any(|w| self.kind_title(w) == title)
+            {
                 continue; // open already: its own operations are aimed at
             }
             for opener in self.lives.opened_by.get(title).into_iter().flatten() {

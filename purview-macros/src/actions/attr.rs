@@ -35,7 +35,7 @@ struct ActionArgs {
 /// `#[arg(..)]` on one action parameter, as written.
 #[derive(Debug, Default, FromMeta)]
 struct ArgArgs {
-    range: Option<SpannedValue<Bounds<syn::Expr>>>,
+    range: Option<SpannedValue<Bounds<Bound>>>,
     length: Option<SpannedValue<Bounds<u64>>>,
     pattern: Option<SpannedValue<String>>,
     /// How a failed pattern reads: "must be {message}".
@@ -52,6 +52,17 @@ struct ArgArgs {
 struct Bounds<T> {
     min: Option<T>,
     max: Option<T>,
+}
+
+/// A range bound as written: darling would read `min = "0.01"` as the
+/// number inside the quotes, and a bound written as text is refused.
+#[derive(Debug)]
+struct Bound(syn::Expr);
+
+impl FromMeta for Bound {
+    fn from_expr(expr: &syn::Expr) -> darling::Result<Self> {
+        Ok(Self(expr.clone()))
+    }
 }
 
 fn on(flag: &Option<SpannedValue<bool>>) -> bool {
@@ -139,6 +150,17 @@ fn action(
         errors.push(
             darling::Error::custom("an action cannot be both `read_only` and `destructive`")
                 .with_span(&destructive.span()),
+        );
+    }
+    if let Some(approval) = &args.approval
+        && **approval
+        && args.destructive.is_none()
+    {
+        errors.push(
+            darling::Error::custom(
+                "an action that asks a person's approval says whether it can be undone: add `destructive` if it cannot (agents are told, and the person confirms it as such), or `destructive = false` if it only adds or changes what can be changed back",
+            )
+            .with_span(&approval.span()),
         );
     }
     let timeout_ms = args.timeout.as_ref().and_then(|t| {
@@ -304,7 +326,7 @@ fn argument(pat: &mut syn::PatType) -> darling::Result<Arg> {
         if path.is_ident("doc") || path.is_ident("serde") || path.is_ident("schemars") {
             kept.push(attr);
         } else if path.is_ident("arg") {
-            constraints = arg_constraints(&attr, &mut errors);
+            constraints = arg_constraints(&attr, &pat.ty, &mut errors);
         } else {
             errors.push(
                 darling::Error::custom("only doc comments, #[arg(..)], #[serde(..)] and #[schemars(..)] are allowed on action arguments").with_span(&attr),
@@ -320,7 +342,7 @@ fn argument(pat: &mut syn::PatType) -> darling::Result<Arg> {
 }
 
 /// Parses and checks `#[arg(range(..), length(..), pattern = "..")]`.
-fn arg_constraints(attr: &syn::Attribute, errors: &mut Accumulator) -> Constraints {
+fn arg_constraints(attr: &syn::Attribute, ty: &syn::Type, errors: &mut Accumulator) -> Constraints {
     // Where each constraint is written: darling has no span for an empty
     // list such as `length()`.
     let mut spans = std::collections::HashMap::new();
@@ -353,8 +375,13 @@ fn arg_constraints(attr: &syn::Attribute, errors: &mut Accumulator) -> Constrain
     let mut constraints = Constraints::default();
     let span = |name: &str| spans.get(name).copied().unwrap_or_else(|| attr_span(attr));
     if let Some(range) = &args.range {
-        let min = range.min.as_ref().and_then(|e| errors.handle(number(e)));
-        let max = range.max.as_ref().and_then(|e| errors.handle(number(e)));
+        let min = range.min.as_ref().and_then(|b| errors.handle(number(&b.0)));
+        let max = range.max.as_ref().and_then(|b| errors.handle(number(&b.0)));
+        for (which, bound, value) in [("min", &range.min, min), ("max", &range.max, max)] {
+            if let (Some(bound), Some(value)) = (bound, value) {
+                errors.handle(super::bounds::fits(ty, which, &bound.0, value));
+            }
+        }
         bounds_rule(
             range.min.is_some() || range.max.is_some(),
             min.zip(max).is_some_and(|(a, b)| a > b),
@@ -520,6 +547,16 @@ fn number(expr: &syn::Expr) -> darling::Result<f64> {
         syn::Expr::Unary(syn::ExprUnary { op: syn::UnOp::Neg(_), expr, .. }) => (true, &**expr),
         other => (false, other),
     };
+    if let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(text), .. }) = lit {
+        let text = text.value();
+        let text = text.trim();
+        let message = if text.parse::<f64>().is_ok_and(f64::is_finite) {
+            format!("a range bound is a number, not text: write it without quotes, `{text}`")
+        } else {
+            "a range bound is a number, not text: write `min = 1` or `max = 9.5`".to_owned()
+        };
+        return Err(darling::Error::custom(message).with_span(expr));
+    }
     let value = match lit {
         syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse::<f64>().ok(),
         syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Float(f), .. }) => {

@@ -104,3 +104,53 @@ fn earlier_in_module(items: &[syn::Item], ours: &str, self_ty: &str) -> Option<b
     }
     None
 }
+
+/// A `question = method` defined in this impl block takes what the
+/// dispatch lends it: `&self` and a reference to each argument, in order.
+/// The compiler's own message for a wrong count would suggest passing the
+/// generated call's names; this one states the shape.
+pub fn question_shapes(parsed: &Impl, errors: &mut Accumulator) {
+    for action in &parsed.actions {
+        let Some(ident) = action.question.as_ref().and_then(syn::Path::get_ident) else {
+            continue;
+        };
+        let Some(method) = parsed.item.items.iter().find_map(|member| match member {
+            syn::ImplItem::Fn(f) if f.sig.ident == *ident => Some(f),
+            _ => None,
+        }) else {
+            continue;
+        };
+        let takes_self = matches!(
+            method.sig.inputs.first(),
+            Some(syn::FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none()
+        );
+        let given = method.sig.inputs.len().saturating_sub(usize::from(takes_self));
+        let wanted: Vec<String> = action
+            .params()
+            .map(|p| {
+                let ty = &p.ty;
+                format!("{}: &{}", crate::util::unraw(&p.ident), quote::quote!(#ty))
+                    .replace(" >", ">")
+                    .replace("< ", "<")
+                    .replace(" <", "<")
+            })
+            .collect();
+        if takes_self && given == wanted.len() {
+            continue;
+        }
+        let shape =
+            std::iter::once("&self".to_owned()).chain(wanted).collect::<Vec<_>>().join(", ");
+        let arguments = match action.params().count() {
+            0 => "no arguments, so it takes only `&self`".to_owned(),
+            1 => "one argument, so it takes `&self` and a reference to it".to_owned(),
+            n => format!("{n} arguments, so it takes `&self` and a reference to each, in order"),
+        };
+        errors.push(
+            darling::Error::custom(format!(
+                "`{ident}` is the question of action `{}`, which has {arguments}: `fn {ident}({shape}) -> String` (or `-> Result<String, E>` to refuse before anyone is asked)",
+                action.name
+            ))
+            .with_span(&method.sig.ident),
+        );
+    }
+}

@@ -33,21 +33,10 @@ fn spec(krate: &syn::Path, self_ty: &syn::Type, action: &Action) -> TokenStream 
     for param in action.params() {
         let Some((table, column)) = &param.constraints.from else { continue };
         let argument = crate::util::unraw(&param.ident);
-        let keys = table_keys(krate, self_ty, table);
-        let (index, name) = match column {
-            syn::Member::Named(field) => {
-                let field = crate::util::unraw(field);
-                (
-                    quote!(match #keys.field(#field) { ::core::option::Option::Some(i) => i, ::core::option::Option::None => 0 }),
-                    field,
-                )
-            }
-            syn::Member::Unnamed(index) => {
-                let i = index.index as usize;
-                (quote!(#i), i.to_string())
-            }
-        };
-        chain = quote!(#chain.argument_from(#argument, #keys.block, #index, #name));
+        let p = quote!(#krate::__private);
+        let (table, column, column_name) = source_names(krate, table, column);
+        let source = quote!(#p::source_of(<#self_ty as #p::TableBlocks>::TABLES, #table, #column));
+        chain = quote!(#chain.argument_from(#argument, #source.0, #source.1, #column_name));
     }
     let hints = action.hints;
     for (on, method) in [
@@ -69,44 +58,111 @@ fn spec(krate: &syn::Path, self_ty: &syn::Type, action: &Action) -> TokenStream 
     chain
 }
 
-/// `<Self>::__purview_table_{table}`, spanned at the table's name, so a
-/// window with no such table block is reported there.
-fn table_keys(krate: &syn::Path, self_ty: &syn::Type, table: &syn::Ident) -> TokenStream {
-    let _ = krate;
-    let name = quote::format_ident!("__purview_table_{}", crate::util::unraw(table));
-    let name = syn::Ident::new(&name.to_string(), table.span());
-    quote_spanned!(table.span()=> <#self_ty>::#name)
+/// The table's name, the `Column` and the column's name of
+/// `from = table.column`.
+fn source_names(
+    krate: &syn::Path,
+    table: &syn::Ident,
+    column: &syn::Member,
+) -> (String, TokenStream, String) {
+    let p = quote!(#krate::__private);
+    let table = crate::util::unraw(table);
+    match column {
+        syn::Member::Named(field) => {
+            let field = crate::util::unraw(field);
+            (table, quote!(#p::Column::Named(#field)), field)
+        }
+        syn::Member::Unnamed(index) => {
+            let i = index.index as usize;
+            (table, quote!(#p::Column::At(#i)), i.to_string())
+        }
+    }
 }
 
-/// The compile-time checks of every `#[arg(from = table.column)]`: the
-/// table is one of the window's table blocks (else "no associated item
-/// named `__purview_table_…`" at the table's name) and has that column.
+/// The compile-time check of every `#[arg(from = table.column)]`: the
+/// window has that table block, its rows that column, and the column's
+/// values can fill the argument. A lookup by name in a constant, so each
+/// mistake is one error in words naming the user's items, at the token
+/// that is wrong.
 fn source_checks(krate: &syn::Path, self_ty: &syn::Type, action: &Action) -> Vec<TokenStream> {
+    let p = quote!(#krate::__private);
     action
         .params()
         .filter_map(|param| {
-            let (table, column) = param.constraints.from.as_ref()?;
-            let keys = table_keys(krate, self_ty, table);
-            let table_name = crate::util::unraw(table);
-            Some(match column {
-                syn::Member::Named(field) => {
-                    let field_name = crate::util::unraw(field);
-                    let message = format!(
-                        "`from = {table_name}.{field_name}`: the rows of table `{table_name}` have no field `{field_name}` (a table over tuples names its columns by place: `{table_name}.0`)"
-                    );
-                    quote_spanned!(field.span()=>
-                        const _: () = ::core::assert!(#keys.field(#field_name).is_some(), #message);
-                    )
-                }
-                syn::Member::Unnamed(index) => {
-                    let i = index.index as usize;
-                    let message = format!(
-                        "`from = {table_name}.{i}`: table `{table_name}` has no column {i} (columns count from 0)"
-                    );
-                    quote_spanned!(index.span=>
-                        const _: () = ::core::assert!(#keys.has_column(#i), #message);
-                    )
-                }
+            let (table_ident, column_member) = param.constraints.from.as_ref()?;
+            let (table, column, column_name) = source_names(krate, table_ident, column_member);
+            let from = format!("from = {table}.{column_name}");
+            let window = quote!(#self_ty).to_string().replace(' ', "");
+            let argument = crate::util::unraw(&param.ident);
+            let mut ty = param.ty.clone();
+            syn::visit_mut::VisitMut::visit_type_mut(
+                &mut super::arguments::ReplaceSelf(self_ty),
+                &mut ty,
+            );
+            let ty_text = quote!(#ty).to_string().replace(' ', "").replace(',', ", ");
+            let column_span = match column_member {
+                syn::Member::Named(field) => field.span(),
+                syn::Member::Unnamed(index) => index.span,
+            };
+            let no_table = format!(
+                "`{from}`: `{window}` has no table block `{table}`; name a field of `{window}` marked #[block(table)]"
+            );
+            let missing = match column_member {
+                syn::Member::Named(_) => format!(
+                    "`{from}`: the rows of table `{table}` have no field `{column_name}` (a table over tuples names its columns by place: `{table}.0`)"
+                ),
+                syn::Member::Unnamed(_) => format!(
+                    "`{from}`: table `{table}` has no column {column_name} (columns count from 0)"
+                ),
+            };
+            let column_said = match column_member {
+                syn::Member::Named(_) => format!("column `{column_name}`"),
+                syn::Member::Unnamed(_) => format!("column {column_name}"),
+            };
+            let holds = |what: &str, instead: &str| {
+                format!(
+                    "`{from}`: {column_said} holds {what}, which cannot fill `{argument}: {ty_text}`; take the argument as {instead}, or name a column whose values `{ty_text}` takes"
+                )
+            };
+            let (text, whole, number, boolean) = (
+                holds("text", "`String`"),
+                holds("whole numbers", "an integer type"),
+                holds("numbers with fractions", "`f64`"),
+                holds("true or false", "`bool`"),
+            );
+            // The message is panic!'s format string: a brace in a type or
+            // a name is written twice.
+            let fail = |message: &str, span: proc_macro2::Span| {
+                let message = message.replace('{', "{{").replace('}', "}}");
+                quote_spanned!(span=> ::core::panic!(#message))
+            };
+            let (no_table, missing) =
+                (fail(&no_table, table_ident.span()), fail(&missing, column_span));
+            let holds_arms = [
+                (quote!(Text), &text),
+                (quote!(Whole), &whole),
+                (quote!(Number), &number),
+                (quote!(Bool), &boolean),
+            ]
+            .map(|(kind, message)| {
+                let fail = fail(message, column_span);
+                quote!(#p::SourceCheck::Holds(#p::ValueKind::#kind) => #fail,)
+            });
+            Some(quote! {
+                const _: () = {
+                    use #p::AnyKind as _;
+                    match #p::check_source(
+                        <#self_ty as #p::TableBlocks>::TABLES,
+                        #table,
+                        #column,
+                        #p::KindOf::<#ty>::KIND,
+                    ) {
+                        #p::SourceCheck::NoTable => #no_table,
+                        #p::SourceCheck::NoField | #p::SourceCheck::NoColumn => #missing,
+                        #(#holds_arms)*
+                        _ => {}
+                    }
+                };
             })
         })
         .collect()
@@ -356,8 +412,6 @@ pub fn actions(parsed: &Impl) -> TokenStream {
 pub fn fallback(parsed: &Impl, errors: TokenStream) -> TokenStream {
     let Impl { item, krate, .. } = parsed;
     let self_ty = &item.self_ty;
-    let (impl_generics, _, where_clause) = item.generics.split_for_impl();
-    let p = quote!(#krate::__private);
     // The calls struct, with a method for every action that parsed, so GUI
     // code calling them reports only the real mistake (without them,
     // `act().borrow()` met rustc's advice to import `std::borrow::Borrow`).
@@ -368,13 +422,28 @@ pub fn fallback(parsed: &Impl, errors: TokenStream) -> TokenStream {
         ),
         None => (TokenStream::new(), TokenStream::new()),
     };
-    let app_level = app_level(parsed);
+    let stub = stub_impls(parsed);
     quote! {
         #errors
         #item
         #calls_struct
         const _: () = {
             #calls_impl
+        };
+        #stub
+    }
+}
+
+/// An `Actions` impl offering nothing (and `AppActions` for
+/// `#[actions(app)]`), for an impl block that could not be read.
+pub fn stub_impls(parsed: &Impl) -> TokenStream {
+    let Impl { item, krate, .. } = parsed;
+    let self_ty = &item.self_ty;
+    let (impl_generics, _, where_clause) = item.generics.split_for_impl();
+    let p = quote!(#krate::__private);
+    let app_level = app_level(parsed);
+    quote! {
+        const _: () = {
             #app_level
             impl #impl_generics #p::Actions for #self_ty #where_clause {
                 fn actions() -> ::std::vec::Vec<#p::ActionSpec> {

@@ -90,6 +90,15 @@ fn row_impls(input: &RowInput) -> TokenStream {
         quote!(::std::string::String::from(#name))
     });
     let field_names = fields.iter().filter_map(|f| f.ident.as_ref().map(unraw));
+    // Inherent constants of `KindOf<T>` for the types that have a kind,
+    // the trait's `Other` for the rest.
+    let kinds = fields.iter().map(|f| {
+        let ty = &f.ty;
+        quote!({
+            use #p::AnyKind as _;
+            #p::KindOf::<#ty>::KIND
+        })
+    });
     let cells = fields.iter().map(|f| {
         let field = &f.ident;
         // Pointed at the field's type, so a missing Serialize is reported there.
@@ -109,6 +118,7 @@ fn row_impls(input: &RowInput) -> TokenStream {
                     ::std::vec![#(#columns),*]
                 }
                 const FIELDS: &'static [&'static str] = &[#(#field_names),*];
+                const KINDS: &'static [#p::ValueKind] = &[#(#kinds),*];
             }
         };
     }

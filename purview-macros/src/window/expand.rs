@@ -122,8 +122,8 @@ pub fn window(w: &Window) -> TokenStream {
     let tables = table_keys(&p, item, &w.blocks);
     quote! {
         #item
-        #tables
         const _: () = {
+            #tables
             #(#loader_checks)*
             #[automatically_derived]
             impl #impl_generics #p::Window for #ident #ty_generics #where_clause {
@@ -140,42 +140,64 @@ pub fn window(w: &Window) -> TokenStream {
     }
 }
 
-/// For each table block, `Self::__purview_table_{field}`: what
+/// `impl TableBlocks`: each table block by its field's name, what
 /// `#[arg(from = field.column)]` checks and finds at run time.
 fn table_keys(p: &TokenStream, item: &syn::ItemStruct, blocks: &[BlockField]) -> TokenStream {
     let ident = &item.ident;
     let (impl_generics, ty_generics, where_clause) = item.generics.split_for_impl();
-    let consts: Vec<TokenStream> = blocks
-        .iter()
-        .filter_map(|block| {
-            let Kind::Table { columns, .. } = &block.kind else { return None };
-            let (id, ty) = (&block.id, &block.ty);
-            let name = quote::format_ident!("__purview_table_{}", crate::util::unraw(&block.ident));
-            let (fields, width) = match columns {
-                Some(columns) => (quote!(&[]), columns.len()),
-                // At the field's type, where a row type without columns is
-                // reported anyway.
-                None => (
-                    quote_spanned!(ty.span()=> <<#ty as #p::TableSource>::Row as #p::Row>::FIELDS),
-                    0,
-                ),
-            };
-            Some(quote! {
-                #[doc(hidden)]
-                #[allow(non_upper_case_globals, dead_code)]
-                pub const #name: #p::TableKeys =
-                    #p::TableKeys { block: #id, fields: #fields, width: #width };
-            })
+    let tables = blocks.iter().filter_map(|block| {
+        let Kind::Table { columns, .. } = &block.kind else { return None };
+        let (id, ty) = (&block.id, &block.ty);
+        let name = crate::util::unraw(&block.ident);
+        let (fields, kinds, width) = match columns {
+            Some(columns) => (quote!(&[]), tuple_kinds(p, ty), columns.len()),
+            // At the field's type, where a row type without columns is
+            // reported anyway.
+            None => (
+                quote_spanned!(ty.span()=> <<#ty as #p::TableSource>::Row as #p::Row>::FIELDS),
+                quote_spanned!(ty.span()=> <<#ty as #p::TableSource>::Row as #p::Row>::KINDS),
+                0,
+            ),
+        };
+        Some(quote! {
+            #p::TableKeys { name: #name, block: #id, fields: #fields, kinds: #kinds, width: #width }
         })
-        .collect();
-    if consts.is_empty() {
-        return TokenStream::new();
-    }
+    });
     quote! {
-        impl #impl_generics #ident #ty_generics #where_clause {
-            #(#consts)*
+        #[automatically_derived]
+        impl #impl_generics #p::TableBlocks for #ident #ty_generics #where_clause {
+            const TABLES: ::core::option::Option<&'static [#p::TableKeys]> =
+                ::core::option::Option::Some(&[#(#tables),*]);
         }
     }
+}
+
+/// The value kinds of a tuple table's columns, read from the field's
+/// type when it is spelled `Vec<(A, B, ..)>` (or any one-parameter
+/// container of a tuple); none otherwise, and then none are checked.
+fn tuple_kinds(p: &TokenStream, ty: &syn::Type) -> TokenStream {
+    let elems = match ty {
+        syn::Type::Path(path) if path.qself.is_none() => {
+            match path.path.segments.last().map(|s| &s.arguments) {
+                Some(syn::PathArguments::AngleBracketed(args)) if args.args.len() == 1 => {
+                    match args.args.first() {
+                        Some(syn::GenericArgument::Type(syn::Type::Tuple(t))) => Some(&t.elems),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    let Some(elems) = elems else { return quote!(&[]) };
+    let kinds = elems.iter().map(|ty| {
+        quote!({
+            use #p::AnyKind as _;
+            #p::KindOf::<#ty>::KIND
+        })
+    });
+    quote!(&[#(#kinds),*])
 }
 
 /// For each table with `load = method`: its `(block id, action)` entry and
@@ -229,6 +251,12 @@ pub fn fallback(w: &Window, errors: TokenStream) -> TokenStream {
                     ::std::string::String::new()
                 }
                 fn project(&self, _: &mut #krate::__private::View) {}
+            }
+            // Unknown tables: a `from = table.column` of this window's
+            // actions is then not checked, so it adds no second error.
+            impl #impl_generics #krate::__private::TableBlocks for #ident #ty_generics #where_clause {
+                const TABLES: ::core::option::Option<&'static [#krate::__private::TableKeys]> =
+                    ::core::option::Option::None;
             }
         };
     }

@@ -231,7 +231,7 @@ impl<R> Call<R> {
     /// # #[window(summary = "W")] #[derive(Clone, Default)] struct W;
     /// # #[actions] impl W {
     /// #     /// Delete everything.
-    /// #     #[action(approval)] fn wipe(&mut self) {}
+    /// #     #[action(approval, destructive)] fn wipe(&mut self) {}
     /// # }
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
     /// let app = App::builder().build();
