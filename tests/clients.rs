@@ -317,7 +317,7 @@ struct Payment {
 #[purview::actions]
 impl Payment {
     /// Pay an amount, once a person agrees.
-    #[action(approval)]
+    #[action(approval, destructive)]
     fn pay(&mut self, amount: u64) {
         self.amount = amount;
     }

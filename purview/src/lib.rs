@@ -257,7 +257,7 @@ pub use window::{Actions, Context, Window};
 /// Approvals: what an agent's call that needs a person's yes asks, who may
 /// answer it, and the queue a GUI answers from.
 ///
-/// An action marked `#[action(approval)]` (or named in
+/// An action marked `#[action(approval, destructive)]` (or named in
 /// [`AppBuilder::require_approval`]) waits, when an agent calls it, for a
 /// yes from whom [`WhoApproves`](approval::WhoApproves) trusts: the app's
 /// own [`Approver`](approval::Approver) (such as an

@@ -1,7 +1,7 @@
 //! A person's approval of an agent's action (a Purview extension; the
 //! protocol leaves permission gates out of v0.1, §10.6).
 //!
-//! An action marked as needing approval (`#[action(approval)]`,
+//! An action marked as needing approval (`#[action(approval, destructive)]`,
 //! [`ActionSpec::approval`](crate::ActionSpec::approval) or
 //! [`AppBuilder::require_approval`](crate::AppBuilder::require_approval))
 //! asks before it runs, when an agent calls it — never when the person
