@@ -161,6 +161,11 @@ pub enum Strategy {
     /// 300 connections trickling a write to the face a byte every 2 s,
     /// reopened as they are cut.
     FaceSlowWrites,
+    /// 300 kept-alive connections through the face's open route (its style
+    /// sheet, which needs no credential), each asking again every 4 s,
+    /// reopened as they are cut: a token-less crowd. A named client's new
+    /// connections and the person's are measured.
+    FaceOpenRoutes,
 }
 
 impl Strategy {
@@ -181,7 +186,8 @@ impl Strategy {
     ];
 
     /// The attacks on the person's face.
-    pub const FACE: [Self; 3] = [Self::FaceLinks, Self::FaceStreams, Self::FaceSlowWrites];
+    pub const FACE: [Self; 4] =
+        [Self::FaceLinks, Self::FaceStreams, Self::FaceSlowWrites, Self::FaceOpenRoutes];
 
     /// Whether it attacks the person's face (and the person is measured).
     pub fn on_the_face(self) -> bool {
@@ -206,6 +212,9 @@ impl Strategy {
             Self::FaceLinks => "the face: link guesses and streams without a session (16 tasks)",
             Self::FaceStreams => "the face: event streams held with a leaked session (300)",
             Self::FaceSlowWrites => "the face: writes trickled a byte every 2 s (300, reopened)",
+            Self::FaceOpenRoutes => {
+                "the face: its style sheet asked for with no credential (300 kept alive, reopened)"
+            }
         }
     }
 }
@@ -397,6 +406,10 @@ pub async fn run(strategy: Strategy, auth: Auth, calls: usize) -> Result<Outcome
         let ok = match strategy {
             Strategy::Sessions => fresh_session(&url, token).await,
             Strategy::Streams => fresh_listen(&url, token).await,
+            // A crowd through the face's open routes is no one's: the
+            // person and a named client both open new connections.
+            Strategy::FaceOpenRoutes if i % 2 == 1 => fresh_list(&url, token, i).await,
+            Strategy::FaceOpenRoutes => person_request(&person, i / 2).await,
             _ if strategy.on_the_face() => person_request(&person, i).await,
             _ => fresh_list(&url, token, i).await,
         };
@@ -673,6 +686,10 @@ async fn attack(
                 "POST /person/call HTTP/1.1\r\nHost: localhost\r\nX-Purview-Session: {face_session}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
             );
             held.tasks = paced(|| trickle(addr, head.clone(), Duration::from_secs(2))).await;
+        }
+        Strategy::FaceOpenRoutes => {
+            let get = "GET /person/face.css HTTP/1.1\r\nHost: localhost\r\n\r\n".to_owned();
+            held.tasks = paced(|| kept_alive(addr, get.clone())).await;
         }
     }
     held
