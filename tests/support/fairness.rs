@@ -265,7 +265,8 @@ pub struct Outcome {
     /// On the keep-alive session opened before it.
     pub kept: Rate,
     /// On a new connection each time (the person at the face, during an
-    /// attack on the face).
+    /// attack on the face; the person and the second client in turn during
+    /// [`Strategy::FaceOpenRoutes`]).
     pub fresh: Rate,
 }
 
