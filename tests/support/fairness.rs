@@ -161,6 +161,14 @@ pub enum Strategy {
     /// 300 connections trickling a write to the face a byte every 2 s,
     /// reopened as they are cut.
     FaceSlowWrites,
+    /// 300 kept-alive connections through the face's open route (its style
+    /// sheet, which needs no credential), each asking again every 4 s,
+    /// reopened as they are cut: a token-less crowd. A named client's new
+    /// connections and the person's are measured.
+    FaceOpenRoutes,
+    /// 8 kept-alive connections listing the tools (a 2026-07-28
+    /// `tools/list`) back to back: the server's CPU, not a slot.
+    Listing,
 }
 
 impl Strategy {
@@ -181,7 +189,8 @@ impl Strategy {
     ];
 
     /// The attacks on the person's face.
-    pub const FACE: [Self; 3] = [Self::FaceLinks, Self::FaceStreams, Self::FaceSlowWrites];
+    pub const FACE: [Self; 4] =
+        [Self::FaceLinks, Self::FaceStreams, Self::FaceSlowWrites, Self::FaceOpenRoutes];
 
     /// Whether it attacks the person's face (and the person is measured).
     pub fn on_the_face(self) -> bool {
@@ -206,6 +215,10 @@ impl Strategy {
             Self::FaceLinks => "the face: link guesses and streams without a session (16 tasks)",
             Self::FaceStreams => "the face: event streams held with a leaked session (300)",
             Self::FaceSlowWrites => "the face: writes trickled a byte every 2 s (300, reopened)",
+            Self::Listing => "tools/list in a loop (8 kept-alive connections)",
+            Self::FaceOpenRoutes => {
+                "the face: its style sheet asked for with no credential (300 kept alive, reopened)"
+            }
         }
     }
 }
@@ -252,7 +265,8 @@ pub struct Outcome {
     /// On the keep-alive session opened before it.
     pub kept: Rate,
     /// On a new connection each time (the person at the face, during an
-    /// attack on the face).
+    /// attack on the face; the person and the second client in turn during
+    /// [`Strategy::FaceOpenRoutes`]).
     pub fresh: Rate,
 }
 
@@ -397,6 +411,10 @@ pub async fn run(strategy: Strategy, auth: Auth, calls: usize) -> Result<Outcome
         let ok = match strategy {
             Strategy::Sessions => fresh_session(&url, token).await,
             Strategy::Streams => fresh_listen(&url, token).await,
+            // A crowd through the face's open routes is no one's: the
+            // person and a named client both open new connections.
+            Strategy::FaceOpenRoutes if i % 2 == 1 => fresh_list(&url, token, i).await,
+            Strategy::FaceOpenRoutes => person_request(&person, i / 2).await,
             _ if strategy.on_the_face() => person_request(&person, i).await,
             _ => fresh_list(&url, token, i).await,
         };
@@ -674,6 +692,37 @@ async fn attack(
             );
             held.tasks = paced(|| trickle(addr, head.clone(), Duration::from_secs(2))).await;
         }
+        Strategy::Listing => {
+            let url = url.to_owned();
+            for _ in 0..8 {
+                let url = url.clone();
+                held.tasks.push(tokio::spawn(async move {
+                    // One client, so one kept-alive connection each.
+                    let http = reqwest::Client::new();
+                    loop {
+                        let mut request = http
+                            .post(&url)
+                            .header("content-type", "application/json")
+                            .header("accept", "application/json, text/event-stream")
+                            .header("mcp-protocol-version", "2026-07-28")
+                            .header("mcp-method", "tools/list")
+                            .body(STATELESS_LIST);
+                        if let Some(token) = token {
+                            request = request.bearer_auth(token);
+                        }
+                        if let Ok(reply) = request.send().await {
+                            let _ = reply.bytes().await;
+                        } else {
+                            tokio::time::sleep(Duration::from_millis(10)).await;
+                        }
+                    }
+                }));
+            }
+        }
+        Strategy::FaceOpenRoutes => {
+            let get = "GET /person/face.css HTTP/1.1\r\nHost: localhost\r\n\r\n".to_owned();
+            held.tasks = paced(|| kept_alive(addr, get.clone())).await;
+        }
     }
     held
 }
@@ -824,6 +873,94 @@ pub fn table(outcomes: &[Outcome]) -> String {
             Auth::Named => "two named clients",
         };
         out.push_str(&format!("| {} | {clients} | {} |\n", o.strategy.name(), rate_cells(o)));
+    }
+    out
+}
+
+/// Another client's edits, idle and under an attack on the server's CPU.
+#[derive(Debug, Clone)]
+pub struct Slowdown {
+    /// The attack.
+    pub strategy: Strategy,
+    /// Windows open.
+    pub windows: usize,
+    /// The second client's edits before the attack began.
+    pub idle: Rate,
+    /// The same client's edits while it went on.
+    pub attacked: Rate,
+}
+
+impl Slowdown {
+    /// The attacked edit's p50 over the idle one's.
+    pub fn ratio(&self) -> f64 {
+        self.attacked.quantile_ms(0.5) / self.idle.quantile_ms(0.5).max(f64::EPSILON)
+    }
+}
+
+/// Runs `strategy` by one named client against a server with `windows`
+/// windows open, measuring the second named client's edit (`w1__increment`
+/// on its keep-alive session) `calls` times before the attack and `calls`
+/// times during it, in the same run.
+///
+/// # Errors
+///
+/// When the server cannot start or the second client cannot connect.
+pub async fn slowdown(
+    strategy: Strategy,
+    windows: usize,
+    calls: usize,
+) -> Result<Slowdown, String> {
+    let auth = Auth::Named;
+    let app = App::builder().name("fairness").limits(Limits::default()).build();
+    for _ in 0..windows.max(1) {
+        app.open(Counter::default()).map_err(|e| e.to_string())?;
+    }
+    let server = app.serve_http(auth.options()).await.map_err(|e| e.to_string())?;
+    let (url, addr) = (server.url(), server.local_addr());
+    let second = ().serve(transport(&url, auth.second())).await.map_err(|e| e.to_string())?;
+    let idle = edits(&second, calls).await;
+    let held = attack(strategy, &url, addr, auth.hostile(), "").await;
+    // Let the attack's connections reach their loop.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let attacked = edits(&second, calls).await;
+    drop(held);
+    let _ = second.cancel().await;
+    server.shutdown().await;
+    Ok(Slowdown { strategy, windows, idle, attacked })
+}
+
+/// `calls` edits (`w1__increment`) on `client`'s keep-alive session.
+async fn edits(client: &Client, calls: usize) -> Rate {
+    let mut rate = Rate::default();
+    for _ in 0..calls {
+        let started = Instant::now();
+        let call = client.call_tool(CallToolRequestParams::new("w1__increment"));
+        let ok = tokio::time::timeout(Duration::from_secs(30), call)
+            .await
+            .is_ok_and(|r| r.is_ok_and(|r| r.is_error != Some(true)));
+        rate.note(started, ok);
+    }
+    rate
+}
+
+/// Slowdowns as a Markdown table.
+pub fn slowdown_table(runs: &[Slowdown]) -> String {
+    let mut out = String::from(
+        "| attack | windows | edits: succeeded idle / attacked | p50 idle | p50 attacked | ratio |\n|---|---|---|---|---|---|\n",
+    );
+    for s in runs {
+        out.push_str(&format!(
+            "| {} | {} | {} / {} and {} / {} | {:.1} ms | {:.1} ms | ×{:.1} |\n",
+            s.strategy.name(),
+            s.windows,
+            s.idle.ok,
+            s.idle.sent,
+            s.attacked.ok,
+            s.attacked.sent,
+            s.idle.quantile_ms(0.5),
+            s.attacked.quantile_ms(0.5),
+            s.ratio(),
+        ));
     }
     out
 }

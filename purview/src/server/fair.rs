@@ -5,7 +5,12 @@
 //!   bearer token its requests carry, once the header checks have found
 //!   it, else its source address (all of loopback counting as one address,
 //!   an IPv6 /64 as one). A session is not a client: anyone can open many,
-//!   so only a credential tells two clients apart. When every slot is
+//!   so only a credential tells two clients apart. A connection whose
+//!   request has not yet said who it is counts as a newcomer from its
+//!   address ([`Client::Newcomer`]), apart from the token-less client of
+//!   that address: a token-less crowd holding every slot is then the
+//!   client holding the most, and its reconnects cut its own connections,
+//!   never a newcomer on its way to proving a credential. When every slot is
 //!   taken, a new connection takes the place of the client holding the
 //!   most connections, or recycles its own client's cheapest one short of
 //!   one at work (its oldest idle one, say); only when neither is possible
@@ -46,11 +51,17 @@ use crate::{
 /// Whom a connection, a session or a stream is charged to.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum Client {
-    /// A source address, as [`Client::address`] counts it: where no token
-    /// is required, or before the headers were checked.
+    /// A source address, as [`Client::address`] counts it: requests that
+    /// passed the checks carrying no credential (where no token is
+    /// required, or on routes served beside MCP).
     Address(IpAddr),
     /// The named client whose bearer token the requests carried.
     Named(Arc<str>),
+    /// A connection from this address (as [`Client::address`] counts it)
+    /// whose request has not yet passed the header checks: charged to no
+    /// one yet, so that neither the token-less client of its address nor
+    /// any crowd holding slots as that client counts it as its own.
+    Newcomer(IpAddr),
 }
 
 impl Client {
@@ -58,8 +69,10 @@ impl Client {
     pub fn id(&self) -> crate::app::ClientId {
         match self {
             Self::Named(name) => crate::app::ClientId::named(name.clone()),
-            Self::Address(ip) if ip.is_loopback() => crate::app::ClientId::local(),
-            Self::Address(ip) => crate::app::ClientId::address(*ip),
+            Self::Address(ip) | Self::Newcomer(ip) if ip.is_loopback() => {
+                crate::app::ClientId::local()
+            }
+            Self::Address(ip) | Self::Newcomer(ip) => crate::app::ClientId::address(*ip),
         }
     }
 
@@ -80,6 +93,14 @@ impl Client {
                 Self::Address(IpAddr::V6(Ipv6Addr::from(prefix)))
             }
             v4 => Self::Address(v4),
+        }
+    }
+
+    /// A connection just accepted from `source`, not yet charged to anyone.
+    pub fn newcomer(source: IpAddr) -> Self {
+        match Self::address(source) {
+            Self::Address(ip) => Self::Newcomer(ip),
+            other => other,
         }
     }
 }
@@ -188,9 +209,17 @@ pub(crate) struct ConnectionMark {
 impl ConnectionMark {
     /// Records that a request on this connection passed the header checks,
     /// with the token of the named client `named`, if one is required.
+    /// A request without one charges a newcomer to its address's token-less
+    /// client, and leaves a connection charged to a named client as it was.
     pub fn checked(&self, named: Option<Arc<str>>) {
-        if let Some(name) = named {
-            let client = Client::Named(name);
+        let client = match named {
+            Some(name) => Some(Client::Named(name)),
+            None => match &*lock_unpoisoned(&self.connection.client) {
+                Client::Newcomer(_) => Some(Client::address(self.source)),
+                _ => None,
+            },
+        };
+        if let Some(client) = client {
             self.connection.share.charge_to(client.clone());
             *lock_unpoisoned(&self.connection.client) = client;
         }
@@ -200,7 +229,10 @@ impl ConnectionMark {
     /// Whom the connection is charged to: the named client whose token its
     /// requests carry, else its address.
     pub fn client(&self) -> Client {
-        lock_unpoisoned(&self.connection.client).clone()
+        match &*lock_unpoisoned(&self.connection.client) {
+            Client::Newcomer(_) => Client::address(self.source),
+            client => client.clone(),
+        }
     }
 
     /// Cancelled when the connection is cut to make room for another.
@@ -272,7 +304,7 @@ impl Connections {
     /// Admits a new connection from `source`, cutting another to make room
     /// if the rule says so; `None` when it must be refused.
     pub fn admit(self: &Arc<Self>, source: IpAddr) -> Option<Admitted> {
-        let client = Client::address(source);
+        let client = Client::newcomer(source);
         let share = match self.pool.admit(client.clone(), rank::UNCHECKED) {
             Ok(share) => share,
             Err(_) => {
@@ -453,7 +485,7 @@ mod tests {
         let idle: Vec<Admitted> = (0..10).filter_map(|_| connections.admit(HERE)).collect();
         let cut = idle.iter().filter(|a| a.cut.is_cancelled()).count();
         assert_eq!((idle.len(), cut), (10, 6), "each new one cuts the oldest");
-        assert_eq!(connections.counts(&Client::address(HERE)), (4, 4));
+        assert_eq!(connections.counts(&Client::newcomer(HERE)), (4, 4));
     }
 
     #[test]
@@ -471,6 +503,31 @@ mod tests {
         assert!(!good.cut.is_cancelled(), "the session's connection stays");
         let again = connections.admit(HERE).expect("a new connection still gets in");
         assert!(!again.cut.is_cancelled());
+    }
+
+    #[test]
+    fn s12_a_token_less_crowds_reconnects_never_cut_a_newcomer() {
+        // The crowd holds every slot, checked, with no token (`local`), and
+        // reconnects; a newcomer whose headers are on their way is no one's
+        // yet, so the crowd's reconnects cut the crowd's own connections.
+        let connections = Connections::new(8);
+        let mut crowd: Vec<Admitted> = (0..8)
+            .map(|_| {
+                let admitted = connections.admit(HERE).expect("room");
+                admitted.mark.checked(None);
+                admitted
+            })
+            .collect();
+        let newcomer = connections.admit(HERE).expect("the crowd holds the most");
+        for _ in 0..20 {
+            let again = connections.admit(HERE).expect("the crowd recycles its own");
+            again.mark.checked(None);
+            crowd.push(again);
+        }
+        assert!(!newcomer.cut.is_cancelled(), "the newcomer was never cut");
+        newcomer.mark.checked(None);
+        assert_eq!(newcomer.mark.client(), Client::address(HERE), "then it is `local`");
+        assert_eq!(connections.counts(&Client::address(HERE)), (8, 8));
     }
 
     #[test]
@@ -545,7 +602,7 @@ mod tests {
         let admitted = connections.admit(HERE).expect("room");
         let kept = admitted.mark.clone();
         drop(admitted);
-        assert_eq!(connections.counts(&Client::address(HERE)), (0, 0));
+        assert_eq!(connections.counts(&Client::newcomer(HERE)), (0, 0));
         drop(kept);
     }
 
