@@ -80,18 +80,9 @@ async fn readme_start_section_builds_outside_the_workspace_and_passes_the_kit() 
     // A target directory of its own, kept between runs so only the first
     // build is slow.
     let target = repo().join("target").join("readme-start");
-    let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["build", "--offline", "--manifest-path"])
-        .arg(dir.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", &target)
-        .current_dir(&dir)
-        .output()
-        .expect("run cargo");
-    assert!(
-        output.status.success(),
-        "the README's start example does not build:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    if let Err(why) = cargo("build", &dir, &target) {
+        panic!("the README's start example does not build:\n{why}");
+    }
     let binary = target.join("debug").join("inbox");
     // The section's check: `purview-conformance --steps 300 --allow-destructive stdio -- …`.
     let report = Explorer::new()
@@ -106,19 +97,27 @@ async fn readme_start_section_builds_outside_the_workspace_and_passes_the_kit() 
     let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).expect("read Cargo.toml");
     let with_http = with_feature(&manifest, "http");
     std::fs::write(dir.join("Cargo.toml"), &with_http).expect("write Cargo.toml");
-    let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["check", "--offline", "--manifest-path"])
-        .arg(dir.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", &target)
-        .current_dir(&dir)
-        .output()
-        .expect("run cargo");
-    assert!(
-        output.status.success(),
-        "the README's start example with \"http\" added does not build:\n{with_http}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    if let Err(why) = cargo("check", &dir, &target) {
+        panic!("the README's start example with \"http\" added does not build:\n{with_http}\n{why}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `cargo {command} --offline` of the crate in `dir`, into `target`: what
+/// it printed on stderr if it failed.
+fn cargo(command: &str, dir: &Path, target: &Path) -> Result<(), String> {
+    let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args([command, "--offline", "--manifest-path"])
+        .arg(dir.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", target)
+        .current_dir(dir)
+        .output()
+        .map_err(|e| format!("cargo did not run: {e}"))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&output.stderr).into_owned())
+    }
 }
 
 /// `manifest` with `feature` added to purview's features.

@@ -140,25 +140,10 @@ pub enum SourceCheck {
     Holds(ValueKind),
 }
 
-const fn same_str(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
 const fn find_table(tables: &'static [TableKeys], table: &str) -> Option<TableKeys> {
     let mut i = 0;
     while i < tables.len() {
-        if same_str(tables[i].name, table) {
+        if purview_naming::same_name(tables[i].name, table) {
             return Some(tables[i]);
         }
         i += 1;

@@ -11,12 +11,44 @@ use serde_json::{Value, json};
 /// The W3C WebDriver key of an element reference.
 const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 
-/// One headless Chromium session; the driver process ends with it.
+/// One headless Chromium session; the browser and the driver process end
+/// with it, whether the test passed, failed or panicked.
 pub struct Browser {
     http: reqwest::Client,
     session: String,
     base: String,
+    port: u16,
     _driver: tokio::process::Child,
+}
+
+impl Drop for Browser {
+    /// Ends the WebDriver session first, so chromedriver closes the
+    /// browser it started: killing chromedriver alone (`kill_on_drop`)
+    /// would leave that Chromium running, orphaned, after the tests.
+    /// Plain blocking I/O with short timeouts, as a drop cannot await.
+    fn drop(&mut self) {
+        use std::io::{Read, Write};
+        if self.session.is_empty() {
+            return;
+        }
+        let address = std::net::SocketAddr::from(([127, 0, 0, 1], self.port));
+        let Ok(mut stream) =
+            std::net::TcpStream::connect_timeout(&address, Duration::from_secs(2))
+        else {
+            return;
+        };
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+        let _ = stream.set_write_timeout(Some(Duration::from_secs(2)));
+        let request = format!(
+            "DELETE /session/{} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
+            self.session, self.port
+        );
+        if stream.write_all(request.as_bytes()).is_ok() {
+            // The answer comes once the browser has quit.
+            let mut answer = Vec::new();
+            let _ = stream.read_to_end(&mut answer);
+        }
+    }
 }
 
 fn free_port() -> Result<u16> {
@@ -54,7 +86,7 @@ impl Browser {
                 "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,1000"]
             }
         }}});
-        let mut browser = Self { http, session: String::new(), base, _driver: driver };
+        let mut browser = Self { http, session: String::new(), base, port, _driver: driver };
         let created = browser.send(reqwest::Method::POST, "/session", Some(capabilities)).await?;
         browser.session =
             created["sessionId"].as_str().ok_or_else(|| anyhow!("no session: {created}"))?.into();
