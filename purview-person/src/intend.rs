@@ -190,6 +190,43 @@ impl Person {
     /// Takes back the outcome of a call [`Person::intend`] asked for: a
     /// success clears its scope's failure and closes its form (a page of
     /// rows is kept for its table); a failure is kept for its scope.
+    ///
+    /// ```
+    /// # use purview::{prelude::*, projection::Page};
+    /// # use purview_person::*;
+    /// # #[window(title = "Returns", summary = "Returns")]
+    /// # #[derive(Clone)]
+    /// # struct Returns {
+    /// #     #[block(table, limit = 10, load = load_rows, columns = ["Return", "Status"])]
+    /// #     rows: Vec<(u32, String)>,
+    /// # }
+    /// # #[actions]
+    /// # impl Returns {
+    /// #     /// Fetch a range of returns.
+    /// #     #[action(read_only, idempotent)]
+    /// #     fn load_rows(&self, offset: usize, limit: usize) -> Page<(u32, String)> {
+    /// #         Page::slice(&self.rows, offset, limit)
+    /// #     }
+    /// #     /// Refund a return.
+    /// #     #[action]
+    /// #     fn refund(&mut self, #[arg(from = rows.0)] id: u32) {}
+    /// # }
+    /// # let app = App::builder().build();
+    /// # let rows = (1..=30).map(|i| (i, "open".to_owned())).collect();
+    /// # let id = app.open(Returns { rows }).unwrap().id().to_owned();
+    /// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+    /// # let window = model.window(&id).unwrap();
+    /// # let table = window.tables().next().unwrap();
+    /// use purview::serde_json::json;
+    ///
+    /// let mut person = Person::default();
+    /// let page = Intent::Page { window: id.clone(), table: table.key.clone(), offset: 20 };
+    /// let Effect::Call(call) = person.intend(&model, page) else { panic!("a load") };
+    /// assert_eq!(call.arguments["offset"], 20);
+    /// let rows: Vec<_> = (21..=30).map(|i| json!([i, "open"])).collect();
+    /// person.finished(&call, Ok(Some(json!({ "offset": 20, "total": 30, "rows": rows }))));
+    /// assert_eq!(person.rows(window, table).count, "Rows 21–30 of 30");
+    /// ```
     pub fn finished(&mut self, call: &PersonCall, outcome: Result<Option<Value>, ToolError>) {
         match outcome {
             Ok(value) => {
@@ -222,6 +259,45 @@ impl Person {
     /// closed window or a withdrawn action goes, and a page of rows loaded
     /// before its window changed is loaded again at the same rows (the
     /// calls returned), kept on screen until the fresh page arrives.
+    ///
+    /// ```
+    /// # use purview::{prelude::*, projection::Page};
+    /// # use purview_person::*;
+    /// # #[window(title = "Returns", summary = "Returns")]
+    /// # #[derive(Clone)]
+    /// # struct Returns {
+    /// #     #[block(table, limit = 10, load = load_rows, columns = ["Return", "Status"])]
+    /// #     rows: Vec<(u32, String)>,
+    /// # }
+    /// # #[actions]
+    /// # impl Returns {
+    /// #     /// Fetch a range of returns.
+    /// #     #[action(read_only, idempotent)]
+    /// #     fn load_rows(&self, offset: usize, limit: usize) -> Page<(u32, String)> {
+    /// #         Page::slice(&self.rows, offset, limit)
+    /// #     }
+    /// #     /// Refund a return.
+    /// #     #[action]
+    /// #     fn refund(&mut self, #[arg(from = rows.0)] id: u32) {}
+    /// # }
+    /// # let app = App::builder().build();
+    /// # let rows = (1..=30).map(|i| (i, "open".to_owned())).collect();
+    /// # let id = app.open(Returns { rows }).unwrap().id().to_owned();
+    /// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+    /// # let window = model.window(&id).unwrap();
+    /// # let table = window.tables().next().unwrap();
+    /// use purview::serde_json::json;
+    ///
+    /// let mut person = Person::default();
+    /// let page = Intent::Page { window: id.clone(), table: table.key.clone(), offset: 10 };
+    /// let Effect::Call(call) = person.intend(&model, page) else { panic!("a load") };
+    /// let rows: Vec<_> = (11..=20).map(|i| json!([i, "open"])).collect();
+    /// person.finished(&call, Ok(Some(json!({ "offset": 10, "total": 30, "rows": rows }))));
+    /// assert!(person.settle(&model).is_empty(), "nothing changed");
+    /// app.open(Returns { rows: vec![] }).unwrap(); // another window: this one is unchanged
+    /// let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+    /// assert!(person.settle(&model).is_empty());
+    /// ```
     pub fn settle(&mut self, model: &Model) -> Vec<PersonCall> {
         let open = |scope: &Scope| scope.as_deref().is_none_or(|id| model.window(id).is_some());
         self.forms.retain(|(scope, action), _| {
@@ -259,22 +335,141 @@ impl Person {
     }
 
     /// What is typed in the open form of `action` in `scope`, if it is open.
+    ///
+    /// ```
+    /// # use purview::prelude::*;
+    /// # use purview_person::*;
+    /// # #[window(summary = "Counts to {count}")]
+    /// # #[derive(Clone, Default)]
+    /// # struct Counter { #[block(field)] count: u32 }
+    /// # #[actions]
+    /// # impl Counter {
+    /// #     /// Count one more.
+    /// #     #[action]
+    /// #     fn increment(&mut self) { self.count += 1; }
+    /// #     /// Count from here.
+    /// #     #[action]
+    /// #     fn set(&mut self, count: u32) { self.count = count; }
+    /// #     /// Start again.
+    /// #     #[action(destructive)]
+    /// #     fn reset(&mut self) { self.count = 0; }
+    /// # }
+    /// # let app = App::builder().build();
+    /// # let id = app.open(Counter::default()).unwrap().id().to_owned();
+    /// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+    /// # let scope: Scope = Some(id.clone());
+    /// let mut person = Person::default();
+    /// person.intend(&model, Intent::Press { scope: scope.clone(), action: "set".into() });
+    /// let text = "9".to_owned();
+    /// person.intend(&model, Intent::Type { scope: scope.clone(), action: "set".into(), field: "count".into(), text });
+    /// assert_eq!(person.form(&scope, "set").unwrap()["count"], "9");
+    /// ```
     pub fn form(&self, scope: &Scope, action: &str) -> Option<&Typed> {
         self.forms.get(&(scope.clone(), action.to_owned()))
     }
 
     /// The open forms of `scope`, in the order of its actions.
+    ///
+    /// ```
+    /// # use purview::prelude::*;
+    /// # use purview_person::*;
+    /// # #[window(summary = "Counts to {count}")]
+    /// # #[derive(Clone, Default)]
+    /// # struct Counter { #[block(field)] count: u32 }
+    /// # #[actions]
+    /// # impl Counter {
+    /// #     /// Count one more.
+    /// #     #[action]
+    /// #     fn increment(&mut self) { self.count += 1; }
+    /// #     /// Count from here.
+    /// #     #[action]
+    /// #     fn set(&mut self, count: u32) { self.count = count; }
+    /// #     /// Start again.
+    /// #     #[action(destructive)]
+    /// #     fn reset(&mut self) { self.count = 0; }
+    /// # }
+    /// # let app = App::builder().build();
+    /// # let id = app.open(Counter::default()).unwrap().id().to_owned();
+    /// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+    /// # let scope: Scope = Some(id.clone());
+    /// let mut person = Person::default();
+    /// person.intend(&model, Intent::Press { scope: scope.clone(), action: "set".into() });
+    /// let open = person.open_forms(&scope, &model.windows[0].actions);
+    /// assert_eq!(open.iter().map(|a| a.name.as_str()).collect::<Vec<_>>(), ["set"]);
+    /// ```
     pub fn open_forms<'a>(&self, scope: &Scope, actions: &'a [Action]) -> Vec<&'a Action> {
         actions.iter().filter(|a| self.form(scope, &a.name).is_some()).collect()
     }
 
     /// The last failure in `scope`, if the latest call there did not succeed.
+    ///
+    /// ```
+    /// # use purview::prelude::*;
+    /// # use purview_person::*;
+    /// # #[window(summary = "Counts to {count}")]
+    /// # #[derive(Clone, Default)]
+    /// # struct Counter { #[block(field)] count: u32 }
+    /// # #[actions]
+    /// # impl Counter {
+    /// #     /// Count one more.
+    /// #     #[action]
+    /// #     fn increment(&mut self) { self.count += 1; }
+    /// #     /// Count from here.
+    /// #     #[action]
+    /// #     fn set(&mut self, count: u32) { self.count = count; }
+    /// #     /// Start again.
+    /// #     #[action(destructive)]
+    /// #     fn reset(&mut self) { self.count = 0; }
+    /// # }
+    /// # let app = App::builder().build();
+    /// # let id = app.open(Counter::default()).unwrap().id().to_owned();
+    /// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+    /// # let scope: Scope = Some(id.clone());
+    /// let mut person = Person::default();
+    /// person.intend(&model, Intent::Press { scope: scope.clone(), action: "set".into() });
+    /// person.intend(&model, Intent::Submit { scope: scope.clone(), action: "set".into() });
+    /// assert!(person.failure(&scope).is_some(), "an empty count is refused before any call");
+    /// person.intend(&model, Intent::Cancel { scope: scope.clone(), action: "set".into() });
+    /// assert!(person.failure(&scope).is_none(), "a cancelled form's failure goes with it");
+    /// ```
     pub fn failure(&self, scope: &Scope) -> Option<&Failure> {
         self.failures.get(scope)
     }
 
     /// What `scope`'s failure says about `field` of `action`'s form, in
     /// the person's words ("Amount: must be a number").
+    ///
+    /// ```
+    /// # use purview::prelude::*;
+    /// # use purview_person::*;
+    /// # #[window(summary = "Counts to {count}")]
+    /// # #[derive(Clone, Default)]
+    /// # struct Counter { #[block(field)] count: u32 }
+    /// # #[actions]
+    /// # impl Counter {
+    /// #     /// Count one more.
+    /// #     #[action]
+    /// #     fn increment(&mut self) { self.count += 1; }
+    /// #     /// Count from here.
+    /// #     #[action]
+    /// #     fn set(&mut self, count: u32) { self.count = count; }
+    /// #     /// Start again.
+    /// #     #[action(destructive)]
+    /// #     fn reset(&mut self) { self.count = 0; }
+    /// # }
+    /// # let app = App::builder().build();
+    /// # let id = app.open(Counter::default()).unwrap().id().to_owned();
+    /// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+    /// # let scope: Scope = Some(id.clone());
+    /// let mut person = Person::default();
+    /// person.intend(&model, Intent::Press { scope: scope.clone(), action: "set".into() });
+    /// let text = "ten".to_owned();
+    /// person.intend(&model, Intent::Type { scope: scope.clone(), action: "set".into(), field: "count".into(), text });
+    /// person.intend(&model, Intent::Submit { scope: scope.clone(), action: "set".into() });
+    /// let set = model.action(Some(&id), "set").unwrap();
+    /// let problem = person.field_problem(&scope, set, "count");
+    /// assert_eq!(problem.as_deref(), Some("Count: must be a whole number"));
+    /// ```
     pub fn field_problem(&self, scope: &Scope, action: &Action, field: &str) -> Option<String> {
         let failure = self.failure(scope)?;
         if failure.action.as_deref() != Some(&action.name) {
@@ -286,6 +481,36 @@ impl Person {
     }
 
     /// The question waiting in `scope`, if a destructive action asks one.
+    ///
+    /// ```
+    /// # use purview::prelude::*;
+    /// # use purview_person::*;
+    /// # #[window(summary = "Counts to {count}")]
+    /// # #[derive(Clone, Default)]
+    /// # struct Counter { #[block(field)] count: u32 }
+    /// # #[actions]
+    /// # impl Counter {
+    /// #     /// Count one more.
+    /// #     #[action]
+    /// #     fn increment(&mut self) { self.count += 1; }
+    /// #     /// Count from here.
+    /// #     #[action]
+    /// #     fn set(&mut self, count: u32) { self.count = count; }
+    /// #     /// Start again.
+    /// #     #[action(destructive)]
+    /// #     fn reset(&mut self) { self.count = 0; }
+    /// # }
+    /// # let app = App::builder().build();
+    /// # let id = app.open(Counter::default()).unwrap().id().to_owned();
+    /// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+    /// # let scope: Scope = Some(id.clone());
+    /// let mut person = Person::default();
+    /// person.intend(&model, Intent::Press { scope: scope.clone(), action: "reset".into() });
+    /// let asked = person.confirmation(&scope).unwrap();
+    /// assert_eq!(asked.question, "Reset? This cannot be undone.");
+    /// person.intend(&model, Intent::Refuse);
+    /// assert!(person.confirmation(&scope).is_none());
+    /// ```
     pub fn confirmation(&self, scope: &Scope) -> Option<Confirmation> {
         let asked = self.confirming.as_ref().filter(|c| &c.scope == scope)?;
         let (title, description) = &asked.said;
@@ -294,6 +519,37 @@ impl Person {
 
     /// The rows table `key` of `window` shows now, where they stand, and
     /// the open forms that take a value from them.
+    ///
+    /// ```
+    /// # use purview::{prelude::*, projection::Page};
+    /// # use purview_person::*;
+    /// # #[window(title = "Returns", summary = "Returns")]
+    /// # #[derive(Clone)]
+    /// # struct Returns {
+    /// #     #[block(table, limit = 10, load = load_rows, columns = ["Return", "Status"])]
+    /// #     rows: Vec<(u32, String)>,
+    /// # }
+    /// # #[actions]
+    /// # impl Returns {
+    /// #     /// Fetch a range of returns.
+    /// #     #[action(read_only, idempotent)]
+    /// #     fn load_rows(&self, offset: usize, limit: usize) -> Page<(u32, String)> {
+    /// #         Page::slice(&self.rows, offset, limit)
+    /// #     }
+    /// #     /// Refund a return.
+    /// #     #[action]
+    /// #     fn refund(&mut self, #[arg(from = rows.0)] id: u32) {}
+    /// # }
+    /// # let app = App::builder().build();
+    /// # let rows = (1..=30).map(|i| (i, "open".to_owned())).collect();
+    /// # let id = app.open(Returns { rows }).unwrap().id().to_owned();
+    /// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+    /// # let window = model.window(&id).unwrap();
+    /// # let table = window.tables().next().unwrap();
+    /// let person = Person::default();
+    /// let rows = person.rows(window, table);
+    /// assert_eq!((rows.rows.len(), rows.count.as_str()), (10, "Rows 1–10 of 30"));
+    /// ```
     pub fn rows<'a>(&'a self, window: &'a Window, table: &'a Table) -> Rows<'a> {
         let scope = Some(window.id.clone());
         let loaded = self.pages.get(&(window.id.clone(), table.key.clone()));

@@ -23,6 +23,35 @@ use crate::{
 };
 
 /// An action as a button and, with arguments, a form.
+///
+/// ```
+/// # use purview::prelude::*;
+/// # use purview_person::*;
+/// # #[window(summary = "Counts to {count}")]
+/// # #[derive(Clone, Default)]
+/// # struct Counter { #[block(field)] count: u32 }
+/// # #[actions]
+/// # impl Counter {
+/// #     /// Count one more.
+/// #     #[action]
+/// #     fn increment(&mut self) { self.count += 1; }
+/// #     /// Count from here.
+/// #     #[action]
+/// #     fn set(&mut self, count: u32) { self.count = count; }
+/// #     /// Start again.
+/// #     #[action(destructive)]
+/// #     fn reset(&mut self) { self.count = 0; }
+/// # }
+/// # let app = App::builder().build();
+/// # let id = app.open(Counter::default()).unwrap().id().to_owned();
+/// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+/// # let scope: Scope = Some(id.clone());
+/// let set = model.action(Some(&id), "set").unwrap();
+/// assert_eq!((set.button.as_str(), set.fields.len()), ("Set…", 1));
+/// let reset = model.action(Some(&id), "reset").unwrap();
+/// assert!(reset.destructive && reset.asks_first);
+/// assert_eq!(reset.confirm.as_ref().unwrap().yes, "Yes, reset");
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(crate = "purview::serde", rename_all = "camelCase")]
 pub struct Action {
@@ -51,6 +80,32 @@ pub struct Action {
 
 impl Action {
     /// Whether a field takes typing, where Enter submits.
+    ///
+    /// ```
+    /// # use purview::prelude::*;
+    /// # use purview_person::*;
+    /// # #[window(summary = "Counts to {count}")]
+    /// # #[derive(Clone, Default)]
+    /// # struct Counter { #[block(field)] count: u32 }
+    /// # #[actions]
+    /// # impl Counter {
+    /// #     /// Count one more.
+    /// #     #[action]
+    /// #     fn increment(&mut self) { self.count += 1; }
+    /// #     /// Count from here.
+    /// #     #[action]
+    /// #     fn set(&mut self, count: u32) { self.count = count; }
+    /// #     /// Start again.
+    /// #     #[action(destructive)]
+    /// #     fn reset(&mut self) { self.count = 0; }
+    /// # }
+    /// # let app = App::builder().build();
+    /// # let id = app.open(Counter::default()).unwrap().id().to_owned();
+    /// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+    /// # let scope: Scope = Some(id.clone());
+    /// assert!(model.action(Some(&id), "set").unwrap().is_typed());
+    /// assert!(!model.action(Some(&id), "increment").unwrap().is_typed());
+    /// ```
     pub fn is_typed(&self) -> bool {
         self.fields.iter().any(|f| f.kind.is_typed())
     }
@@ -58,11 +113,27 @@ impl Action {
 
 /// The rule of confirmation: a destructive action asks first, except in a
 /// modal dialog, which is itself that question.
+///
+/// ```
+/// use purview_person::asks_first;
+///
+/// assert!(asks_first(true, false));
+/// assert!(!asks_first(true, true), "a modal is itself the question");
+/// assert!(!asks_first(false, false));
+/// ```
 pub fn asks_first(destructive: bool, in_modal: bool) -> bool {
     destructive && !in_modal
 }
 
 /// An approval question waiting for the person.
+///
+/// ```
+/// use purview_person::{Effect, Intent, Model, Person, Question};
+///
+/// let asked = Question { id: 4, text: "Refund 25.00 on return 17?".into() };
+/// let answer = Person::default().intend(&Model::default(), Intent::Decline(asked.id));
+/// assert_eq!(answer, Effect::Answer { id: 4, approve: false });
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(crate = "purview::serde")]
 pub struct Question {
@@ -73,6 +144,33 @@ pub struct Question {
 }
 
 /// One window as the person sees it.
+///
+/// ```
+/// # use purview::prelude::*;
+/// # use purview_person::*;
+/// # #[window(summary = "Counts to {count}")]
+/// # #[derive(Clone, Default)]
+/// # struct Counter { #[block(field)] count: u32 }
+/// # #[actions]
+/// # impl Counter {
+/// #     /// Count one more.
+/// #     #[action]
+/// #     fn increment(&mut self) { self.count += 1; }
+/// #     /// Count from here.
+/// #     #[action]
+/// #     fn set(&mut self, count: u32) { self.count = count; }
+/// #     /// Start again.
+/// #     #[action(destructive)]
+/// #     fn reset(&mut self) { self.count = 0; }
+/// # }
+/// # let app = App::builder().build();
+/// # let id = app.open(Counter::default()).unwrap().id().to_owned();
+/// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+/// # let scope: Scope = Some(id.clone());
+/// let window = model.window(&id).unwrap();
+/// assert_eq!((window.name.as_str(), window.summary.as_deref()), ("Counter", Some("Counts to 0")));
+/// assert!(window.operable && window.blocker.is_none() && window.cue.is_none());
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(crate = "purview::serde", rename_all = "camelCase")]
 pub struct Window {
@@ -116,6 +214,35 @@ pub struct Window {
 
 impl Window {
     /// Its tables.
+    ///
+    /// ```
+    /// # use purview::{prelude::*, projection::Page};
+    /// # use purview_person::*;
+    /// # #[window(title = "Returns", summary = "Returns")]
+    /// # #[derive(Clone)]
+    /// # struct Returns {
+    /// #     #[block(table, limit = 10, load = load_rows, columns = ["Return", "Status"])]
+    /// #     rows: Vec<(u32, String)>,
+    /// # }
+    /// # #[actions]
+    /// # impl Returns {
+    /// #     /// Fetch a range of returns.
+    /// #     #[action(read_only, idempotent)]
+    /// #     fn load_rows(&self, offset: usize, limit: usize) -> Page<(u32, String)> {
+    /// #         Page::slice(&self.rows, offset, limit)
+    /// #     }
+    /// #     /// Refund a return.
+    /// #     #[action]
+    /// #     fn refund(&mut self, #[arg(from = rows.0)] id: u32) {}
+    /// # }
+    /// # let app = App::builder().build();
+    /// # let rows = (1..=30).map(|i| (i, "open".to_owned())).collect();
+    /// # let id = app.open(Returns { rows }).unwrap().id().to_owned();
+    /// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+    /// # let window = model.window(&id).unwrap();
+    /// # let table = window.tables().next().unwrap();
+    /// assert_eq!(window.tables().count(), 1);
+    /// ```
     pub fn tables(&self) -> impl Iterator<Item = &Table> {
         self.blocks.iter().filter_map(|b| match b {
             Shown::Table(table) => Some(table),
@@ -125,6 +252,32 @@ impl Window {
 }
 
 /// Everything the person sees, made once per change.
+///
+/// ```
+/// # use purview::prelude::*;
+/// # use purview_person::*;
+/// # #[window(summary = "Counts to {count}")]
+/// # #[derive(Clone, Default)]
+/// # struct Counter { #[block(field)] count: u32 }
+/// # #[actions]
+/// # impl Counter {
+/// #     /// Count one more.
+/// #     #[action]
+/// #     fn increment(&mut self) { self.count += 1; }
+/// #     /// Count from here.
+/// #     #[action]
+/// #     fn set(&mut self, count: u32) { self.count = count; }
+/// #     /// Start again.
+/// #     #[action(destructive)]
+/// #     fn reset(&mut self) { self.count = 0; }
+/// # }
+/// # let app = App::builder().build();
+/// # let id = app.open(Counter::default()).unwrap().id().to_owned();
+/// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+/// # let scope: Scope = Some(id.clone());
+/// assert_eq!(model.windows.len(), 1);
+/// assert!(model.app_modal.is_none() && model.agent_last.is_none());
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[serde(crate = "purview::serde", rename_all = "camelCase")]
 pub struct Model {
@@ -147,12 +300,64 @@ pub struct Model {
 
 impl Model {
     /// The window with id `id`.
+    ///
+    /// ```
+    /// # use purview::prelude::*;
+    /// # use purview_person::*;
+    /// # #[window(summary = "Counts to {count}")]
+    /// # #[derive(Clone, Default)]
+    /// # struct Counter { #[block(field)] count: u32 }
+    /// # #[actions]
+    /// # impl Counter {
+    /// #     /// Count one more.
+    /// #     #[action]
+    /// #     fn increment(&mut self) { self.count += 1; }
+    /// #     /// Count from here.
+    /// #     #[action]
+    /// #     fn set(&mut self, count: u32) { self.count = count; }
+    /// #     /// Start again.
+    /// #     #[action(destructive)]
+    /// #     fn reset(&mut self) { self.count = 0; }
+    /// # }
+    /// # let app = App::builder().build();
+    /// # let id = app.open(Counter::default()).unwrap().id().to_owned();
+    /// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+    /// # let scope: Scope = Some(id.clone());
+    /// assert_eq!(model.window(&id).unwrap().title, "Counter");
+    /// assert!(model.window("no such window").is_none());
+    /// ```
     pub fn window(&self, id: &str) -> Option<&Window> {
         self.windows.iter().find(|w| w.id == id).map(|w| &**w)
     }
 
     /// The action `name` of `scope` (a window, or `None` for the app's
     /// own), a table's loader included.
+    ///
+    /// ```
+    /// # use purview::prelude::*;
+    /// # use purview_person::*;
+    /// # #[window(summary = "Counts to {count}")]
+    /// # #[derive(Clone, Default)]
+    /// # struct Counter { #[block(field)] count: u32 }
+    /// # #[actions]
+    /// # impl Counter {
+    /// #     /// Count one more.
+    /// #     #[action]
+    /// #     fn increment(&mut self) { self.count += 1; }
+    /// #     /// Count from here.
+    /// #     #[action]
+    /// #     fn set(&mut self, count: u32) { self.count = count; }
+    /// #     /// Start again.
+    /// #     #[action(destructive)]
+    /// #     fn reset(&mut self) { self.count = 0; }
+    /// # }
+    /// # let app = App::builder().build();
+    /// # let id = app.open(Counter::default()).unwrap().id().to_owned();
+    /// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+    /// # let scope: Scope = Some(id.clone());
+    /// assert_eq!(model.action(Some(&id), "increment").unwrap().title, "Increment");
+    /// assert!(model.action(None, "increment").is_none(), "not an action of the app's own");
+    /// ```
     pub fn action(&self, scope: Option<&str>, name: &str) -> Option<&Action> {
         match scope {
             Some(id) => {
@@ -165,6 +370,35 @@ impl Model {
 }
 
 /// What the last change made, kept so the next makes only what changed.
+///
+/// ```
+/// # use purview::prelude::*;
+/// # use purview_person::*;
+/// # #[window(summary = "Counts to {count}")]
+/// # #[derive(Clone, Default)]
+/// # struct Counter { #[block(field)] count: u32 }
+/// # #[actions]
+/// # impl Counter {
+/// #     /// Count one more.
+/// #     #[action]
+/// #     fn increment(&mut self) { self.count += 1; }
+/// #     /// Count from here.
+/// #     #[action]
+/// #     fn set(&mut self, count: u32) { self.count = count; }
+/// #     /// Start again.
+/// #     #[action(destructive)]
+/// #     fn reset(&mut self) { self.count = 0; }
+/// # }
+/// # let app = App::builder().build();
+/// # let id = app.open(Counter::default()).unwrap().id().to_owned();
+/// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+/// # let scope: Scope = Some(id.clone());
+/// let mut reader = Reader::default();
+/// let scene = app.scene().unwrap();
+/// let first = reader.read(&scene, Around::default());
+/// let again = reader.read(&scene, Around::default());
+/// assert!(std::sync::Arc::ptr_eq(&first.windows[0], &again.windows[0]), "not made again");
+/// ```
 #[derive(Default)]
 pub struct Reader {
     /// Each action type's form, by its schema (shared by every window of
@@ -202,6 +436,33 @@ impl std::fmt::Debug for Reader {
 }
 
 /// What besides the scene the model shows.
+///
+/// ```
+/// # use purview::prelude::*;
+/// # use purview_person::*;
+/// # #[window(summary = "Counts to {count}")]
+/// # #[derive(Clone, Default)]
+/// # struct Counter { #[block(field)] count: u32 }
+/// # #[actions]
+/// # impl Counter {
+/// #     /// Count one more.
+/// #     #[action]
+/// #     fn increment(&mut self) { self.count += 1; }
+/// #     /// Count from here.
+/// #     #[action]
+/// #     fn set(&mut self, count: u32) { self.count = count; }
+/// #     /// Start again.
+/// #     #[action(destructive)]
+/// #     fn reset(&mut self) { self.count = 0; }
+/// # }
+/// # let app = App::builder().build();
+/// # let id = app.open(Counter::default()).unwrap().id().to_owned();
+/// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+/// # let scope: Scope = Some(id.clone());
+/// let pending = Vec::new();
+/// let around = Around { pending: &pending, activity: None };
+/// assert!(Reader::default().read(&app.scene().unwrap(), around).questions.is_empty());
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Around<'a> {
     /// The approval questions waiting for this person.
