@@ -689,6 +689,36 @@ fn questions(pending: &[PendingApproval], window: Option<&str>) -> Vec<Question>
     pending.iter().filter(|p| p.request.window_id.as_deref() == window).map(question).collect()
 }
 
+/// The question as the person reads it. The app's own question is shown
+/// as the app wrote it, its quotes as quotes: `describe` quotes and escapes
+/// it for the agent's log, where its bounds must be unforgeable, but here
+/// it stands on a line of its own. Hidden characters are still shown as
+/// escapes, since the app may have written the agent's values into it.
 fn question(pending: &PendingApproval) -> Question {
-    Question { id: pending.id, text: pending.request.describe() }
+    let request = &pending.request;
+    let described = request.describe();
+    let text = match request.wording.as_deref().or(request.question.as_deref()) {
+        Some(said) => {
+            let beneath = described.split_once('\n').map_or("", |(_, rest)| rest);
+            words::app_asks(&visible(said), &visible(&request.agent), beneath)
+        }
+        None => described,
+    };
+    Question { id: pending.id, text }
+}
+
+/// `text` with every character that would hide or reorder what is around
+/// it written as an escape (`\u{202E}`), the rule the runtime applies.
+fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut previous = None;
+    for c in text.chars() {
+        if purview::constraint::is_hidden_after(previous, c) {
+            out.push_str(&format!("\\u{{{:04X}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+        previous = Some(c);
+    }
+    out
 }

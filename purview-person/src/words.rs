@@ -87,6 +87,23 @@ pub fn blocked_by(blocker: Option<&str>) -> String {
     format!("Blocked by {}", blocker.unwrap_or("a dialog"))
 }
 
+/// An approval question the app wrote: its words first, as written, then
+/// who asks and, `beneath`, the action and the agent's values.
+///
+/// ```
+/// use purview_person::words;
+///
+/// let text = words::app_asks("Refund \"Max\"?", "clinic-bot", "Its arguments:\n  id: 7");
+/// assert_eq!(text, "Refund \"Max\"?\nAsked by clinic-bot.\nIts arguments:\n  id: 7");
+/// ```
+pub fn app_asks(said: &str, agent: &str, beneath: &str) -> String {
+    if beneath.is_empty() {
+        format!("{said}\nAsked by {agent}.")
+    } else {
+        format!("{said}\nAsked by {agent}.\n{beneath}")
+    }
+}
+
 /// "Dialog of Order Editor": a modal's owner.
 ///
 /// ```

@@ -61,7 +61,9 @@ pub(crate) fn for_asker(
         .collect();
     let keep_own = |questions: &mut Value| {
         if let Some(list) = questions.as_array_mut() {
-            list.retain(|q| q.get("id").and_then(Value::as_u64).is_some_and(|id| own.contains(&id)));
+            list.retain(|q| {
+                q.get("id").and_then(Value::as_u64).is_some_and(|id| own.contains(&id))
+            });
         }
     };
     if let Some(questions) = document.get_mut("questions") {
