@@ -239,7 +239,11 @@
         // Refused before the call (a field as typed), or by the app.
         if (out.error) return out;
         if (answer.isError) return { error: out };
-        return { ok: true, message: out.message, value: out.result };
+        var done = { ok: true, message: out.message, value: out.result };
+        if (!body.page) return done;
+        // The rows come back raw: the app makes them a page with its paging.
+        return tool('app__card_page', { window: body.window, table: body.page.table, value: out.result })
+          .then(function (shaped) { done.page = shaped.page; return done; }, function () { return done; });
       });
     },
     listen: function (scene, status) {

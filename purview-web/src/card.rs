@@ -48,6 +48,8 @@ pub const CARD_URI: &str = "ui://purview/windows";
 pub(crate) const SCENE_TOOL: &str = "app__card_scene";
 /// The card tool that calls an action.
 pub(crate) const CALL_TOOL: &str = "app__card_call";
+/// The card tool that makes a table's loaded rows a page with its paging.
+pub(crate) const PAGE_TOOL: &str = "app__card_page";
 
 /// The card's own script: the host's postMessage JSON-RPC.
 pub(crate) const BRIDGE: &str = include_str!("../assets/card.js");
@@ -74,6 +76,7 @@ pub(crate) const SHOWN_WITH: &str = "app__read_windows";
 pub(crate) fn card(inner: &Arc<Inner>) -> Card {
     let scene = inner.clone();
     let call = inner.clone();
+    let paged = inner.clone();
     Card::new(CARD_URI, document(&inner.title))
         .titled(format!("{} windows", inner.title))
         .shown_with(SHOWN_WITH)
@@ -117,6 +120,36 @@ pub(crate) fn card(inner: &Arc<Inner>) -> Card {
                 Box::pin(async move { reply })
             },
         ))
+        .with_tool(CardTool::new(
+            PAGE_TOOL,
+            "A table's rows as its load action returned them, as the card shows them: as text, with where they stand and where each pager button goes.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "window": {"type": "string"},
+                    "table": {"type": "string"},
+                    "value": {"description": "What the load action returned."}
+                },
+                "required": ["window", "table", "value"]
+            }),
+            move |arguments, _caller| {
+                let page = page_of(&paged, &arguments);
+                Box::pin(async move { CardReply::Answer(json!({ "page": page })) })
+            },
+        )
+        .read_only())
+}
+
+/// The page a table's load action returned (`value`), as the card shows
+/// it: the card's call of the loader goes the client's way and comes back
+/// raw, so the paging is made here, by the model's rule, and the card
+/// computes none. The page holds as many rows as the table shows.
+fn page_of(inner: &Inner, arguments: &JsonObject) -> Option<Value> {
+    let text = |key: &str| arguments.get(key).and_then(Value::as_str);
+    let model = inner.model().ok()?;
+    let window = model.window(text("window")?)?;
+    let table = window.tables().find(|t| Some(t.key.as_str()) == text("table"))?;
+    crate::person::page(arguments.get("value"), table.rows.len().max(1))
 }
 
 /// The scene, once it differs from the read numbered `after` (or at once,
