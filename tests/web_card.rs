@@ -275,7 +275,7 @@ async fn card_scene(
 fn questions(scene: &Value) -> Vec<Value> {
     let mut all: Vec<Value> = scene["questions"].as_array().cloned().unwrap_or_default();
     for window in scene["windows"].as_array().into_iter().flatten() {
-        all.extend(window["asking"].as_array().cloned().unwrap_or_default());
+        all.extend(window["questions"].as_array().cloned().unwrap_or_default());
     }
     all
 }
