@@ -436,6 +436,43 @@ impl Person {
         self.failures.get(scope)
     }
 
+    /// The one sentence `scope`'s failure shows beneath its forms, if any
+    /// ([`crate::failure_said`]): nothing when the problems are said under
+    /// the fields of the open form the call came from.
+    ///
+    /// ```
+    /// use purview_person::{Intent, Person};
+    /// # use purview::prelude::*;
+    /// # use purview_person::*;
+    /// # #[window(summary = "Counts to {count}")]
+    /// # #[derive(Clone, Default)]
+    /// # struct Counter { #[block(field)] count: u32 }
+    /// # #[actions]
+    /// # impl Counter {
+    /// #     /// Count from here.
+    /// #     #[action]
+    /// #     fn set(&mut self, count: u32) { self.count = count; }
+    /// # }
+    /// # let app = App::builder().build();
+    /// # let id = app.open(Counter::default()).unwrap().id().to_owned();
+    /// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+    /// # let scope: Scope = Some(id.clone());
+    /// let mut person = Person::default();
+    /// person.intend(&model, Intent::Press { scope: scope.clone(), action: "set".into() });
+    /// person.intend(&model, Intent::Submit { scope: scope.clone(), action: "set".into() });
+    /// assert!(person.failure(&scope).is_some());
+    /// assert_eq!(person.failure_said(&scope, &model), None, "the field says it");
+    /// ```
+    pub fn failure_said(&self, scope: &Scope, model: &Model) -> Option<String> {
+        let failure = self.failure(scope)?;
+        let form = failure
+            .action
+            .as_deref()
+            .filter(|action| self.form(scope, action).is_some())
+            .and_then(|action| model.action(scope.as_deref(), action));
+        failure.said(form)
+    }
+
     /// What `scope`'s failure says about `field` of `action`'s form, in
     /// the person's words ("Amount: must be a number").
     ///

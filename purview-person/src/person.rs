@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use purview::model::{JsonObject, ToolError};
 
-use crate::{form::Typed, paging::Paging, words};
+use crate::{form::Typed, paging::Paging, view::Action, words};
 
 /// Where a call belongs: a window's id, or `None` for the app's own actions.
 ///
@@ -244,6 +244,60 @@ pub struct Failure {
     pub action: Option<String>,
     /// What the app said.
     pub error: ToolError,
+}
+
+impl Failure {
+    /// The one sentence the person reads of this failure beneath its
+    /// window's forms, if any: see [`failure_said`]. `form` is the open
+    /// form it belongs to.
+    ///
+    /// ```
+    /// use purview::model::{FieldError, ToolError};
+    /// use purview_person::Failure;
+    ///
+    /// let error = ToolError::validation(vec![FieldError::new("amount", "must be at most 500")]);
+    /// let failure = Failure { action: Some("refund".into()), error };
+    /// assert_eq!(failure.said(None).as_deref(), Some("Amount: must be at most 500"));
+    /// ```
+    pub fn said(&self, form: Option<&Action>) -> Option<String> {
+        failure_said(&self.error, form)
+    }
+}
+
+/// The one sentence the person reads of a failed call beneath its
+/// window's forms, in the person's words, or `None` when each of its
+/// problems is already said under the field of `form` (the open form the
+/// call came from) it belongs to. The runtime's own sentence of a
+/// rejected call ("Rejected: … correct it and call again") is written for
+/// agents and never shown; a problem with no field on the form is said as
+/// "Label: problem"; any other failure says what the app said.
+///
+/// ```
+/// use purview::model::{ErrorCode, FieldError, ToolError};
+/// use purview_person::failure_said;
+///
+/// let refused = ToolError::validation(vec![
+///     FieldError::new("reference", "must look like RMA-123"),
+///     FieldError::new("note_id", "is no note"),
+/// ]);
+/// assert_eq!(
+///     failure_said(&refused, None).as_deref(),
+///     Some("Reference: must look like RMA-123; Note id: is no note"),
+/// );
+/// let failed = ToolError::new(ErrorCode::ActionFailed, "there is no return 999");
+/// assert_eq!(failure_said(&failed, None).as_deref(), Some("there is no return 999"));
+/// ```
+pub fn failure_said(error: &ToolError, form: Option<&Action>) -> Option<String> {
+    let Some(problems) = error.fields.as_ref().filter(|p| !p.is_empty()) else {
+        return Some(error.message.clone());
+    };
+    let on_form = |name: &str| form.is_some_and(|a| a.fields.iter().any(|f| f.name == name));
+    let elsewhere: Vec<String> = problems
+        .iter()
+        .filter(|p| !on_form(&p.field))
+        .map(|p| words::field_problem(&purview::naming::humanize(&p.field), &p.error))
+        .collect();
+    (!elsewhere.is_empty()).then(|| elsewhere.join("; "))
 }
 
 /// A destructive action waiting for the person's "yes".

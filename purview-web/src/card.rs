@@ -27,7 +27,7 @@ use std::{sync::Arc, time::Duration};
 use purview::{
     activity::ClientId,
     http::mcp_apps::{Card, CardReply, CardTool},
-    model::JsonObject,
+    model::{JsonObject, ToolError},
     serde_json::{Value, json},
 };
 
@@ -48,8 +48,9 @@ pub const CARD_URI: &str = "ui://purview/windows";
 pub(crate) const SCENE_TOOL: &str = "app__card_scene";
 /// The card tool that calls an action.
 pub(crate) const CALL_TOOL: &str = "app__card_call";
-/// The card tool that makes a table's loaded rows a page with its paging.
-pub(crate) const PAGE_TOOL: &str = "app__card_page";
+/// The card tool that says what a call's raw outcome means to the person:
+/// a table's loaded rows as a page with its paging, a failure's sentence.
+pub(crate) const OUTCOME_TOOL: &str = "app__card_outcome";
 
 /// The card's own script: the host's postMessage JSON-RPC.
 pub(crate) const BRIDGE: &str = include_str!("../assets/card.js");
@@ -76,7 +77,7 @@ pub(crate) const SHOWN_WITH: &str = "app__read_windows";
 pub(crate) fn card(inner: &Arc<Inner>) -> Card {
     let scene = inner.clone();
     let call = inner.clone();
-    let paged = inner.clone();
+    let told = inner.clone();
     Card::new(CARD_URI, document(&inner.title))
         .titled(format!("{} windows", inner.title))
         .shown_with(SHOWN_WITH)
@@ -115,41 +116,45 @@ pub(crate) fn card(inner: &Arc<Inner>) -> Card {
                         let tool = action.call(&call.app, arguments.clone()).tool_name();
                         CardReply::Call { tool, arguments }
                     }
-                    Err(refused) => CardReply::Answer(json!({ "error": refused.1 })),
+                    Err(refused) => {
+                        let said = crate::person::said(&call, &arguments, &refused.1);
+                        CardReply::Answer(json!({ "error": refused.1, "said": said }))
+                    }
                 };
                 Box::pin(async move { reply })
             },
         ))
         .with_tool(CardTool::new(
-            PAGE_TOOL,
-            "A table's rows as its load action returned them, as the card shows them: as text, with where they stand and where each pager button goes.",
+            OUTCOME_TOOL,
+            "What a call the card made came back with, as the card shows it: a table's rows as a page with where they stand, or what the person reads of a failure.",
             json!({
                 "type": "object",
                 "properties": {
-                    "window": {"type": "string"},
-                    "table": {"type": "string"},
-                    "value": {"description": "What the load action returned."}
+                    "window": {"type": ["string", "null"]},
+                    "action": {"type": "string"},
+                    "page": {"type": ["object", "null"], "description": "The call's `page`, for a table's loader."},
+                    "value": {"description": "What the action returned."},
+                    "error": {"type": ["object", "null"], "description": "How the call failed."}
                 },
-                "required": ["window", "table", "value"]
+                "required": ["action"]
             }),
             move |arguments, _caller| {
-                let page = page_of(&paged, &arguments);
-                Box::pin(async move { CardReply::Answer(json!({ "page": page })) })
+                let answer = outcome(&told, &arguments);
+                Box::pin(async move { CardReply::Answer(answer) })
             },
         )
         .read_only())
 }
 
-/// The page a table's load action returned (`value`), as the card shows
-/// it: the card's call of the loader goes the client's way and comes back
-/// raw, so the paging is made here, by the model's rule, and the card
-/// computes none. The page holds as many rows as the table shows.
-fn page_of(inner: &Inner, arguments: &JsonObject) -> Option<Value> {
-    let text = |key: &str| arguments.get(key).and_then(Value::as_str);
-    let model = inner.model().ok()?;
-    let window = model.window(text("window")?)?;
-    let table = window.tables().find(|t| Some(t.key.as_str()) == text("table"))?;
-    crate::person::page(arguments.get("value"), table.rows.len().max(1))
+/// A card call's outcome as the person reads it. The card's call goes the
+/// client's way and comes back raw, so what it means is made here, by the
+/// model's rules, and the card computes none.
+fn outcome(inner: &Inner, arguments: &JsonObject) -> Value {
+    let error = arguments.get("error").filter(|e| e.is_object());
+    let error = error.and_then(|e| purview::serde_json::from_value::<ToolError>(e.clone()).ok());
+    let said = error.and_then(|error| crate::person::said(inner, arguments, &error));
+    let page = crate::person::page_for(inner, arguments, arguments.get("value"));
+    json!({ "page": page, "said": said })
 }
 
 /// The scene, once it differs from the read numbered `after` (or at once,
