@@ -41,11 +41,13 @@
 #![forbid(unsafe_code)]
 #![warn(clippy::too_many_lines)]
 
+mod action;
 mod blocks;
 mod form;
 mod intend;
 mod paging;
 mod person;
+mod question;
 mod view;
 pub mod words;
 

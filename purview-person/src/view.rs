@@ -15,133 +15,17 @@ use purview::{
     serde::Serialize,
 };
 
+pub use crate::{
+    action::{Action, asks_first},
+    question::Question,
+};
 use crate::{
     blocks::{Shown, Table, shown},
     form::{Field, fields},
     person::Confirmation,
+    question::{question, questions},
     words,
 };
-
-/// An action as a button and, with arguments, a form.
-///
-/// ```
-/// # use purview::prelude::*;
-/// # use purview_person::*;
-/// # #[window(summary = "Counts to {count}")]
-/// # #[derive(Clone, Default)]
-/// # struct Counter { #[block(field)] count: u32 }
-/// # #[actions]
-/// # impl Counter {
-/// #     /// Count one more.
-/// #     #[action]
-/// #     fn increment(&mut self) { self.count += 1; }
-/// #     /// Count from here.
-/// #     #[action]
-/// #     fn set(&mut self, count: u32) { self.count = count; }
-/// #     /// Start again.
-/// #     #[action(destructive)]
-/// #     fn reset(&mut self) { self.count = 0; }
-/// # }
-/// # let app = App::builder().build();
-/// # let id = app.open(Counter::default()).unwrap().id().to_owned();
-/// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
-/// # let scope: Scope = Some(id.clone());
-/// let set = model.action(Some(&id), "set").unwrap();
-/// assert_eq!((set.button.as_str(), set.fields.len()), ("Set…", 1));
-/// let reset = model.action(Some(&id), "reset").unwrap();
-/// assert!(reset.destructive && reset.asks_first);
-/// assert_eq!(reset.confirm.as_ref().unwrap().yes, "Yes, reset");
-/// ```
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(crate = "purview::serde", rename_all = "camelCase")]
-pub struct Action {
-    /// Its name.
-    pub name: String,
-    /// Its title, as the app wrote it.
-    pub title: String,
-    /// The button's words: the title, and "…" when it opens a form.
-    pub button: String,
-    /// What it does, as the app wrote it (empty when nothing).
-    pub description: String,
-    /// Whether it destroys something (drawn as a warning).
-    pub destructive: bool,
-    /// Whether the person is asked "yes or no" before it runs: a
-    /// destructive action outside a modal (a modal is itself the question).
-    pub asks_first: bool,
-    /// The question it asks first, when it does.
-    pub confirm: Option<Confirmation>,
-    /// Its form's fields, made once per action type.
-    pub fields: Arc<[Field]>,
-    /// The action as the scene listed it: what a face calls
-    /// ([`ActionInfo::call`]) with the arguments an intent made.
-    #[serde(skip)]
-    pub info: ActionInfo,
-}
-
-impl Action {
-    /// Whether a field takes typing, where Enter submits.
-    ///
-    /// ```
-    /// # use purview::prelude::*;
-    /// # use purview_person::*;
-    /// # #[window(summary = "Counts to {count}")]
-    /// # #[derive(Clone, Default)]
-    /// # struct Counter { #[block(field)] count: u32 }
-    /// # #[actions]
-    /// # impl Counter {
-    /// #     /// Count one more.
-    /// #     #[action]
-    /// #     fn increment(&mut self) { self.count += 1; }
-    /// #     /// Count from here.
-    /// #     #[action]
-    /// #     fn set(&mut self, count: u32) { self.count = count; }
-    /// #     /// Start again.
-    /// #     #[action(destructive)]
-    /// #     fn reset(&mut self) { self.count = 0; }
-    /// # }
-    /// # let app = App::builder().build();
-    /// # let id = app.open(Counter::default()).unwrap().id().to_owned();
-    /// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
-    /// # let scope: Scope = Some(id.clone());
-    /// assert!(model.action(Some(&id), "set").unwrap().is_typed());
-    /// assert!(!model.action(Some(&id), "increment").unwrap().is_typed());
-    /// ```
-    pub fn is_typed(&self) -> bool {
-        self.fields.iter().any(|f| f.kind.is_typed())
-    }
-}
-
-/// The rule of confirmation: a destructive action asks first, except in a
-/// modal dialog, which is itself that question.
-///
-/// ```
-/// use purview_person::asks_first;
-///
-/// assert!(asks_first(true, false));
-/// assert!(!asks_first(true, true), "a modal is itself the question");
-/// assert!(!asks_first(false, false));
-/// ```
-pub fn asks_first(destructive: bool, in_modal: bool) -> bool {
-    destructive && !in_modal
-}
-
-/// An approval question waiting for the person.
-///
-/// ```
-/// use purview_person::{Effect, Intent, Model, Person, Question};
-///
-/// let asked = Question { id: 4, text: "Refund 25.00 on return 17?".into() };
-/// let answer = Person::default().intend(&Model::default(), Intent::Decline(asked.id));
-/// assert_eq!(answer, Effect::Answer { id: 4, approve: false });
-/// ```
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(crate = "purview::serde")]
-pub struct Question {
-    /// What to answer with.
-    pub id: u64,
-    /// What is asked, as the app words approval questions.
-    pub text: String,
-}
 
 /// One window as the person sees it.
 ///
@@ -683,42 +567,4 @@ impl Reader {
             })
             .collect()
     }
-}
-
-fn questions(pending: &[PendingApproval], window: Option<&str>) -> Vec<Question> {
-    pending.iter().filter(|p| p.request.window_id.as_deref() == window).map(question).collect()
-}
-
-/// The question as the person reads it. The app's own question is shown
-/// as the app wrote it, its quotes as quotes: `describe` quotes and escapes
-/// it for the agent's log, where its bounds must be unforgeable, but here
-/// it stands on a line of its own. Hidden characters are still shown as
-/// escapes, since the app may have written the agent's values into it.
-fn question(pending: &PendingApproval) -> Question {
-    let request = &pending.request;
-    let described = request.describe();
-    let text = match request.wording.as_deref().or(request.question.as_deref()) {
-        Some(said) => {
-            let beneath = described.split_once('\n').map_or("", |(_, rest)| rest);
-            words::app_asks(&visible(said), &visible(&request.agent), beneath)
-        }
-        None => described,
-    };
-    Question { id: pending.id, text }
-}
-
-/// `text` with every character that would hide or reorder what is around
-/// it written as an escape (`\u{202E}`), the rule the runtime applies.
-fn visible(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut previous = None;
-    for c in text.chars() {
-        if purview::constraint::is_hidden_after(previous, c) {
-            out.push_str(&format!("\\u{{{:04X}}}", u32::from(c)));
-        } else {
-            out.push(c);
-        }
-        previous = Some(c);
-    }
-    out
 }
