@@ -44,6 +44,7 @@
 mod action;
 mod blocks;
 mod form;
+mod held;
 mod intend;
 mod paging;
 mod person;
