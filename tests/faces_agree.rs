@@ -5,7 +5,9 @@
 //! one model of the person's side (purview-person); this shows they do
 //! not disagree where they used to: paging, a value chosen `from` a
 //! table, a destructive action asked about outside a modal and run at
-//! once inside one (§7, §9).
+//! once inside one (§7, §9), and an agent's call waiting for the person's
+//! approval, asked in the app's own words and answered on each face
+//! (§5.6).
 
 #[path = "web/driver.rs"]
 #[allow(dead_code)] // what the other browser tests use
@@ -16,7 +18,10 @@ use std::time::Duration;
 use anyhow::{Context as _, Result, ensure};
 use driver::Browser;
 use egui_kittest::{Harness, kittest::Queryable};
-use purview::{App, Context, Row, actions, http::HttpOptions, projection::Page, window};
+use purview::{
+    App, Context, Row, actions, approval::ApprovalQueue, http::HttpOptions, projection::Page,
+    window,
+};
 use purview_egui::Desk;
 use purview_web::Face;
 
@@ -27,10 +32,11 @@ struct Pet {
     name: String,
 }
 
-#[window(title = "Clinic", summary = "{booked} booked")]
+#[window(title = "Clinic", summary = "{booked} booked, {reminded} reminded")]
 #[derive(Clone)]
 struct Clinic {
     booked: u32,
+    reminded: u32,
     #[block(table, limit = 5, load = load_rows)]
     pets: Vec<Pet>,
     /// The calls the person's clicks made, in order.
@@ -64,6 +70,19 @@ impl Clinic {
         cx.open_modal(ConfirmClear)?;
         Ok(())
     }
+
+    /// Remind a pet's owner of its visit.
+    #[action(approval, question = remind_question)]
+    fn remind(&mut self, pet: u32) {
+        self.reminded += 1;
+        self.made.push(format!("remind {pet}"));
+    }
+
+    /// The question the person answers, in the app's words: its quotes
+    /// are the app's, shown as written.
+    fn remind_question(&self, pet: &u32) -> Result<String, purview::ToolError> {
+        Ok(format!("Send the owner of \"Pet {pet}\" a reminder?"))
+    }
 }
 
 #[window(title = "Confirm clear", summary = "Forget every booking?")]
@@ -82,18 +101,30 @@ impl ConfirmClear {
 fn clinic() -> (App, purview::WindowHandle<Clinic>) {
     let app = App::builder().name("clinic").build();
     let pets = (1..=30).map(|id| Pet { id, name: format!("Pet {id}") }).collect();
-    let handle = app.open(Clinic { booked: 0, pets, made: Vec::new() }).expect("the clinic");
+    let handle =
+        app.open(Clinic { booked: 0, reminded: 0, pets, made: Vec::new() }).expect("the clinic");
     (app, handle)
 }
 
 /// What each step shows, the same on both faces.
-const SAID: [&str; 5] = [
+const SAID: [&str; 8] = [
     "Rows 6–10 of 30",
     "Choose a row in Pets to fill this in.",
     "1 booked",
     "Clear? This cannot be undone.",
     "Blocked by Confirm clear",
+    "Agent is waiting for your approval",
+    "Send the owner of \"Pet 3\" a reminder?",
+    "1 reminded",
 ];
+
+/// The agent's call that waits for the person's approval.
+fn remind(app: &App, clinic: &str) -> tokio::task::JoinHandle<Result<(), purview::ToolError>> {
+    let (app, name) = (app.clone(), format!("{clinic}__remind"));
+    let mut arguments = purview::model::JsonObject::new();
+    arguments.insert("pet".into(), 3.into());
+    tokio::spawn(async move { app.call(&name, Some(arguments)).await.map(drop) })
+}
 
 /// The desk's harness, drawn until `label` is on screen.
 async fn desk_until(harness: &mut Harness<'static, Desk>, label: &str) {
@@ -109,7 +140,7 @@ async fn desk_until(harness: &mut Harness<'static, Desk>, label: &str) {
 
 async fn on_the_desk() -> Vec<String> {
     let (app, clinic) = clinic();
-    let desk = Desk::new(app).embedded(true);
+    let desk = Desk::answering(app.clone(), ApprovalQueue::new()).embedded(true);
     let mut h = Harness::builder()
         .with_size([1280.0, 800.0])
         .build_ui_state(|ui, desk: &mut Desk| desk.show(ui), desk);
@@ -134,6 +165,13 @@ async fn on_the_desk() -> Vec<String> {
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    let asked = remind(&app, clinic.id());
+    desk_until(&mut h, SAID[5]).await;
+    desk_until(&mut h, SAID[6]).await;
+    h.get_by_label("Approve").click_accesskit();
+    desk_until(&mut h, SAID[7]).await;
+    let outcome = asked.await.expect("the agent's call");
+    assert!(outcome.is_ok(), "the approved call ran: {outcome:?}");
     clinic.read(|c| c.made.clone()).expect("the clinic")
 }
 
@@ -141,7 +179,7 @@ const CARD: &str = "(document.body || {}).innerText || ''";
 
 async fn in_the_browser() -> Result<Vec<String>> {
     let (app, clinic) = clinic();
-    let face = Face::new(app.clone());
+    let face = Face::answering(app.clone(), ApprovalQueue::new());
     let server = app.serve_http(face.serve_beside(HttpOptions::default())).await?;
     let browser = Browser::start().await?;
     browser.goto(&face.one_time_link(&server).context("a link")?).await?;
@@ -161,6 +199,12 @@ async fn in_the_browser() -> Result<Vec<String>> {
     browser.wait_for(&shows(SAID[4])).await?;
     browser.press("section[role=dialog]", "Confirm").await?;
     browser.wait_for(&format!("!{}", shows("Blocked by"))).await?;
+    let asked = remind(&app, clinic.id());
+    browser.wait_for(&shows(SAID[5])).await?;
+    browser.wait_for(&shows(SAID[6])).await?;
+    browser.press(".pv-question", "Approve").await?;
+    browser.wait_for(&shows(SAID[7])).await?;
+    ensure!(asked.await?.is_ok(), "the approved call ran");
     Ok(clinic.read(|c| c.made.clone())?)
 }
 
@@ -168,7 +212,7 @@ async fn in_the_browser() -> Result<Vec<String>> {
 async fn s7_the_desk_and_the_browser_make_the_same_calls_and_say_the_same() -> Result<()> {
     let desk = on_the_desk().await;
     let browser = in_the_browser().await?;
-    ensure!(desk == ["book 6", "clear"], "the desk's calls: {desk:?}");
+    ensure!(desk == ["book 6", "clear", "remind 3"], "the desk's calls: {desk:?}");
     ensure!(browser == desk, "the browser's calls {browser:?} differ from the desk's {desk:?}");
     Ok(())
 }

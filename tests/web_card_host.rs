@@ -5,7 +5,8 @@
 //! without size reports; settles in a flexible one even when the host
 //! misjudges the frame (the shrink loop hosts report); stops everything on
 //! teardown; shows a cancelled tool; never acts on `tool-input` alone; and
-//! shows the read's result when the app cannot be reached. Screenshots of
+//! shows the read's result when the app cannot be reached; a page of rows
+//! it loads comes back with its pager, made by the model. Screenshots of
 //! the card in a light and a dark host land in the target's tmp folder.
 
 #[path = "web/card_host.rs"]
@@ -18,10 +19,12 @@ mod driver;
 use std::time::Duration;
 
 use anyhow::{Result, anyhow, ensure};
-use card_host::{desk, order_desk};
+use card_host::{desk, hosted, order_desk};
 use driver::Browser;
 use purview::{
     App,
+    approval::ApprovalQueue,
+    projection::Page,
     serde_json::{Value, json},
 };
 
@@ -263,5 +266,47 @@ async fn when_the_app_cannot_be_reached_the_card_shows_the_results_windows() -> 
         text.contains("Order Editor") && text.contains("as the agent last read them, at"),
         "{text}"
     );
+    Ok(())
+}
+
+/// A kennel of 30 dogs, five rows a page.
+#[purview::window(title = "Kennel", summary = "30 dogs")]
+#[derive(Clone)]
+struct Kennel {
+    #[block(table, limit = 5, load = load_rows, columns = ["Dog", "Name"])]
+    dogs: Vec<(u32, String)>,
+}
+
+#[purview::actions]
+impl Kennel {
+    /// Fetch a range of dogs.
+    #[action(read_only, idempotent)]
+    fn load_rows(&self, offset: usize, limit: usize) -> Page<(u32, String)> {
+        Page::slice(&self.dogs, offset, limit)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn s9_a_page_of_rows_the_card_loads_comes_back_with_its_pager() -> Result<()> {
+    let app = App::builder().name("kennel").build();
+    let dogs = (1..=30).map(|i| (i, format!("Dog {i}"))).collect();
+    app.open(Kennel { dogs })?;
+    let (_face, server) = hosted(&app, ApprovalQueue::new()).await?;
+    let browser = Browser::start().await?;
+    browser.goto(&format!("http://{}/host/", server.local_addr())).await?;
+    browser.wait_for("window.hostConnected === true || window.hostError !== undefined").await?;
+    browser.enter_frame("#card").await?;
+    let shows = |said: &str| format!("document.body.innerText.includes({said:?})");
+    browser.wait_for(&shows("Rows 1–5 of 30")).await?;
+    // The last page, then the one before it: each pager button goes where
+    // the model said, from the page loaded, not from the scene's first.
+    browser.press("section[data-window]", "Last rows").await?;
+    browser.wait_for(&shows("Rows 26–30 of 30")).await?;
+    ensure!(browser.run(&format!("return {};", shows("Dog 30"))).await? == true, "the rows");
+    browser.press("section[data-window]", "Previous rows").await?;
+    browser.wait_for(&shows("Rows 21–25 of 30")).await?;
+    let next = "Array.from(document.querySelectorAll('.pv-pager button'))\
+        .filter(function (b) { return b.textContent === 'Next rows'; })[0].disabled";
+    ensure!(browser.run(&format!("return {next};")).await? == false, "Next is offered again");
     Ok(())
 }

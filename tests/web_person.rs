@@ -124,6 +124,12 @@ async fn s9_a_300_row_table_in_the_browser_pages_picks_and_says_its_bounds() -> 
         .run("return document.querySelector('#pv-w1-refund-reference-error').innerText;")
         .await?;
     ensure!(said.as_str().unwrap_or_default().contains("a reference such as RMA-0042"), "{said}");
+    // One sentence per failure: the field says it, and nothing says it
+    // again in the runtime's words for agents.
+    let text = browser.run(&format!("return {CARD};")).await?;
+    ensure!(!text.as_str().unwrap_or_default().contains("Rejected"), "{text}");
+    let beneath = browser.run("return document.querySelector('p.pv-error') === null;").await?;
+    ensure!(beneath == true, "a second sentence beneath the form: {text}");
     let shot = browser.screenshot("web-returns-1280x800").await?;
     ensure!(shot.exists());
     browser.resize(800, 600).await?;

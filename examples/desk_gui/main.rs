@@ -60,7 +60,9 @@ fn main() -> ExitCode {
     purview::cli::init_logging();
     let cli = Cli::parse();
     let port = cli.port;
-    let runtime = match tokio::runtime::Runtime::new() {
+    // The agents' runtime: one worker fewer than the machine's cores, so
+    // the person's thread keeps a core however busy the agents are.
+    let runtime = match purview_egui::AgentsRuntime::new() {
         Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("desk_gui: cannot start the async runtime: {e}");
@@ -116,8 +118,7 @@ fn main() -> ExitCode {
     eprintln!("desk_gui: MCP endpoint {endpoint}");
     face.announce(&server);
     // The person's clicks run on this runtime.
-    let entered = runtime.enter();
-    let mut desk = gui::desk(app, approvals, &endpoint).embedded(cli.embed);
+    let mut desk = runtime.within(|| gui::desk(app, approvals, &endpoint).embedded(cli.embed));
     // purview-egui places the first windows at x = 440 and 870, 400 wide,
     // and a dialog 420 to the right of its owner: embedded, they need room.
     let size = if cli.embed { [1280.0, 720.0] } else { [400.0, 330.0] };
@@ -128,8 +129,8 @@ fn main() -> ExitCode {
             .with_position([20.0, 20.0]),
         ..Default::default()
     };
-    let run = eframe::run_ui_native("Order Desk", options, move |ui, _| desk.show(ui));
-    drop(entered);
+    let run =
+        runtime.within(|| eframe::run_ui_native("Order Desk", options, move |ui, _| desk.show(ui)));
     runtime.block_on(server.shutdown());
     match run {
         Ok(()) => ExitCode::SUCCESS,

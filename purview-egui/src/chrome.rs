@@ -255,8 +255,9 @@ fn window_contents(ui: &mut Ui, core: &mut Core, overrides: &mut [Override], vie
 
 /// The last failure in `scope`, if the latest call there did not succeed.
 fn last_error(ui: &mut Ui, core: &Core, scope: &Scope) {
-    if let Some(failure) = lock(&core.person).failure(scope) {
-        ui.colored_label(ui.visuals().error_fg_color, &failure.error.message);
+    // The model says it once: nothing where the form's fields say it.
+    if let Some(said) = lock(&core.person).failure_said(scope, &core.model) {
+        ui.colored_label(ui.visuals().error_fg_color, said);
     }
 }
 

@@ -52,6 +52,10 @@
 //!
 //! Calls run on the tokio runtime the [`Desk`] is made in, or on a small one
 //! of its own when there is none: tokio does not appear in this crate's API.
+//! An app that serves agents beside its desk serves them on an
+//! [`AgentsRuntime`]: `cores − 1` workers by default ([`workers_for`]), so
+//! the person's thread keeps a core where the machine has more than one;
+//! [`AgentsRuntime::with_workers`] sets the count.
 //! Nothing is global: two desks on two apps draw side by side.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
@@ -70,9 +74,11 @@ mod layout;
 mod lock;
 mod pages;
 mod read;
+mod serving;
 mod window_ui;
 
 pub use desk::Desk;
+pub use serving::{AgentsRuntime, workers_for};
 pub use window_ui::WindowUi;
 
 /// The README's code blocks, compiled as doctests so they stay true.

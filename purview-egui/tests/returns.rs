@@ -125,6 +125,9 @@ async fn refund_refused(size: [f32; 2], name: &str) {
     type_into(&mut harness, "Reference *", "42");
     harness.get_by_label("Refund").click_accesskit();
     until(&mut harness, "Reference: must be a reference such as RMA-0042").await;
+    // One sentence per failure: the field says it, and nothing says it
+    // again in the runtime's words for agents.
+    assert!(harness.query_by_label_contains("Rejected").is_none(), "said twice");
     harness.snapshot(name);
     // Cancelling the form clears its failure, as in the browser.
     harness.get_by_label("Close the Refund form").click_accesskit();

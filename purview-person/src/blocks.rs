@@ -13,6 +13,32 @@ use purview::{
 use crate::{paging::Paging, words};
 
 /// One block as the person reads it.
+///
+/// ```
+/// # use purview::prelude::*;
+/// # use purview_person::*;
+/// # #[window(summary = "Counts to {count}")]
+/// # #[derive(Clone, Default)]
+/// # struct Counter { #[block(field)] count: u32 }
+/// # #[actions]
+/// # impl Counter {
+/// #     /// Count one more.
+/// #     #[action]
+/// #     fn increment(&mut self) { self.count += 1; }
+/// #     /// Count from here.
+/// #     #[action]
+/// #     fn set(&mut self, count: u32) { self.count = count; }
+/// #     /// Start again.
+/// #     #[action(destructive)]
+/// #     fn reset(&mut self) { self.count = 0; }
+/// # }
+/// # let app = App::builder().build();
+/// # let id = app.open(Counter::default()).unwrap().id().to_owned();
+/// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+/// # let scope: Scope = Some(id.clone());
+/// let Shown::Fields { items, .. } = &model.windows[0].blocks[0] else { panic!("a field") };
+/// assert_eq!(items[0], ("Count".to_owned(), "0".to_owned()));
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(crate = "purview::serde", tag = "type", rename_all = "camelCase")]
 pub enum Shown {
@@ -66,6 +92,38 @@ pub enum Shown {
 }
 
 /// A table block.
+///
+/// ```
+/// # use purview::{prelude::*, projection::Page};
+/// # use purview_person::*;
+/// # #[window(title = "Returns", summary = "Returns")]
+/// # #[derive(Clone)]
+/// # struct Returns {
+/// #     #[block(table, limit = 10, load = load_rows, columns = ["Return", "Status"])]
+/// #     rows: Vec<(u32, String)>,
+/// # }
+/// # #[actions]
+/// # impl Returns {
+/// #     /// Fetch a range of returns.
+/// #     #[action(read_only, idempotent)]
+/// #     fn load_rows(&self, offset: usize, limit: usize) -> Page<(u32, String)> {
+/// #         Page::slice(&self.rows, offset, limit)
+/// #     }
+/// #     /// Refund a return.
+/// #     #[action]
+/// #     fn refund(&mut self, #[arg(from = rows.0)] id: u32) {}
+/// # }
+/// # let app = App::builder().build();
+/// # let rows = (1..=30).map(|i| (i, "open".to_owned())).collect();
+/// # let id = app.open(Returns { rows }).unwrap().id().to_owned();
+/// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+/// # let window = model.window(&id).unwrap();
+/// # let table = window.tables().next().unwrap();
+/// assert_eq!(table.columns, ["Return", "Status"]);
+/// assert_eq!(table.rows[0], ["1", "open"]);
+/// assert_eq!(table.loader.as_deref(), Some("load_rows"));
+/// assert_eq!(table.paging.as_ref().unwrap().label, "Rows 1–10 of 30");
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(crate = "purview::serde", rename_all = "camelCase")]
 pub struct Table {
@@ -100,6 +158,15 @@ impl Shown {
 }
 
 /// A value as a person reads it: strings without quotes, nothing for null.
+///
+/// ```
+/// use purview::serde_json::{Value, json};
+/// use purview_person::cell;
+///
+/// assert_eq!(cell(&json!("A-17")), "A-17");
+/// assert_eq!(cell(&json!(25)), "25");
+/// assert_eq!(cell(&Value::Null), "");
+/// ```
 pub fn cell(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),

@@ -20,9 +20,27 @@ use crate::words;
 
 /// What the person typed into a form: one text per argument (`"true"` or
 /// `"false"` for a checkbox, the choice's own string for a choice).
+///
+/// ```
+/// use purview_person::{Field, FieldKind, Typed, arguments};
+///
+/// let field = Field {
+///     name: "on".into(), label: "On".into(), help: None, kind: FieldKind::Bool,
+///     choices: vec![], required: true, placeholder: None, bounds: None, from: None,
+/// };
+/// let typed: Typed = [("on".to_owned(), "true".to_owned())].into();
+/// assert_eq!(arguments(&[field], &typed).unwrap()["on"], true);
+/// ```
 pub type Typed = BTreeMap<String, String>;
 
 /// The input a form field takes.
+///
+/// ```
+/// use purview_person::FieldKind;
+///
+/// assert!(FieldKind::Integer.is_typed());
+/// assert!(!FieldKind::Choice.is_typed(), "a choice is picked, not typed");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(crate = "purview::serde", rename_all = "lowercase")]
 pub enum FieldKind {
@@ -45,6 +63,10 @@ pub enum FieldKind {
 
 impl FieldKind {
     /// Whether the field is typed into (Enter in it submits the form).
+    ///
+    /// ```
+    /// assert!(purview_person::FieldKind::Text.is_typed());
+    /// ```
     pub fn is_typed(&self) -> bool {
         !matches!(self, Self::Bool | Self::Choice)
     }
@@ -52,6 +74,38 @@ impl FieldKind {
 
 /// Where an argument's value comes from: a cell of a row the person
 /// chooses (`#[arg(from = table.column)]`).
+///
+/// ```
+/// # use purview::{prelude::*, projection::Page};
+/// # use purview_person::*;
+/// # #[window(title = "Returns", summary = "Returns")]
+/// # #[derive(Clone)]
+/// # struct Returns {
+/// #     #[block(table, limit = 10, load = load_rows, columns = ["Return", "Status"])]
+/// #     rows: Vec<(u32, String)>,
+/// # }
+/// # #[actions]
+/// # impl Returns {
+/// #     /// Fetch a range of returns.
+/// #     #[action(read_only, idempotent)]
+/// #     fn load_rows(&self, offset: usize, limit: usize) -> Page<(u32, String)> {
+/// #         Page::slice(&self.rows, offset, limit)
+/// #     }
+/// #     /// Refund a return.
+/// #     #[action]
+/// #     fn refund(&mut self, #[arg(from = rows.0)] id: u32) {}
+/// # }
+/// # let app = App::builder().build();
+/// # let rows = (1..=30).map(|i| (i, "open".to_owned())).collect();
+/// # let id = app.open(Returns { rows }).unwrap().id().to_owned();
+/// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+/// # let window = model.window(&id).unwrap();
+/// # let table = window.tables().next().unwrap();
+/// let refund = model.action(Some(&id), "refund").unwrap();
+/// let from = refund.fields[0].from.as_ref().unwrap();
+/// assert_eq!((from.table.as_str(), from.column), ("rows", 0));
+/// assert_eq!(from.hint, "Choose a row in Rows to fill this in.");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(crate = "purview::serde", rename_all = "camelCase")]
 pub struct RowSource {
@@ -115,6 +169,16 @@ pub struct Field {
 
 impl Field {
     /// Whether the field is a secret: typed hidden, forgotten once sent.
+    ///
+    /// ```
+    /// use purview_person::{Field, FieldKind};
+    ///
+    /// let field = Field {
+    ///     name: "pin".into(), label: "Pin".into(), help: None, kind: FieldKind::Secret,
+    ///     choices: vec![], required: true, placeholder: None, bounds: None, from: None,
+    /// };
+    /// assert!(field.is_secret());
+    /// ```
     pub fn is_secret(&self) -> bool {
         self.kind == FieldKind::Secret
     }
@@ -122,6 +186,34 @@ impl Field {
 
 /// The fields of an action's form, `expectedVersion` left out (the person
 /// acts on what is on screen), required ones first in their declared order.
+///
+/// ```
+/// # use purview::prelude::*;
+/// # use purview_person::*;
+/// # #[window(summary = "Counts to {count}")]
+/// # #[derive(Clone, Default)]
+/// # struct Counter { #[block(field)] count: u32 }
+/// # #[actions]
+/// # impl Counter {
+/// #     /// Count one more.
+/// #     #[action]
+/// #     fn increment(&mut self) { self.count += 1; }
+/// #     /// Count from here.
+/// #     #[action]
+/// #     fn set(&mut self, count: u32) { self.count = count; }
+/// #     /// Start again.
+/// #     #[action(destructive)]
+/// #     fn reset(&mut self) { self.count = 0; }
+/// # }
+/// # let app = App::builder().build();
+/// # let id = app.open(Counter::default()).unwrap().id().to_owned();
+/// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+/// # let scope: Scope = Some(id.clone());
+/// let scene = app.scene().unwrap();
+/// let set = scene.windows[0].actions.iter().find(|a| a.name == "set").unwrap();
+/// let made = fields(set);
+/// assert_eq!((made[0].label.as_str(), &made[0].kind), ("Count", &FieldKind::Integer));
+/// ```
 pub fn fields(action: &ActionInfo) -> Vec<Field> {
     fields_of(&action.input_schema, &action.sources)
 }
@@ -319,6 +411,18 @@ pub fn arguments(fields: &[Field], typed: &Typed) -> Result<JsonObject, Vec<Fiel
 }
 
 /// Forgets every secret typed, once the call carrying it is made.
+///
+/// ```
+/// use purview_person::{Field, FieldKind, Typed, forget_secrets};
+///
+/// let pin = Field {
+///     name: "pin".into(), label: "Pin".into(), help: None, kind: FieldKind::Secret,
+///     choices: vec![], required: true, placeholder: None, bounds: None, from: None,
+/// };
+/// let mut typed: Typed = [("pin".to_owned(), "1234".to_owned())].into();
+/// forget_secrets(&[pin], &mut typed);
+/// assert!(typed.is_empty());
+/// ```
 pub fn forget_secrets(fields: &[Field], typed: &mut Typed) {
     for field in fields.iter().filter(|f| f.is_secret()) {
         typed.remove(&field.name);

@@ -1,9 +1,7 @@
 //! The conductor of the person's side: [`Person::intend`] turns an intent
 //! into its effect, [`Person::finished`] takes a call's outcome back, and
 //! [`Person::settle`] carries what the person holds through a change.
-//! The reads a face draws from (a form's text, a scope's failure, the
-//! question waiting, a table's rows) are here too, beside the rules that
-//! fill them.
+//! The reads a face draws from are in held.rs.
 
 use purview::{
     model::{JsonObject, ToolError},
@@ -12,14 +10,10 @@ use purview::{
 };
 
 use crate::{
-    blocks::{Table, cell},
+    blocks::cell,
     form::{Typed, arguments, forget_secrets},
-    paging::Paging,
-    person::{
-        Confirmation, Confirming, Effect, Failure, Intent, Loaded, Person, PersonCall, Picker,
-        Rows, Scope,
-    },
-    view::{Action, Model, Window},
+    person::{Confirming, Effect, Failure, Intent, Loaded, Person, PersonCall, Scope},
+    view::{Action, Model},
     words,
 };
 
@@ -190,6 +184,43 @@ impl Person {
     /// Takes back the outcome of a call [`Person::intend`] asked for: a
     /// success clears its scope's failure and closes its form (a page of
     /// rows is kept for its table); a failure is kept for its scope.
+    ///
+    /// ```
+    /// # use purview::{prelude::*, projection::Page};
+    /// # use purview_person::*;
+    /// # #[window(title = "Returns", summary = "Returns")]
+    /// # #[derive(Clone)]
+    /// # struct Returns {
+    /// #     #[block(table, limit = 10, load = load_rows, columns = ["Return", "Status"])]
+    /// #     rows: Vec<(u32, String)>,
+    /// # }
+    /// # #[actions]
+    /// # impl Returns {
+    /// #     /// Fetch a range of returns.
+    /// #     #[action(read_only, idempotent)]
+    /// #     fn load_rows(&self, offset: usize, limit: usize) -> Page<(u32, String)> {
+    /// #         Page::slice(&self.rows, offset, limit)
+    /// #     }
+    /// #     /// Refund a return.
+    /// #     #[action]
+    /// #     fn refund(&mut self, #[arg(from = rows.0)] id: u32) {}
+    /// # }
+    /// # let app = App::builder().build();
+    /// # let rows = (1..=30).map(|i| (i, "open".to_owned())).collect();
+    /// # let id = app.open(Returns { rows }).unwrap().id().to_owned();
+    /// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+    /// # let window = model.window(&id).unwrap();
+    /// # let table = window.tables().next().unwrap();
+    /// use purview::serde_json::json;
+    ///
+    /// let mut person = Person::default();
+    /// let page = Intent::Page { window: id.clone(), table: table.key.clone(), offset: 20 };
+    /// let Effect::Call(call) = person.intend(&model, page) else { panic!("a load") };
+    /// assert_eq!(call.arguments["offset"], 20);
+    /// let rows: Vec<_> = (21..=30).map(|i| json!([i, "open"])).collect();
+    /// person.finished(&call, Ok(Some(json!({ "offset": 20, "total": 30, "rows": rows }))));
+    /// assert_eq!(person.rows(window, table).count, "Rows 21–30 of 30");
+    /// ```
     pub fn finished(&mut self, call: &PersonCall, outcome: Result<Option<Value>, ToolError>) {
         match outcome {
             Ok(value) => {
@@ -222,6 +253,45 @@ impl Person {
     /// closed window or a withdrawn action goes, and a page of rows loaded
     /// before its window changed is loaded again at the same rows (the
     /// calls returned), kept on screen until the fresh page arrives.
+    ///
+    /// ```
+    /// # use purview::{prelude::*, projection::Page};
+    /// # use purview_person::*;
+    /// # #[window(title = "Returns", summary = "Returns")]
+    /// # #[derive(Clone)]
+    /// # struct Returns {
+    /// #     #[block(table, limit = 10, load = load_rows, columns = ["Return", "Status"])]
+    /// #     rows: Vec<(u32, String)>,
+    /// # }
+    /// # #[actions]
+    /// # impl Returns {
+    /// #     /// Fetch a range of returns.
+    /// #     #[action(read_only, idempotent)]
+    /// #     fn load_rows(&self, offset: usize, limit: usize) -> Page<(u32, String)> {
+    /// #         Page::slice(&self.rows, offset, limit)
+    /// #     }
+    /// #     /// Refund a return.
+    /// #     #[action]
+    /// #     fn refund(&mut self, #[arg(from = rows.0)] id: u32) {}
+    /// # }
+    /// # let app = App::builder().build();
+    /// # let rows = (1..=30).map(|i| (i, "open".to_owned())).collect();
+    /// # let id = app.open(Returns { rows }).unwrap().id().to_owned();
+    /// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+    /// # let window = model.window(&id).unwrap();
+    /// # let table = window.tables().next().unwrap();
+    /// use purview::serde_json::json;
+    ///
+    /// let mut person = Person::default();
+    /// let page = Intent::Page { window: id.clone(), table: table.key.clone(), offset: 10 };
+    /// let Effect::Call(call) = person.intend(&model, page) else { panic!("a load") };
+    /// let rows: Vec<_> = (11..=20).map(|i| json!([i, "open"])).collect();
+    /// person.finished(&call, Ok(Some(json!({ "offset": 10, "total": 30, "rows": rows }))));
+    /// assert!(person.settle(&model).is_empty(), "nothing changed");
+    /// app.open(Returns { rows: vec![] }).unwrap(); // another window: this one is unchanged
+    /// let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+    /// assert!(person.settle(&model).is_empty());
+    /// ```
     pub fn settle(&mut self, model: &Model) -> Vec<PersonCall> {
         let open = |scope: &Scope| scope.as_deref().is_none_or(|id| model.window(id).is_some());
         self.forms.retain(|(scope, action), _| {
@@ -256,83 +326,6 @@ impl Person {
             });
         }
         again
-    }
-
-    /// What is typed in the open form of `action` in `scope`, if it is open.
-    pub fn form(&self, scope: &Scope, action: &str) -> Option<&Typed> {
-        self.forms.get(&(scope.clone(), action.to_owned()))
-    }
-
-    /// The open forms of `scope`, in the order of its actions.
-    pub fn open_forms<'a>(&self, scope: &Scope, actions: &'a [Action]) -> Vec<&'a Action> {
-        actions.iter().filter(|a| self.form(scope, &a.name).is_some()).collect()
-    }
-
-    /// The last failure in `scope`, if the latest call there did not succeed.
-    pub fn failure(&self, scope: &Scope) -> Option<&Failure> {
-        self.failures.get(scope)
-    }
-
-    /// What `scope`'s failure says about `field` of `action`'s form, in
-    /// the person's words ("Amount: must be a number").
-    pub fn field_problem(&self, scope: &Scope, action: &Action, field: &str) -> Option<String> {
-        let failure = self.failure(scope)?;
-        if failure.action.as_deref() != Some(&action.name) {
-            return None;
-        }
-        let problem = failure.error.fields.as_ref()?.iter().find(|f| f.field == field)?;
-        let label = action.fields.iter().find(|f| f.name == field).map_or(field, |f| &f.label);
-        Some(words::field_problem(label, &problem.error))
-    }
-
-    /// The question waiting in `scope`, if a destructive action asks one.
-    pub fn confirmation(&self, scope: &Scope) -> Option<Confirmation> {
-        let asked = self.confirming.as_ref().filter(|c| &c.scope == scope)?;
-        let (title, description) = &asked.said;
-        Some(Confirmation::of(title, description))
-    }
-
-    /// The rows table `key` of `window` shows now, where they stand, and
-    /// the open forms that take a value from them.
-    pub fn rows<'a>(&'a self, window: &'a Window, table: &'a Table) -> Rows<'a> {
-        let scope = Some(window.id.clone());
-        let loaded = self.pages.get(&(window.id.clone(), table.key.clone()));
-        let (offset, rows, total) = match loaded {
-            Some(page) => (page.offset, page.rows.as_slice(), Some(page.total)),
-            None => (table.offset, table.rows.as_slice(), table.total),
-        };
-        let mut pickers = Vec::new();
-        for action in &window.actions {
-            let Some(typed) = self.form(&scope, &action.name) else { continue };
-            for field in action.fields.iter() {
-                let Some(from) = field.from.as_ref().filter(|f| f.table == table.key) else {
-                    continue;
-                };
-                pickers.push(Picker {
-                    action: action.name.clone(),
-                    field: field.name.clone(),
-                    column: from.column,
-                    current: typed.get(&field.name).cloned().unwrap_or_default(),
-                    note: words::choose_row_for(&field.label, &action.title),
-                    label: (field.label.clone(), action.title.clone()),
-                });
-            }
-        }
-        let paging = total.map(|total| Paging::new(offset, rows.len(), total, table.rows.len()));
-        Rows {
-            rows,
-            count: paging
-                .as_ref()
-                .map_or_else(|| words::rows_count(rows.len()), |p| p.label.clone()),
-            paging: paging.filter(|_| table.loader.is_some()),
-            pickers,
-            refused: self.refused_rows.get(&(window.id.clone(), table.key.clone())).cloned(),
-        }
-    }
-
-    fn table_rows<'a>(&'a self, window: &'a Window, key: &str) -> Option<Rows<'a>> {
-        let table = window.tables().find(|t| t.key == key)?;
-        Some(self.rows(window, table))
     }
 }
 

@@ -41,16 +41,21 @@
 #![forbid(unsafe_code)]
 #![warn(clippy::too_many_lines)]
 
+mod action;
 mod blocks;
 mod form;
+mod held;
 mod intend;
 mod paging;
 mod person;
+mod question;
 mod view;
 pub mod words;
 
 pub use blocks::{Shown, Table, cell};
 pub use form::{Field, FieldKind, RowSource, Typed, arguments, fields, forget_secrets};
 pub use paging::Paging;
-pub use person::{Confirmation, Effect, Failure, Intent, Person, PersonCall, Picker, Rows, Scope};
+pub use person::{
+    Confirmation, Effect, Failure, Intent, Person, PersonCall, Picker, Rows, Scope, failure_said,
+};
 pub use view::{Action, Around, Model, Question, Reader, Window, asks_first};

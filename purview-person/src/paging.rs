@@ -45,6 +45,11 @@ pub struct Paging {
 
 impl Paging {
     /// The paging of `shown` rows from `offset` of `total`, `limit` a page.
+    ///
+    /// ```
+    /// let at = purview_person::Paging::new(280, 20, 300, 20);
+    /// assert_eq!((at.label.as_str(), at.next, at.previous), ("Rows 281–300 of 300", None, Some(260)));
+    /// ```
     pub fn new(offset: usize, shown: usize, total: usize, limit: usize) -> Self {
         let limit = limit.max(1);
         let last_page = total.saturating_sub(1) / limit * limit;
@@ -67,6 +72,12 @@ impl Paging {
 
     /// The offset of the page holding row `typed` (counted from 1), or what
     /// to say when it is no row of the table.
+    ///
+    /// ```
+    /// let at = purview_person::Paging::new(0, 20, 300, 20);
+    /// assert_eq!(at.go_to(" 45 "), Ok(40));
+    /// assert_eq!(at.go_to("none"), Err("A row from 1 to 300".to_owned()));
+    /// ```
     pub fn go_to(&self, typed: &str) -> Result<usize, String> {
         match typed.trim().parse::<usize>() {
             Ok(row) if (1..=self.total).contains(&row) => Ok((row - 1) / self.limit * self.limit),

@@ -15,64 +15,46 @@ use purview::{
     serde::Serialize,
 };
 
+pub use crate::{
+    action::{Action, asks_first},
+    question::Question,
+};
 use crate::{
     blocks::{Shown, Table, shown},
     form::{Field, fields},
     person::Confirmation,
+    question::{question, questions},
     words,
 };
 
-/// An action as a button and, with arguments, a form.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(crate = "purview::serde", rename_all = "camelCase")]
-pub struct Action {
-    /// Its name.
-    pub name: String,
-    /// Its title, as the app wrote it.
-    pub title: String,
-    /// The button's words: the title, and "…" when it opens a form.
-    pub button: String,
-    /// What it does, as the app wrote it (empty when nothing).
-    pub description: String,
-    /// Whether it destroys something (drawn as a warning).
-    pub destructive: bool,
-    /// Whether the person is asked "yes or no" before it runs: a
-    /// destructive action outside a modal (a modal is itself the question).
-    pub asks_first: bool,
-    /// The question it asks first, when it does.
-    pub confirm: Option<Confirmation>,
-    /// Its form's fields, made once per action type.
-    pub fields: Arc<[Field]>,
-    /// The action as the scene listed it: what a face calls
-    /// ([`ActionInfo::call`]) with the arguments an intent made.
-    #[serde(skip)]
-    pub info: ActionInfo,
-}
-
-impl Action {
-    /// Whether a field takes typing, where Enter submits.
-    pub fn is_typed(&self) -> bool {
-        self.fields.iter().any(|f| f.kind.is_typed())
-    }
-}
-
-/// The rule of confirmation: a destructive action asks first, except in a
-/// modal dialog, which is itself that question.
-pub fn asks_first(destructive: bool, in_modal: bool) -> bool {
-    destructive && !in_modal
-}
-
-/// An approval question waiting for the person.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(crate = "purview::serde")]
-pub struct Question {
-    /// What to answer with.
-    pub id: u64,
-    /// What is asked, as the app words approval questions.
-    pub text: String,
-}
-
 /// One window as the person sees it.
+///
+/// ```
+/// # use purview::prelude::*;
+/// # use purview_person::*;
+/// # #[window(summary = "Counts to {count}")]
+/// # #[derive(Clone, Default)]
+/// # struct Counter { #[block(field)] count: u32 }
+/// # #[actions]
+/// # impl Counter {
+/// #     /// Count one more.
+/// #     #[action]
+/// #     fn increment(&mut self) { self.count += 1; }
+/// #     /// Count from here.
+/// #     #[action]
+/// #     fn set(&mut self, count: u32) { self.count = count; }
+/// #     /// Start again.
+/// #     #[action(destructive)]
+/// #     fn reset(&mut self) { self.count = 0; }
+/// # }
+/// # let app = App::builder().build();
+/// # let id = app.open(Counter::default()).unwrap().id().to_owned();
+/// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+/// # let scope: Scope = Some(id.clone());
+/// let window = model.window(&id).unwrap();
+/// assert_eq!((window.name.as_str(), window.summary.as_deref()), ("Counter", Some("Counts to 0")));
+/// assert!(window.operable && window.blocker.is_none() && window.cue.is_none());
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(crate = "purview::serde", rename_all = "camelCase")]
 pub struct Window {
@@ -116,6 +98,35 @@ pub struct Window {
 
 impl Window {
     /// Its tables.
+    ///
+    /// ```
+    /// # use purview::{prelude::*, projection::Page};
+    /// # use purview_person::*;
+    /// # #[window(title = "Returns", summary = "Returns")]
+    /// # #[derive(Clone)]
+    /// # struct Returns {
+    /// #     #[block(table, limit = 10, load = load_rows, columns = ["Return", "Status"])]
+    /// #     rows: Vec<(u32, String)>,
+    /// # }
+    /// # #[actions]
+    /// # impl Returns {
+    /// #     /// Fetch a range of returns.
+    /// #     #[action(read_only, idempotent)]
+    /// #     fn load_rows(&self, offset: usize, limit: usize) -> Page<(u32, String)> {
+    /// #         Page::slice(&self.rows, offset, limit)
+    /// #     }
+    /// #     /// Refund a return.
+    /// #     #[action]
+    /// #     fn refund(&mut self, #[arg(from = rows.0)] id: u32) {}
+    /// # }
+    /// # let app = App::builder().build();
+    /// # let rows = (1..=30).map(|i| (i, "open".to_owned())).collect();
+    /// # let id = app.open(Returns { rows }).unwrap().id().to_owned();
+    /// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+    /// # let window = model.window(&id).unwrap();
+    /// # let table = window.tables().next().unwrap();
+    /// assert_eq!(window.tables().count(), 1);
+    /// ```
     pub fn tables(&self) -> impl Iterator<Item = &Table> {
         self.blocks.iter().filter_map(|b| match b {
             Shown::Table(table) => Some(table),
@@ -125,6 +136,32 @@ impl Window {
 }
 
 /// Everything the person sees, made once per change.
+///
+/// ```
+/// # use purview::prelude::*;
+/// # use purview_person::*;
+/// # #[window(summary = "Counts to {count}")]
+/// # #[derive(Clone, Default)]
+/// # struct Counter { #[block(field)] count: u32 }
+/// # #[actions]
+/// # impl Counter {
+/// #     /// Count one more.
+/// #     #[action]
+/// #     fn increment(&mut self) { self.count += 1; }
+/// #     /// Count from here.
+/// #     #[action]
+/// #     fn set(&mut self, count: u32) { self.count = count; }
+/// #     /// Start again.
+/// #     #[action(destructive)]
+/// #     fn reset(&mut self) { self.count = 0; }
+/// # }
+/// # let app = App::builder().build();
+/// # let id = app.open(Counter::default()).unwrap().id().to_owned();
+/// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+/// # let scope: Scope = Some(id.clone());
+/// assert_eq!(model.windows.len(), 1);
+/// assert!(model.app_modal.is_none() && model.agent_last.is_none());
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[serde(crate = "purview::serde", rename_all = "camelCase")]
 pub struct Model {
@@ -147,12 +184,64 @@ pub struct Model {
 
 impl Model {
     /// The window with id `id`.
+    ///
+    /// ```
+    /// # use purview::prelude::*;
+    /// # use purview_person::*;
+    /// # #[window(summary = "Counts to {count}")]
+    /// # #[derive(Clone, Default)]
+    /// # struct Counter { #[block(field)] count: u32 }
+    /// # #[actions]
+    /// # impl Counter {
+    /// #     /// Count one more.
+    /// #     #[action]
+    /// #     fn increment(&mut self) { self.count += 1; }
+    /// #     /// Count from here.
+    /// #     #[action]
+    /// #     fn set(&mut self, count: u32) { self.count = count; }
+    /// #     /// Start again.
+    /// #     #[action(destructive)]
+    /// #     fn reset(&mut self) { self.count = 0; }
+    /// # }
+    /// # let app = App::builder().build();
+    /// # let id = app.open(Counter::default()).unwrap().id().to_owned();
+    /// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+    /// # let scope: Scope = Some(id.clone());
+    /// assert_eq!(model.window(&id).unwrap().title, "Counter");
+    /// assert!(model.window("no such window").is_none());
+    /// ```
     pub fn window(&self, id: &str) -> Option<&Window> {
         self.windows.iter().find(|w| w.id == id).map(|w| &**w)
     }
 
     /// The action `name` of `scope` (a window, or `None` for the app's
     /// own), a table's loader included.
+    ///
+    /// ```
+    /// # use purview::prelude::*;
+    /// # use purview_person::*;
+    /// # #[window(summary = "Counts to {count}")]
+    /// # #[derive(Clone, Default)]
+    /// # struct Counter { #[block(field)] count: u32 }
+    /// # #[actions]
+    /// # impl Counter {
+    /// #     /// Count one more.
+    /// #     #[action]
+    /// #     fn increment(&mut self) { self.count += 1; }
+    /// #     /// Count from here.
+    /// #     #[action]
+    /// #     fn set(&mut self, count: u32) { self.count = count; }
+    /// #     /// Start again.
+    /// #     #[action(destructive)]
+    /// #     fn reset(&mut self) { self.count = 0; }
+    /// # }
+    /// # let app = App::builder().build();
+    /// # let id = app.open(Counter::default()).unwrap().id().to_owned();
+    /// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+    /// # let scope: Scope = Some(id.clone());
+    /// assert_eq!(model.action(Some(&id), "increment").unwrap().title, "Increment");
+    /// assert!(model.action(None, "increment").is_none(), "not an action of the app's own");
+    /// ```
     pub fn action(&self, scope: Option<&str>, name: &str) -> Option<&Action> {
         match scope {
             Some(id) => {
@@ -165,6 +254,35 @@ impl Model {
 }
 
 /// What the last change made, kept so the next makes only what changed.
+///
+/// ```
+/// # use purview::prelude::*;
+/// # use purview_person::*;
+/// # #[window(summary = "Counts to {count}")]
+/// # #[derive(Clone, Default)]
+/// # struct Counter { #[block(field)] count: u32 }
+/// # #[actions]
+/// # impl Counter {
+/// #     /// Count one more.
+/// #     #[action]
+/// #     fn increment(&mut self) { self.count += 1; }
+/// #     /// Count from here.
+/// #     #[action]
+/// #     fn set(&mut self, count: u32) { self.count = count; }
+/// #     /// Start again.
+/// #     #[action(destructive)]
+/// #     fn reset(&mut self) { self.count = 0; }
+/// # }
+/// # let app = App::builder().build();
+/// # let id = app.open(Counter::default()).unwrap().id().to_owned();
+/// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+/// # let scope: Scope = Some(id.clone());
+/// let mut reader = Reader::default();
+/// let scene = app.scene().unwrap();
+/// let first = reader.read(&scene, Around::default());
+/// let again = reader.read(&scene, Around::default());
+/// assert!(std::sync::Arc::ptr_eq(&first.windows[0], &again.windows[0]), "not made again");
+/// ```
 #[derive(Default)]
 pub struct Reader {
     /// Each action type's form, by its schema (shared by every window of
@@ -202,6 +320,33 @@ impl std::fmt::Debug for Reader {
 }
 
 /// What besides the scene the model shows.
+///
+/// ```
+/// # use purview::prelude::*;
+/// # use purview_person::*;
+/// # #[window(summary = "Counts to {count}")]
+/// # #[derive(Clone, Default)]
+/// # struct Counter { #[block(field)] count: u32 }
+/// # #[actions]
+/// # impl Counter {
+/// #     /// Count one more.
+/// #     #[action]
+/// #     fn increment(&mut self) { self.count += 1; }
+/// #     /// Count from here.
+/// #     #[action]
+/// #     fn set(&mut self, count: u32) { self.count = count; }
+/// #     /// Start again.
+/// #     #[action(destructive)]
+/// #     fn reset(&mut self) { self.count = 0; }
+/// # }
+/// # let app = App::builder().build();
+/// # let id = app.open(Counter::default()).unwrap().id().to_owned();
+/// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+/// # let scope: Scope = Some(id.clone());
+/// let pending = Vec::new();
+/// let around = Around { pending: &pending, activity: None };
+/// assert!(Reader::default().read(&app.scene().unwrap(), around).questions.is_empty());
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Around<'a> {
     /// The approval questions waiting for this person.
@@ -422,12 +567,4 @@ impl Reader {
             })
             .collect()
     }
-}
-
-fn questions(pending: &[PendingApproval], window: Option<&str>) -> Vec<Question> {
-    pending.iter().filter(|p| p.request.window_id.as_deref() == window).map(question).collect()
-}
-
-fn question(pending: &PendingApproval) -> Question {
-    Question { id: pending.id, text: pending.request.describe() }
 }

@@ -238,8 +238,12 @@
         var out = (answer && answer.structuredContent) || {};
         // Refused before the call (a field as typed), or by the app.
         if (out.error) return out;
-        if (answer.isError) return { error: out };
-        return { ok: true, message: out.message, value: out.result };
+        var failed = !!answer.isError;
+        var done = failed ? { error: out, said: out.message } : { ok: true, message: out.message, value: out.result };
+        if (!failed && !body.page) return done;
+        // The outcome comes back raw: the app says what it means to the person.
+        return tool('app__card_outcome', { window: body.window, action: body.action, page: body.page || null, value: out.result, error: failed ? out : null })
+          .then(function (told) { done.page = told.page; if (failed) done.said = told.said; return done; }, function () { return done; });
       });
     },
     listen: function (scene, status) {

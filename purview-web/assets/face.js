@@ -86,7 +86,7 @@
   var status = document.getElementById('pv-status');
   var scene = null, words = {};
   var forms = {};        // scope|action -> {values}
-  var failures = {};     // scope -> {action, error}
+  var failures = {};     // scope -> {action, error, said: the model's sentence}
   var confirming = null; // {scope, win, action, values}
   var pages = {};        // window|table -> {version, offset, rows, paging}
   var seenModals = {};   // dialogs already brought into view
@@ -127,14 +127,14 @@
     transport.post('call', body)
       .then(function (answer) {
         if (answer && answer.error) {
-          failures[scope] = { action: body.page ? null : action.name, error: answer.error };
+          failures[scope] = { action: body.page ? null : action.name, error: answer.error, said: answer.said };
         } else {
           delete failures[scope];
           if (!body.page) delete forms[scope + '|' + action.name];
           if (then) then(answer || {});
         }
       })
-      .catch(function () { failures[scope] = { action: action.name, error: { message: words.unreachable } }; })
+      .catch(function () { failures[scope] = { action: action.name, error: { message: words.unreachable }, said: words.unreachable }; })
       .then(function () { busy--; render(); });
   }
   function start(win, action, values) {
@@ -333,7 +333,7 @@
       el('div', { 'class': 'pv-bar', role: 'toolbar', 'aria-label': words.regions[2] }, buttons),
       enabled ? open.map(function (a) { return actionForm(win, a, failure); }) : null,
       confirmBox(win),
-      failure ? el('p', { 'class': 'pv-error', role: 'alert', text: failure.error.message }) : null);
+      failure && failure.said ? el('p', { 'class': 'pv-error', role: 'alert', text: failure.said }) : null);
   }
 
   // ---- windows -----------------------------------------------------------

@@ -27,7 +27,7 @@ use std::{sync::Arc, time::Duration};
 use purview::{
     activity::ClientId,
     http::mcp_apps::{Card, CardReply, CardTool},
-    model::JsonObject,
+    model::{JsonObject, ToolError},
     serde_json::{Value, json},
 };
 
@@ -48,6 +48,9 @@ pub const CARD_URI: &str = "ui://purview/windows";
 pub(crate) const SCENE_TOOL: &str = "app__card_scene";
 /// The card tool that calls an action.
 pub(crate) const CALL_TOOL: &str = "app__card_call";
+/// The card tool that says what a call's raw outcome means to the person:
+/// a table's loaded rows as a page with its paging, a failure's sentence.
+pub(crate) const OUTCOME_TOOL: &str = "app__card_outcome";
 
 /// The card's own script: the host's postMessage JSON-RPC.
 pub(crate) const BRIDGE: &str = include_str!("../assets/card.js");
@@ -74,6 +77,7 @@ pub(crate) const SHOWN_WITH: &str = "app__read_windows";
 pub(crate) fn card(inner: &Arc<Inner>) -> Card {
     let scene = inner.clone();
     let call = inner.clone();
+    let told = inner.clone();
     Card::new(CARD_URI, document(&inner.title))
         .titled(format!("{} windows", inner.title))
         .shown_with(SHOWN_WITH)
@@ -112,11 +116,45 @@ pub(crate) fn card(inner: &Arc<Inner>) -> Card {
                         let tool = action.call(&call.app, arguments.clone()).tool_name();
                         CardReply::Call { tool, arguments }
                     }
-                    Err(refused) => CardReply::Answer(json!({ "error": refused.1 })),
+                    Err(refused) => {
+                        let said = crate::person::said(&call, &arguments, &refused.1);
+                        CardReply::Answer(json!({ "error": refused.1, "said": said }))
+                    }
                 };
                 Box::pin(async move { reply })
             },
         ))
+        .with_tool(CardTool::new(
+            OUTCOME_TOOL,
+            "What a call the card made came back with, as the card shows it: a table's rows as a page with where they stand, or what the person reads of a failure.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "window": {"type": ["string", "null"]},
+                    "action": {"type": "string"},
+                    "page": {"type": ["object", "null"], "description": "The call's `page`, for a table's loader."},
+                    "value": {"description": "What the action returned."},
+                    "error": {"type": ["object", "null"], "description": "How the call failed."}
+                },
+                "required": ["action"]
+            }),
+            move |arguments, _caller| {
+                let answer = outcome(&told, &arguments);
+                Box::pin(async move { CardReply::Answer(answer) })
+            },
+        )
+        .read_only())
+}
+
+/// A card call's outcome as the person reads it. The card's call goes the
+/// client's way and comes back raw, so what it means is made here, by the
+/// model's rules, and the card computes none.
+fn outcome(inner: &Inner, arguments: &JsonObject) -> Value {
+    let error = arguments.get("error").filter(|e| e.is_object());
+    let error = error.and_then(|e| purview::serde_json::from_value::<ToolError>(e.clone()).ok());
+    let said = error.and_then(|error| crate::person::said(inner, arguments, &error));
+    let page = crate::person::page_for(inner, arguments, arguments.get("value"));
+    json!({ "page": page, "said": said })
 }
 
 /// The scene, once it differs from the read numbered `after` (or at once,

@@ -12,7 +12,7 @@ use purview::{
     projection::PageRequest,
     serde_json::{Value, json},
 };
-use purview_person::{Paging, Typed, arguments, cell};
+use purview_person::{Paging, Typed, arguments, cell, failure_said};
 
 use crate::Inner;
 
@@ -107,4 +107,33 @@ pub(crate) fn page(value: Option<&Value>, limit: usize) -> Option<Value> {
         .collect::<Option<_>>()?;
     let paging = Paging::new(offset, rows.len(), total, limit);
     Some(json!({"offset": offset, "rows": rows, "paging": paging}))
+}
+
+/// What the person reads of a failed call the page asked for (`request`:
+/// its `window`, `action` and, for a table's loader, `page`), by the
+/// model's rule ([`failure_said`]): nothing where the open form's fields
+/// say it, never the runtime's sentence for agents.
+pub(crate) fn said(inner: &Inner, request: &JsonObject, error: &ToolError) -> Option<String> {
+    let model = inner.model().ok();
+    let window = request.get("window").and_then(Value::as_str);
+    let name = request.get("action").and_then(Value::as_str).unwrap_or_default();
+    // A loader's call comes from a pager, never from a form.
+    let from_form = request.get("page").is_none_or(Value::is_null);
+    let form = model.as_ref().filter(|_| from_form).and_then(|m| m.action(window, name));
+    failure_said(error, form)
+}
+
+/// A table's rows as its loader returned them (`value`), made a page for
+/// the table `request["page"]["table"]` of `request["window"]`: as many
+/// rows a page as the table shows.
+pub(crate) fn page_for(
+    inner: &Inner,
+    request: &JsonObject,
+    value: Option<&Value>,
+) -> Option<Value> {
+    let model = inner.model().ok()?;
+    let window = model.window(request.get("window")?.as_str()?)?;
+    let key = request.get("page")?.get("table")?.as_str()?;
+    let table = window.tables().find(|t| t.key == key)?;
+    page(value, table.rows.len().max(1))
 }

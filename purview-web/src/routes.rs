@@ -126,7 +126,10 @@ async fn call(State(inner): Face, method: Method, headers: HeaderMap, body: Byte
     };
     match run_call(&inner, &request).await {
         Ok(done) => json_answer(StatusCode::OK, &done),
-        Err((status, error)) => error_answer(status, &error),
+        Err((status, error)) => {
+            let said = person::said(&inner, &request, &error);
+            json_answer(status, &json!({ "error": error, "said": said }))
+        }
     }
 }
 

@@ -53,6 +53,19 @@ fn host_routes() -> axum::Router {
     )
 }
 
+/// `app` with the person's face answering `approvals` and the host page
+/// beside its `/mcp`.
+pub async fn hosted(app: &App, approvals: ApprovalQueue) -> Result<(Face, HttpServer)> {
+    ensure!(
+        host_dir().join("node_modules/@modelcontextprotocol/ext-apps/package.json").exists(),
+        "the host's packages are not installed: run `npm ci` in tests/web/host (./scripts/test does)"
+    );
+    let face = Face::answering(app.clone(), approvals);
+    let options = face.serve_beside(HttpOptions::default()).serve_beside("/host", host_routes());
+    let server = app.serve_http(options).await?;
+    Ok((face, server))
+}
+
 /// order_desk with the person's face answering its approval questions, the
 /// host page beside its `/mcp`, and setting its details needing approval.
 pub async fn desk() -> Result<(App, ApprovalQueue, Face, HttpServer)> {
