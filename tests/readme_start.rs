@@ -98,7 +98,9 @@ async fn readme_start_section_builds_outside_the_workspace_and_passes_the_kit() 
     let with_http = with_feature(&manifest, "http");
     std::fs::write(dir.join("Cargo.toml"), &with_http).expect("write Cargo.toml");
     if let Err(why) = cargo("check", &dir, &target) {
-        panic!("the README's start example with \"http\" added does not build:\n{with_http}\n{why}");
+        panic!(
+            "the README's start example with \"http\" added does not build:\n{with_http}\n{why}"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

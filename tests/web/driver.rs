@@ -32,8 +32,7 @@ impl Drop for Browser {
             return;
         }
         let address = std::net::SocketAddr::from(([127, 0, 0, 1], self.port));
-        let Ok(mut stream) =
-            std::net::TcpStream::connect_timeout(&address, Duration::from_secs(2))
+        let Ok(mut stream) = std::net::TcpStream::connect_timeout(&address, Duration::from_secs(2))
         else {
             return;
         };
