@@ -72,7 +72,7 @@ impl Clinic {
     }
 
     /// Remind a pet's owner of its visit.
-    #[action(approval, question = remind_question)]
+    #[action(approval, destructive = false, question = remind_question)]
     fn remind(&mut self, pet: u32) {
         self.reminded += 1;
         self.made.push(format!("remind {pet}"));

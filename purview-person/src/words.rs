@@ -95,8 +95,15 @@ pub fn blocked_by(blocker: Option<&str>) -> String {
 ///
 /// let text = words::app_asks("Refund \"Max\"?", "clinic-bot", "Its arguments:\n  id: 7");
 /// assert_eq!(text, "Refund \"Max\"?\nAsked by clinic-bot.\nIts arguments:\n  id: 7");
+/// // An asker the runtime describes ("An agent", "A local client …")
+/// // reads on inside the sentence.
+/// assert_eq!(words::app_asks("Refund?", "An agent", ""), "Refund?\nAsked by an agent.");
 /// ```
 pub fn app_asks(said: &str, agent: &str, beneath: &str) -> String {
+    let agent = match agent.strip_prefix("An ").or_else(|| agent.strip_prefix("A ")) {
+        Some(rest) => format!("{} {rest}", if agent.starts_with("An ") { "an" } else { "a" }),
+        None => agent.to_owned(),
+    };
     if beneath.is_empty() {
         format!("{said}\nAsked by {agent}.")
     } else {
