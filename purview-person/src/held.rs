@@ -6,8 +6,8 @@ use crate::{
     blocks::Table,
     form::Typed,
     paging::Paging,
-    person::{Confirmation, Failure, Person, Picker, Rows, Scope},
-    view::{Action, Model, Window},
+    person::{Failure, Person, Picker, Rows, Scope},
+    view::{Action, Confirmation, Model, Window},
     words,
 };
 

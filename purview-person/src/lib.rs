@@ -55,7 +55,5 @@ pub mod words;
 pub use blocks::{Shown, Table, cell};
 pub use form::{Field, FieldKind, RowSource, Typed, arguments, fields, forget_secrets};
 pub use paging::Paging;
-pub use person::{
-    Confirmation, Effect, Failure, Intent, Person, PersonCall, Picker, Rows, Scope, failure_said,
-};
-pub use view::{Action, Around, Model, Question, Reader, Window, asks_first};
+pub use person::{Effect, Failure, Intent, Person, PersonCall, Picker, Rows, Scope, failure_said};
+pub use view::{Action, Around, Confirmation, Model, Question, Reader, Window, asks_first};

@@ -310,45 +310,6 @@ pub(crate) struct Confirming {
     pub(crate) arguments: JsonObject,
 }
 
-/// The question a destructive action asks, in the person's words.
-///
-/// ```
-/// use purview_person::Confirmation;
-///
-/// let asked = Confirmation::of("Delete Order", "Deletes the order.");
-/// assert_eq!(asked.question, "Delete Order? This cannot be undone.");
-/// assert_eq!((asked.yes.as_str(), asked.no.as_str()), ("Yes, delete order", "Do not delete order"));
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, purview::serde::Serialize)]
-#[serde(crate = "purview::serde")]
-pub struct Confirmation {
-    /// "Delete order? This cannot be undone."
-    pub question: String,
-    /// The action's own description.
-    pub description: String,
-    /// "Yes, delete order".
-    pub yes: String,
-    /// "Do not delete order".
-    pub no: String,
-}
-
-impl Confirmation {
-    /// The question of the action titled `title`, which does `description`.
-    ///
-    /// ```
-    /// let asked = purview_person::Confirmation::of("Purge", "Forgets every return.");
-    /// assert_eq!(asked.description, "Forgets every return.");
-    /// ```
-    pub fn of(title: &str, description: &str) -> Self {
-        Self {
-            question: words::confirm_question(title),
-            description: description.to_owned(),
-            yes: words::confirm_yes(title),
-            no: words::confirm_no(title),
-        }
-    }
-}
-
 /// A page of rows the person asked for.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Loaded {

@@ -16,13 +16,12 @@ use purview::{
 };
 
 pub use crate::{
-    action::{Action, asks_first},
+    action::{Action, Confirmation, asks_first},
     question::Question,
 };
 use crate::{
     blocks::{Shown, Table, shown},
     form::{Field, fields},
-    person::Confirmation,
     question::{question, questions},
     words,
 };

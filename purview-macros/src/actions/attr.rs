@@ -408,7 +408,7 @@ fn arg_constraints(attr: &syn::Attribute, ty: &syn::Type, errors: &mut Accumulat
         // first, as they name what no form of the pattern could fix (an
         // unknown property, a look-around).
         let pattern_text = pattern.as_str();
-        let checked = check_pattern(pattern_text)
+        let checked = super::pattern::check_pattern(pattern_text)
             .and_then(|()| purview_pattern::check_ecma_pattern(pattern_text));
         if let Err(e) = checked {
             errors.push(darling::Error::custom(e).with_span(&pattern.span()));
@@ -465,57 +465,6 @@ fn words_and_source(args: &ArgArgs, constraints: &mut Constraints, errors: &mut 
             ),
         }
     }
-}
-
-/// Whether the runtime's pattern check can compile `pattern`: it gives
-/// the pattern its ECMA-262 meaning in the `regex` crate's syntax
-/// ([`purview_pattern::ecma_to_regex`]) and runs it there, with no
-/// look-around or back-references. Errors point at the pattern as written.
-fn check_pattern(pattern: &str) -> Result<(), String> {
-    use regex_syntax::ast::{ErrorKind, parse::Parser};
-    let translated = purview_pattern::ecma_to_regex(pattern);
-    // The character (from 1) of `pattern` as written that a parser's error
-    // at `offset` of the translation comes from.
-    let at = |offset: usize| {
-        let byte = purview_pattern::ecma_source_offset(pattern, offset);
-        pattern.get(..byte).map_or(byte, |before| before.chars().count()) + 1
-    };
-    let invalid = |what: String| format!("this pattern is not a valid regular expression: {what}");
-    match Parser::new().parse(&translated) {
-        Ok(_) => {}
-        Err(e)
-            if matches!(
-                e.kind(),
-                ErrorKind::UnsupportedLookAround | ErrorKind::UnsupportedBackreference
-            ) =>
-        {
-            let what = if *e.kind() == ErrorKind::UnsupportedLookAround {
-                "a look-around"
-            } else {
-                "a back-reference"
-            };
-            return Err(format!(
-                "this pattern uses {what} (at character {}), which argument patterns cannot \
-                 hold; check that rule in the action and refuse with `cx.invalid(..)`",
-                at(e.span().start.offset)
-            ));
-        }
-        Err(e) => {
-            return Err(invalid(format!(
-                "{} (at character {})",
-                e.kind(),
-                at(e.span().start.offset)
-            )));
-        }
-    }
-    regex_syntax::Parser::new().parse(&translated).map(drop).map_err(|e| {
-        invalid(match e {
-            regex_syntax::Error::Translate(e) => {
-                format!("{} (at character {})", e.kind(), at(e.span().start.offset))
-            }
-            other => other.to_string(),
-        })
-    })
 }
 
 fn attr_span(attr: &syn::Attribute) -> Span {

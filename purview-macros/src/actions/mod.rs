@@ -12,6 +12,7 @@ mod attr;
 mod bounds;
 mod check;
 mod expand;
+mod pattern;
 mod typed;
 
 use proc_macro2::{Span, TokenStream};
