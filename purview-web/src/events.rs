@@ -36,7 +36,7 @@ struct Waiting {
     changes: watch::Receiver<u64>,
     /// Resolves when a newer stream took this one's place.
     ended: oneshot::Receiver<()>,
-    last: String,
+    last: Arc<str>,
     inner: Arc<Inner>,
 }
 
@@ -61,7 +61,7 @@ pub(crate) async fn stream(
     }
     let mut changes = inner.changes.subscribe();
     changes.mark_changed();
-    let waiting = Waiting { changes, ended, last: String::new(), inner };
+    let waiting = Waiting { changes, ended, last: Arc::from(""), inner };
     let events = futures_util::stream::unfold(waiting, next_event);
     Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))).into_response()
 }
@@ -73,10 +73,10 @@ async fn next_event(mut waiting: Waiting) -> Option<(Result<Event, Infallible>, 
             changed = waiting.changes.changed() => changed.ok()?,
             _ = &mut waiting.ended => return None,
         }
-        let document = waiting.inner.document().to_string();
-        if document != waiting.last {
-            waiting.last.clone_from(&document);
-            let event = Event::default().event("scene").data(document);
+        let document = waiting.inner.document_text();
+        if !Arc::ptr_eq(&document, &waiting.last) && document != waiting.last {
+            waiting.last = document.clone();
+            let event = Event::default().event("scene").data(&*document);
             return Some((Ok(event), waiting));
         }
     }

@@ -124,25 +124,47 @@ pub(crate) struct Inner {
     pub reader: Mutex<purview_person::Reader>,
     /// The last document made, and the change it was made at: every open
     /// stream and the card's reads share one per change.
-    pub kept: Mutex<Option<(u64, Value)>>,
+    pub kept: Mutex<Option<Kept>>,
 }
 
 pub(crate) fn calls_lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// The page's document as made at one change: the value (the card's
+/// reads filter it per client) and its JSON text, written once and shared
+/// by every open stream and scene read.
+#[derive(Clone)]
+pub(crate) struct Kept {
+    change: u64,
+    value: Arc<Value>,
+    text: Arc<str>,
+}
+
 impl Inner {
-    /// What the page draws now.
-    pub(crate) fn document(&self) -> Value {
+    /// What the page draws now, made once per change.
+    fn kept(&self) -> Kept {
         let change = *self.changes.borrow();
-        if let Some((made_at, kept)) = calls_lock(&self.kept).as_ref()
-            && *made_at == change
+        if let Some(kept) = calls_lock(&self.kept).as_ref()
+            && kept.change == change
         {
             return kept.clone();
         }
-        let made = scene::document(&self.app, self.approvals.as_ref(), &self.reader);
-        *calls_lock(&self.kept) = Some((change, made.clone()));
-        made
+        let value = scene::document(&self.app, self.approvals.as_ref(), &self.reader);
+        let text: Arc<str> = value.to_string().into();
+        let kept = Kept { change, value: Arc::new(value), text };
+        *calls_lock(&self.kept) = Some(kept.clone());
+        kept
+    }
+
+    /// What the page draws now.
+    pub(crate) fn document(&self) -> Value {
+        Value::clone(&self.kept().value)
+    }
+
+    /// What the page draws now, as the JSON text every stream sends.
+    pub(crate) fn document_text(&self) -> Arc<str> {
+        self.kept().text
     }
 
     /// The model of what the person sees now.

@@ -101,7 +101,8 @@ async fn scene(State(inner): Face, method: Method, headers: HeaderMap) -> Respon
     if let Err(why) = access::check(&inner.access, &method, &headers) {
         return refused(why);
     }
-    json_answer(StatusCode::OK, &inner.document())
+    let json = [(header::CONTENT_TYPE, "application/json")];
+    secured((StatusCode::OK, json, inner.document_text().to_string()).into_response())
 }
 
 /// A person's request body, parsed as a JSON object.
