@@ -10,7 +10,10 @@
 //!   address ([`Client::Newcomer`]), apart from the token-less client of
 //!   that address: a token-less crowd holding every slot is then the
 //!   client holding the most, and its reconnects cut its own connections,
-//!   never a newcomer on its way to proving a credential. When every slot is
+//!   never a newcomer on its way to proving a credential. A request to a
+//!   route served beside MCP stays a newcomer until it is answered, unless
+//!   its route charges it to the credential it proves
+//!   ([`ConnectionMark::checked_beside`]). When every slot is
 //!   taken, a new connection takes the place of the client holding the
 //!   most connections, or recycles its own client's cheapest one short of
 //!   one at work (its oldest idle one, say); only when neither is possible
@@ -224,6 +227,38 @@ impl ConnectionMark {
             *lock_unpoisoned(&self.connection.client) = client;
         }
         self.connection.change(|doing| doing.checked = true);
+    }
+
+    /// Records that a request to a route served beside MCP passed the
+    /// header checks, which prove no credential there: the route checks its
+    /// own (a session of the person's face) once the body is read, and
+    /// charges the connection with [`charge_connection`](super::http::charge_connection).
+    /// Until [`settled`](Self::settled) the connection is no one's, as a
+    /// newcomer is, even one kept alive from an earlier request: were it
+    /// the token-less client's meanwhile, a token-less crowd of that
+    /// address would cut it first, reading its body being cheaper than
+    /// their idle connections.
+    pub fn checked_beside(&self) {
+        let mut client = lock_unpoisoned(&self.connection.client);
+        if let Client::Address(ip) = &*client {
+            let newcomer = Client::Newcomer(*ip);
+            self.connection.share.charge_to(newcomer.clone());
+            *client = newcomer;
+        }
+        drop(client);
+        self.connection.change(|doing| doing.checked = true);
+    }
+
+    /// A request to a route beside MCP has been answered: a connection its
+    /// route did not charge to a credential is its address's token-less
+    /// client's.
+    pub fn settled(&self) {
+        let mut client = lock_unpoisoned(&self.connection.client);
+        if matches!(*client, Client::Newcomer(_)) {
+            let address = Client::address(self.source);
+            self.connection.share.charge_to(address.clone());
+            *client = address;
+        }
     }
 
     /// Whom the connection is charged to: the named client whose token its

@@ -61,6 +61,46 @@ fn s12_a_token_less_crowds_reconnects_never_cut_a_newcomer() {
 }
 
 #[test]
+fn s12_a_request_beside_mcp_is_no_crowds_until_its_route_has_answered() {
+    // A token-less crowd keeps every other slot idle through an open route
+    // of the face; the person's request passed the header checks and its
+    // body is being read before the route has seen its session. Counted
+    // as the crowd's, it was the crowd's cheapest connection and its
+    // reconnects cut it.
+    let connections = Connections::new(8);
+    let mut crowd: Vec<Admitted> = (0..7)
+        .map(|_| {
+            let admitted = connections.admit(HERE).expect("room");
+            admitted.mark.checked_beside();
+            admitted.mark.settled();
+            admitted
+        })
+        .collect();
+    let person = connections.admit(HERE).expect("room");
+    person.mark.checked_beside();
+    let reading = person.mark.reading();
+    for _ in 0..20 {
+        let again = connections.admit(HERE).expect("the crowd recycles its own");
+        again.mark.checked_beside();
+        again.mark.settled();
+        crowd.push(again);
+    }
+    assert!(!person.cut.is_cancelled(), "the person's request was never cut");
+    drop(reading);
+    checked(&person, "beside:person");
+    assert_eq!(person.mark.client(), Client::Named("beside:person".into()));
+    // A request its route did not charge is the token-less client's once
+    // answered, and an open route asked again on a kept-alive connection
+    // leaves it no one's for as long as that request lasts.
+    let kept = &crowd[crowd.len() - 1];
+    assert_eq!(kept.mark.client(), Client::address(HERE));
+    kept.mark.checked_beside();
+    assert_eq!(connections.counts(&Client::newcomer(HERE)).1, 1);
+    kept.mark.settled();
+    assert_eq!(connections.counts(&Client::newcomer(HERE)).1, 0);
+}
+
+#[test]
 fn s12_a_client_holding_every_slot_idle_still_opens_a_new_connection() {
     // Kept-alive connections that passed the checks (no token needed):
     // the probe's 256 of them left 1 new connection in 125 a place.

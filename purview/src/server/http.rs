@@ -200,7 +200,12 @@ async fn check_headers(checks: &Checks, mut request: Request, next: Next) -> Res
     match guard.check(request.headers()) {
         Ok(named) => {
             let Some(mark) = mark else { return next.run(request).await };
-            mark.checked(named.clone());
+            let beside_unnamed = beside && named.is_none();
+            if beside_unnamed {
+                mark.checked_beside();
+            } else {
+                mark.checked(named.clone());
+            }
             let client = named.map_or_else(|| Client::address(mark.source), Client::Named);
             if !beside && !checks.sessions.admits(request.headers(), &client) {
                 return super::http_sessions::session_not_found();
@@ -208,7 +213,12 @@ async fn check_headers(checks: &Checks, mut request: Request, next: Next) -> Res
             request.extensions_mut().insert(Credential(client.clone()));
             // What this request opens (a session, a stream) is charged to
             // the client its credential proves.
-            super::http_sessions::REQUEST_CLIENT.scope(client, next.run(request)).await
+            let response =
+                super::http_sessions::REQUEST_CLIENT.scope(client, next.run(request)).await;
+            if beside_unnamed {
+                mark.settled();
+            }
+            response
         }
         Err((status, reason)) => {
             // A request without a token guesses nothing: it is answered at
