@@ -1,17 +1,18 @@
 //! Streamable HTTP: many sessions at once, one application state, and
 //! limits on everything a client can hold open.
 //!
-//! Connections are served by hyper directly (not `axum::serve`) so that a
-//! client that sends its headers slowly is cut off ([`HttpOptions::header_timeout`],
-//! a total, however slowly they trickle in) and the open connections are
-//! shared fairly per client (`fair.rs`: a client is the named client whose
-//! token its requests carry; unchecked connections are cut first); each
-//! request then passes the header checks of `guard.rs` before any body is
-//! read, its body is limited in size and in total time, its answers must
-//! be read (`paced.rs`), and rmcp's session layer shares sessions and GET
-//! streams among the clients (`http_sessions.rs`).
+//! Connections are served by hyper directly (not `axum::serve`, see
+//! `http/accept.rs`) so that a client that sends its headers slowly is cut
+//! off ([`HttpOptions::header_timeout`], a total, however slowly they
+//! trickle in) and the open connections are shared fairly per client
+//! (`fair.rs`: a client is the named client whose token its requests carry;
+//! unchecked connections are cut first); each request then passes the
+//! header checks of `guard.rs` before any body is read, its body is limited
+//! in size and in total time, its answers must be read (`paced.rs`), and
+//! rmcp's session layer shares sessions and GET streams among the clients
+//! (`http_sessions.rs`).
 
-use std::{cell::Cell, convert::Infallible, net::SocketAddr, sync::Arc, time::Duration};
+use std::{cell::Cell, net::SocketAddr, sync::Arc, time::Duration};
 
 use axum::{
     extract::Request,
@@ -19,7 +20,6 @@ use axum::{
     middleware::{self, Next},
     response::{IntoResponse, Response},
 };
-use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::{
     StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
 };
@@ -27,17 +27,18 @@ use tokio_util::sync::CancellationToken;
 use tower_http::{limit::RequestBodyLimitLayer, timeout::RequestBodyTimeoutLayer};
 
 use super::{
-    fair::{AuthFailures, Client, ConnectionMark, Connections, Summary, Tracked},
+    fair::{AuthFailures, Client, ConnectionMark, Connections, Summary},
     frame::{self, Frame},
     guard::{Guard, WRONG_TOKEN},
     http_options::HttpOptions,
     http_sessions::{BoundedSessions, Credential, SESSION_REFUSED},
-    paced::Paced,
 };
 use crate::{App, Error};
 
+mod accept;
 mod beside;
 
+use accept::{Limits, accept};
 pub use beside::charge_connection;
 
 /// A running HTTP server. Dropping it does not stop it; call
@@ -480,113 +481,6 @@ fn sessions_full(id: serde_json::Value, limit: usize) -> Response {
     ];
     (StatusCode::SERVICE_UNAVAILABLE, headers, body.to_string()).into_response()
 }
-
-struct Limits {
-    connections: Arc<Connections>,
-    header_timeout: Duration,
-    /// A request's head, after `paced::GRACE`, in bytes a second.
-    min_rate: u32,
-    nodelay: bool,
-}
-
-/// Accepts connections until cancelled, sharing the slots fairly
-/// (`fair.rs`), each served by hyper with a header-read deadline.
-async fn accept(
-    listener: tokio::net::TcpListener,
-    router: axum::Router,
-    limits: Limits,
-    cancel: CancellationToken,
-    stopped: CancellationToken,
-) {
-    let connections = tokio_util::task::TaskTracker::new();
-    let failures = Summary::new("accepting a connection failed");
-    loop {
-        let accepted = tokio::select! {
-            () = cancel.cancelled() => break,
-            accepted = listener.accept() => accepted,
-        };
-        let (stream, peer) = match accepted {
-            Ok(accepted) => accepted,
-            Err(_) => {
-                // Out of file descriptors, for example: wait, then go on.
-                failures.note();
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        // Answers leave in one segment rather than waiting for the
-        // client's delayed ACK of the head (Nagle).
-        let _ = stream.set_nodelay(limits.nodelay);
-        // Refusals are counted and summarised inside.
-        let Some(admitted) = limits.connections.admit(peer.ip()) else {
-            tokio::spawn(refuse(stream));
-            continue;
-        };
-        let mark = admitted.mark.clone();
-        let router = router.clone();
-        let service = hyper::service::service_fn(move |request: hyper::Request<_>| {
-            let mut request = request.map(axum::body::Body::new);
-            request.extensions_mut().insert(mark.clone());
-            let busy = mark.busy();
-            let mut router = router.clone();
-            async move {
-                let response = match tower_service::Service::call(&mut router, request).await {
-                    Ok(response) => response,
-                    Err(never) => match never {},
-                };
-                let tracked = |body| axum::body::Body::new(Tracked { body, busy: Some(busy) });
-                Ok::<_, Infallible>(response.map(tracked))
-            }
-        });
-        let cancel = cancel.clone();
-        let header_timeout = limits.header_timeout;
-        let mark = admitted.mark.clone();
-        let stream = Paced::new(stream, limits.min_rate, mark.phase());
-        connections.spawn(async move {
-            let cut = admitted.cut.clone();
-            let _admitted = admitted;
-            let mut builder = hyper::server::conn::http1::Builder::new();
-            builder.timer(TokioTimer::new()).header_read_timeout(header_timeout);
-            let connection =
-                builder.serve_connection(TokioIo::new(stream), service).with_upgrades();
-            tokio::pin!(connection);
-            tokio::select! {
-                _ = connection.as_mut() => {}
-                // Cut to make room for another: a request in progress is
-                // answered 503 (a body being read, at once), then closed.
-                // (Nothing to answer while headers are still arriving.)
-                () = cut.cancelled() => if mark.in_request() {
-                    connection.as_mut().graceful_shutdown();
-                    let _ = tokio::time::timeout(Duration::from_secs(1), connection).await;
-                },
-                () = cancel.cancelled() => {
-                    connection.as_mut().graceful_shutdown();
-                    let _ = tokio::time::timeout(Duration::from_secs(5), connection).await;
-                }
-            }
-        });
-    }
-    connections.close();
-    let _ = tokio::time::timeout(Duration::from_secs(10), connections.wait()).await;
-    stopped.cancel();
-}
-
-/// Answers a connection that found no room with a 503 and closes it,
-/// within a second whatever the client does.
-async fn refuse(mut stream: tokio::net::TcpStream) {
-    use tokio::io::AsyncWriteExt;
-    let answer = format!(
-        "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n{REFUSED}",
-        REFUSED.len()
-    );
-    let _ = tokio::time::timeout(Duration::from_secs(1), async {
-        let _ = stream.write_all(answer.as_bytes()).await;
-        let _ = stream.shutdown().await;
-    })
-    .await;
-}
-
-const REFUSED: &str = "every connection is held by clients holding no more than yours; close one of yours, or try again shortly";
 
 /// Why `addr` could not be bound, and what to do about it.
 fn bind_failure(addr: std::net::SocketAddr, error: &std::io::Error) -> String {
