@@ -180,7 +180,7 @@ impl App {
 
     /// The snapshot serialized afresh, bypassing the cache: for measuring
     /// the cost a read pays right after a change. Not part of the API.
-    #[cfg(feature = "bench-internals")]
+    #[cfg(feature = "test-support")]
     #[doc(hidden)]
     pub fn snapshot_json_uncached(&self) -> Result<String, Error> {
         self.shared.read(|state| state.render_snapshot_json())
@@ -205,7 +205,7 @@ impl App {
 
     /// How long one tools/list holds the state lock, measured inside it:
     /// for measuring what a list costs others. Not part of the API.
-    #[cfg(feature = "bench-internals")]
+    #[cfg(feature = "test-support")]
     #[doc(hidden)]
     pub fn tools_lock_hold(&self) -> Result<std::time::Duration, Error> {
         let config = &self.shared.config;

@@ -308,7 +308,7 @@ impl HttpOptions {
     /// Leaves Nagle's algorithm on for accepted sockets, as it was before
     /// answers were sent without delay: for measuring what that cost a
     /// client that acknowledges lazily. Not part of the API.
-    #[cfg(feature = "bench-internals")]
+    #[cfg(feature = "test-support")]
     #[doc(hidden)]
     pub fn with_nagle(mut self) -> Self {
         self.nagle = true;

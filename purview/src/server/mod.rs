@@ -363,7 +363,7 @@ impl App {
 
     /// The answer to tools/list as a session's handler makes it: for
     /// measuring what one list costs. Not part of the API.
-    #[cfg(feature = "bench-internals")]
+    #[cfg(feature = "test-support")]
     #[doc(hidden)]
     pub fn tools_list_reply(&self) -> Result<ListToolsResult, Error> {
         self.tools_reply()
