@@ -107,22 +107,22 @@ use crate::{Secret, model::FieldError, validate::count};
 /// takes::<Vec<String>>();
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be an action's argument: it has no JSON Schema",
-    label = "an argument's type needs `JsonSchema` (and `Deserialize`)",
+    message = "`{Self}` cannot be an action's argument: it needs `Deserialize` and `JsonSchema`",
+    label = "an argument's type decodes from JSON and has a JSON Schema",
     note = "write #[purview::data(argument)] above `{Self}`: it derives `Deserialize` and `JsonSchema` through purview, with no serde or schemars dependency of your own"
 )]
-pub trait ArgumentType: schemars::JsonSchema {}
+pub trait ArgumentType: schemars::JsonSchema + serde::de::DeserializeOwned {}
 
-impl<T: schemars::JsonSchema + ?Sized> ArgumentType for T {}
+impl<T: schemars::JsonSchema + serde::de::DeserializeOwned> ArgumentType for T {}
 
 /// Asserts at compile time that `T` can be an action's argument: what
-/// `#[actions]` writes for each argument, so a type without a schema is
-/// reported at the argument with what to derive.
+/// `#[actions]` writes for each argument, so a type without a schema or a
+/// way to decode is first reported at the argument with what to derive.
 ///
 /// ```
 /// purview::constraint::argument::<String>();
 /// ```
-pub fn argument<T: ArgumentType + ?Sized>() {}
+pub fn argument<T: ArgumentType>() {}
 
 /// A type an action can return: it has a JSON Schema, for the tool's
 /// outputSchema. Implemented for every such type.
