@@ -537,7 +537,7 @@ fn dependencies_of(package: &str, flags: &[&str]) -> Vec<String> {
     crates
 }
 
-/// Headless apps never compile a GUI crate; the kit installed with
+/// Headless apps and the kit never compile a GUI crate; the kit installed with
 /// `--no-default-features` (stdio and in-process walks) and a stdio app
 /// on `cli` without `http` (README's first app) no HTTP stack: both are
 /// build time a developer would wait for and not use.
@@ -557,6 +557,12 @@ fn headless_examples_pull_no_gui_crate_and_the_stdio_only_kit_no_http_client() {
     // The default kit does speak HTTP: the check above can fail.
     let full = dependencies_of("purview-conformance", &[]);
     assert!(full.iter().any(|c| c == "reqwest"), "{full:?}");
+    // Neither kit installs a GUI crate (its tests use the web face, which
+    // is no GUI crate either, and they are not installed).
+    for kit in [&kit, &full] {
+        let pulled: Vec<&String> = kit.iter().filter(|c| gui.contains(&c.as_str())).collect();
+        assert!(pulled.is_empty(), "the kit pulls {pulled:?}");
+    }
     let headless = dependencies_of("purview", &["--no-default-features"]);
     assert!(!headless.iter().any(|c| c == "hyper"), "purview without `http` pulls hyper");
     // The command line without `http`: clap, and no HTTP crate.

@@ -6,8 +6,9 @@
 //! argument's description names, and counts the windows of one kind as
 //! one: every seed from 1 to 8 covers every operation within 400 steps,
 //! with one kind of return window however many it opened. When the
-//! refund waits for a person at the app, the walk says it cannot answer
-//! that and how to build the app so it can; and when no write changes
+//! refund waits for a person at the app (in-process, or over HTTP with
+//! the browser face asking), the walk says it cannot answer that and how
+//! to build the app so it can; and when no write changes
 //! its own window (a label printer), it says no number of steps will
 //! exercise §10.1, and what kind of action would.
 
@@ -150,6 +151,43 @@ async fn an_approval_the_person_gives_in_the_app_is_named_as_what_the_walk_canno
         .call_timeout(Duration::from_secs(2))
         .explore(asked_in_the_app)
         .await;
+    let stopped = report.stopped.clone().unwrap_or_default();
+    assert!(stopped.contains("refund"), "{report}");
+    assert!(stopped.contains("waits for a person's approval"), "{stopped}");
+    assert!(stopped.contains("WhoApproves::InAppOrClient"), "{stopped}");
+    assert!(!stopped.contains("--steps") && !stopped.contains("--hint"), "{stopped}");
+}
+
+/// The same over HTTP, as a newcomer runs the kit against the app it
+/// serves: the refund is asked of the person at the browser face, who
+/// never answers; the walk says the same, and no more steps or hints.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_an_approval_the_person_gives_at_the_face_is_named_as_what_the_walk_cannot_answer()
+ {
+    let queue = purview::approval::ApprovalQueue::new();
+    let app = returns_desk_from(App::builder().approver(queue.clone()));
+    let face = purview_web::Face::answering(app.clone(), queue.clone());
+    let options = face.serve_beside(purview::http::HttpOptions::default());
+    let server = app.serve_http(options).await.expect("the desk serves HTTP");
+    // Whether the question reached the person's queue, where the face
+    // shows it, while the walk waited.
+    let asked = tokio::spawn(async move {
+        loop {
+            if queue.pending().iter().any(|p| p.request.action == "refund") {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    });
+    let report = Explorer::new()
+        .seed(1)
+        .steps(400)
+        .call_timeout(Duration::from_secs(2))
+        .run(&purview_conformance::Endpoint::http(server.url()))
+        .await;
+    server.shutdown().await;
+    let asked = tokio::time::timeout(Duration::ZERO, asked).await;
+    assert!(matches!(asked, Ok(Ok(()))), "the person was asked:\n{report}");
     let stopped = report.stopped.clone().unwrap_or_default();
     assert!(stopped.contains("refund"), "{report}");
     assert!(stopped.contains("waits for a person's approval"), "{stopped}");

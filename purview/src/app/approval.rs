@@ -218,8 +218,12 @@ impl ApprovalRequest {
         too_long
     }
 
-    /// A request as documentation examples show it.
-    #[doc(hidden)]
+    /// A made-up request (an agent asking to confirm order #12345), for
+    /// trying an [`Approver`] or a face before any agent calls.
+    ///
+    /// ```
+    /// assert_eq!(purview::approval::ApprovalRequest::example().action, "confirm");
+    /// ```
     pub fn example() -> Self {
         Self {
             window_id: Some("w3".into()),
