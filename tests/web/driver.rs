@@ -43,11 +43,32 @@ impl Drop for Browser {
             self.session, self.port
         );
         if stream.write_all(request.as_bytes()).is_ok() {
-            // The answer comes once the browser has quit.
+            // The answer comes once the browser has quit. chromedriver
+            // keeps the connection open after it, whatever the request
+            // asked, so the answer ends where its length says.
             let mut answer = Vec::new();
-            let _ = stream.read_to_end(&mut answer);
+            let mut chunk = [0; 4096];
+            while let Ok(read @ 1..) = stream.read(&mut chunk) {
+                answer.extend_from_slice(&chunk[..read]);
+                if answered_in_full(&answer) {
+                    break;
+                }
+            }
         }
     }
+}
+
+/// Whether `answer` holds an HTTP response's head and all of the body its
+/// `Content-Length` announces.
+fn answered_in_full(answer: &[u8]) -> bool {
+    let Some(end) = answer.windows(4).position(|w| w == b"\r\n\r\n") else { return false };
+    let head = String::from_utf8_lossy(&answer[..end]).to_ascii_lowercase();
+    let length = head
+        .lines()
+        .find_map(|line| line.strip_prefix("content-length:"))
+        .and_then(|value| value.trim().parse::<usize>().ok())
+        .unwrap_or(0);
+    answer.len() >= end + 4 + length
 }
 
 fn free_port() -> Result<u16> {
