@@ -10,10 +10,12 @@
 //!   address ([`Client::Newcomer`]), apart from the token-less client of
 //!   that address: a token-less crowd holding every slot is then the
 //!   client holding the most, and its reconnects cut its own connections,
-//!   never a newcomer on its way to proving a credential. A request to a
-//!   route served beside MCP stays a newcomer until it is answered, unless
-//!   its route charges it to the credential it proves
-//!   ([`ConnectionMark::checked_beside`]). When every slot is
+//!   never a newcomer on its way to proving a credential, nor one whose
+//!   first request proved none and is still being read or answered (it is
+//!   the token-less client's once answered, [`ConnectionMark::settled`]). A
+//!   request to a route served beside MCP stays a newcomer until it is
+//!   answered, even on a kept-alive connection, unless its route charges it
+//!   to the credential it proves ([`ConnectionMark::checked_beside`]). When every slot is
 //!   taken, a new connection takes the place of the client holding the
 //!   most connections, or recycles its own client's cheapest one short of
 //!   one at work (its oldest idle one, say); only when neither is possible
@@ -212,17 +214,15 @@ pub(crate) struct ConnectionMark {
 impl ConnectionMark {
     /// Records that a request on this connection passed the header checks,
     /// with the token of the named client `named`, if one is required.
-    /// A request without one charges a newcomer to its address's token-less
-    /// client, and leaves a connection charged to a named client as it was.
+    /// A request without one leaves the connection charged as it was: a
+    /// newcomer stays no one's until [`settled`](Self::settled), once its
+    /// request is answered (were it the token-less client's meanwhile, a
+    /// token-less crowd of its address would cut it first, reading its
+    /// body being cheaper than their idle connections); a connection kept
+    /// alive stays its client's.
     pub fn checked(&self, named: Option<Arc<str>>) {
-        let client = match named {
-            Some(name) => Some(Client::Named(name)),
-            None => match &*lock_unpoisoned(&self.connection.client) {
-                Client::Newcomer(_) => Some(Client::address(self.source)),
-                _ => None,
-            },
-        };
-        if let Some(client) = client {
+        if let Some(name) = named {
+            let client = Client::Named(name);
             self.connection.share.charge_to(client.clone());
             *lock_unpoisoned(&self.connection.client) = client;
         }
@@ -249,9 +249,9 @@ impl ConnectionMark {
         self.connection.change(|doing| doing.checked = true);
     }
 
-    /// A request to a route beside MCP has been answered: a connection its
-    /// route did not charge to a credential is its address's token-less
-    /// client's.
+    /// A request that proved no credential has been answered (or, for a
+    /// route beside MCP, one its route did not charge to a credential):
+    /// its connection is its address's token-less client's from now on.
     pub fn settled(&self) {
         let mut client = lock_unpoisoned(&self.connection.client);
         if matches!(*client, Client::Newcomer(_)) {

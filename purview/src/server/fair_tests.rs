@@ -9,6 +9,12 @@ fn checked(admitted: &Admitted, client: &str) {
     admitted.mark.checked(Some(client.into()));
 }
 
+/// A request that carried no token, checked and answered.
+fn answered_token_less(admitted: &Admitted) {
+    admitted.mark.checked(None);
+    admitted.mark.settled();
+}
+
 #[test]
 fn s12_a_client_recycles_its_own_unchecked_connections() {
     let connections = Connections::new(4);
@@ -44,20 +50,54 @@ fn s12_a_token_less_crowds_reconnects_never_cut_a_newcomer() {
     let mut crowd: Vec<Admitted> = (0..8)
         .map(|_| {
             let admitted = connections.admit(HERE).expect("room");
-            admitted.mark.checked(None);
+            answered_token_less(&admitted);
             admitted
         })
         .collect();
     let newcomer = connections.admit(HERE).expect("the crowd holds the most");
     for _ in 0..20 {
         let again = connections.admit(HERE).expect("the crowd recycles its own");
-        again.mark.checked(None);
+        answered_token_less(&again);
         crowd.push(again);
     }
     assert!(!newcomer.cut.is_cancelled(), "the newcomer was never cut");
-    newcomer.mark.checked(None);
+    answered_token_less(&newcomer);
     assert_eq!(newcomer.mark.client(), Client::address(HERE), "then it is `local`");
     assert_eq!(connections.counts(&Client::address(HERE)), (8, 8));
+}
+
+#[test]
+fn s12_a_token_less_newcomer_is_no_crowds_until_its_first_request_is_answered() {
+    // The same crowd; a newcomer of the same address sent a request with
+    // no token, which passed the header checks, and its body is being
+    // read. Counted as `local` from its checks on, it was the crowd's
+    // cheapest connection and the crowd's reconnects cut it (1 of 20 new
+    // connections, now and then, in the fairness harness).
+    let connections = Connections::new(8);
+    let mut crowd: Vec<Admitted> = (0..7)
+        .map(|_| {
+            let admitted = connections.admit(HERE).expect("room");
+            answered_token_less(&admitted);
+            admitted
+        })
+        .collect();
+    let newcomer = connections.admit(HERE).expect("room");
+    newcomer.mark.checked(None);
+    let reading = newcomer.mark.reading();
+    for _ in 0..20 {
+        let again = connections.admit(HERE).expect("the crowd recycles its own");
+        answered_token_less(&again);
+        crowd.push(again);
+    }
+    assert!(!newcomer.cut.is_cancelled(), "the newcomer's request was never cut");
+    drop(reading);
+    newcomer.mark.settled();
+    assert_eq!(connections.counts(&Client::newcomer(HERE)).1, 0, "answered, it is `local`");
+    // A kept-alive connection's next request without a token is the
+    // token-less client's from its checks on: only a first request waits.
+    let kept = &crowd[crowd.len() - 1];
+    kept.mark.checked(None);
+    assert_eq!(connections.counts(&Client::newcomer(HERE)).1, 0);
 }
 
 #[test]
@@ -108,7 +148,7 @@ fn s12_a_client_holding_every_slot_idle_still_opens_a_new_connection() {
     let idle: Vec<Admitted> = (0..4)
         .map(|_| {
             let admitted = connections.admit(HERE).expect("room");
-            admitted.mark.checked(None);
+            answered_token_less(&admitted);
             admitted
         })
         .collect();
@@ -118,7 +158,7 @@ fn s12_a_client_holding_every_slot_idle_still_opens_a_new_connection() {
     let _busy = working.mark.busy();
     for _ in 0..3 {
         let again = connections.admit(HERE).expect("again");
-        again.mark.checked(None);
+        answered_token_less(&again);
     }
     assert!(!working.cut.is_cancelled(), "a connection at work is never recycled");
 }

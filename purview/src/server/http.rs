@@ -190,8 +190,10 @@ struct Checks {
 
 /// Refuses a request whose headers fail the guard, before its body is read.
 /// A request that passes marks its connection checked, charged to the named
-/// client whose token it carries, and carries that client (else its source
-/// address) as its [`Credential`]; one naming another client's session is
+/// client whose token it carries (a new connection whose request carries
+/// none is no one's until that request is answered, then its address's),
+/// and carries that client (else its source address) as its
+/// [`Credential`]; one naming another client's session is
 /// answered 404, as if the session did not exist. A wrong token is answered
 /// only after its delay, a missing one at once.
 async fn check_headers(checks: &Checks, mut request: Request, next: Next) -> Response {
@@ -201,22 +203,22 @@ async fn check_headers(checks: &Checks, mut request: Request, next: Next) -> Res
     match guard.check(request.headers()) {
         Ok(named) => {
             let Some(mark) = mark else { return next.run(request).await };
-            let beside_unnamed = beside && named.is_none();
-            if beside_unnamed {
+            let unnamed = named.is_none();
+            if beside && unnamed {
                 mark.checked_beside();
             } else {
                 mark.checked(named.clone());
             }
             let client = named.map_or_else(|| Client::address(mark.source), Client::Named);
-            if !beside && !checks.sessions.admits(request.headers(), &client) {
-                return super::http_sessions::session_not_found();
-            }
-            request.extensions_mut().insert(Credential(client.clone()));
-            // What this request opens (a session, a stream) is charged to
-            // the client its credential proves.
-            let response =
-                super::http_sessions::REQUEST_CLIENT.scope(client, next.run(request)).await;
-            if beside_unnamed {
+            let response = if !beside && !checks.sessions.admits(request.headers(), &client) {
+                super::http_sessions::session_not_found()
+            } else {
+                request.extensions_mut().insert(Credential(client.clone()));
+                // What this request opens (a session, a stream) is charged
+                // to the client its credential proves.
+                super::http_sessions::REQUEST_CLIENT.scope(client, next.run(request)).await
+            };
+            if unnamed {
                 mark.settled();
             }
             response
