@@ -15,6 +15,28 @@ fn answered_token_less(admitted: &Admitted) {
     admitted.mark.settled();
 }
 
+/// `n` connections that each asked something with no token and were
+/// answered, kept alive: a token-less crowd, all `local`.
+fn token_less_crowd(connections: &Arc<Connections>, n: usize) -> Vec<Admitted> {
+    (0..n)
+        .map(|_| {
+            let admitted = connections.admit(HERE).expect("room");
+            answered_token_less(&admitted);
+            admitted
+        })
+        .collect()
+}
+
+/// The crowd's reconnects: `n` new connections, each answered like the
+/// crowd's.
+fn reconnect(connections: &Arc<Connections>, crowd: &mut Vec<Admitted>, n: usize) {
+    for _ in 0..n {
+        let again = connections.admit(HERE).expect("the crowd recycles its own");
+        answered_token_less(&again);
+        crowd.push(again);
+    }
+}
+
 #[test]
 fn s12_a_client_recycles_its_own_unchecked_connections() {
     let connections = Connections::new(4);
@@ -47,19 +69,9 @@ fn s12_a_token_less_crowds_reconnects_never_cut_a_newcomer() {
     // reconnects; a newcomer whose headers are on their way is no one's
     // yet, so the crowd's reconnects cut the crowd's own connections.
     let connections = Connections::new(8);
-    let mut crowd: Vec<Admitted> = (0..8)
-        .map(|_| {
-            let admitted = connections.admit(HERE).expect("room");
-            answered_token_less(&admitted);
-            admitted
-        })
-        .collect();
+    let mut crowd = token_less_crowd(&connections, 8);
     let newcomer = connections.admit(HERE).expect("the crowd holds the most");
-    for _ in 0..20 {
-        let again = connections.admit(HERE).expect("the crowd recycles its own");
-        answered_token_less(&again);
-        crowd.push(again);
-    }
+    reconnect(&connections, &mut crowd, 20);
     assert!(!newcomer.cut.is_cancelled(), "the newcomer was never cut");
     answered_token_less(&newcomer);
     assert_eq!(newcomer.mark.client(), Client::address(HERE), "then it is `local`");
@@ -74,21 +86,11 @@ fn s12_a_token_less_newcomer_is_no_crowds_until_its_first_request_is_answered() 
     // cheapest connection and the crowd's reconnects cut it (1 of 20 new
     // connections, now and then, in the fairness harness).
     let connections = Connections::new(8);
-    let mut crowd: Vec<Admitted> = (0..7)
-        .map(|_| {
-            let admitted = connections.admit(HERE).expect("room");
-            answered_token_less(&admitted);
-            admitted
-        })
-        .collect();
+    let mut crowd = token_less_crowd(&connections, 7);
     let newcomer = connections.admit(HERE).expect("room");
     newcomer.mark.checked(None);
     let reading = newcomer.mark.reading();
-    for _ in 0..20 {
-        let again = connections.admit(HERE).expect("the crowd recycles its own");
-        answered_token_less(&again);
-        crowd.push(again);
-    }
+    reconnect(&connections, &mut crowd, 20);
     assert!(!newcomer.cut.is_cancelled(), "the newcomer's request was never cut");
     drop(reading);
     newcomer.mark.settled();
@@ -145,13 +147,7 @@ fn s12_a_client_holding_every_slot_idle_still_opens_a_new_connection() {
     // Kept-alive connections that passed the checks (no token needed):
     // the probe's 256 of them left 1 new connection in 125 a place.
     let connections = Connections::new(4);
-    let idle: Vec<Admitted> = (0..4)
-        .map(|_| {
-            let admitted = connections.admit(HERE).expect("room");
-            answered_token_less(&admitted);
-            admitted
-        })
-        .collect();
+    let idle = token_less_crowd(&connections, 4);
     let working = connections.admit(HERE).expect("its oldest idle one makes way");
     assert!(idle[0].cut.is_cancelled() && !idle[1].cut.is_cancelled());
     working.mark.checked(None);
