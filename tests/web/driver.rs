@@ -23,14 +23,34 @@ pub struct Browser {
 
 impl Drop for Browser {
     /// Ends the WebDriver session first, so chromedriver closes the
-    /// browser it started: killing chromedriver alone (`kill_on_drop`)
-    /// would leave that Chromium running, orphaned, after the tests.
-    /// Plain blocking I/O with short timeouts, as a drop cannot await.
+    /// browser it started, then waits (5 s at most) until every process
+    /// chromedriver started has exited, and kills any that has not:
+    /// chromedriver answers as the browser is quitting, and killing it
+    /// (`kill_on_drop`) while a browser lives would leave that Chromium
+    /// running, orphaned, after the tests. Plain blocking I/O with short
+    /// timeouts, as a drop cannot await.
     fn drop(&mut self) {
-        use std::io::{Read, Write};
-        if self.session.is_empty() {
-            return;
+        if !self.session.is_empty() {
+            self.end_session();
         }
+        let Some(driver) = self._driver.id() else { return };
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while !descendants(driver).is_empty() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        for pid in descendants(driver) {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .stderr(Stdio::null())
+                .status();
+        }
+    }
+}
+
+impl Browser {
+    /// `DELETE /session/…`, read until its answer is whole.
+    fn end_session(&self) {
+        use std::io::{Read, Write};
         let address = std::net::SocketAddr::from(([127, 0, 0, 1], self.port));
         let Ok(mut stream) = std::net::TcpStream::connect_timeout(&address, Duration::from_secs(2))
         else {
@@ -43,9 +63,9 @@ impl Drop for Browser {
             self.session, self.port
         );
         if stream.write_all(request.as_bytes()).is_ok() {
-            // The answer comes once the browser has quit. chromedriver
-            // keeps the connection open after it, whatever the request
-            // asked, so the answer ends where its length says.
+            // chromedriver keeps the connection open after its answer,
+            // whatever the request asked, so the answer ends where its
+            // length says.
             let mut answer = Vec::new();
             let mut chunk = [0; 4096];
             while let Ok(read @ 1..) = stream.read(&mut chunk) {
@@ -56,6 +76,32 @@ impl Drop for Browser {
             }
         }
     }
+}
+
+/// Every live process below `pid` (its children, theirs, …), from /proc.
+fn descendants(pid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    let mut next = vec![pid];
+    while let Some(parent) = next.pop() {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{parent}/task")) else { continue };
+        for task in tasks.flatten() {
+            let children =
+                std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+            for child in children.split_whitespace().filter_map(|c| c.parse::<u32>().ok()) {
+                // A child that has exited but is not yet reaped is gone.
+                let state =
+                    std::fs::read_to_string(format!("/proc/{child}/stat")).unwrap_or_default();
+                let zombie = state
+                    .rsplit_once(')')
+                    .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
+                if !zombie {
+                    found.push(child);
+                }
+                next.push(child);
+            }
+        }
+    }
+    found
 }
 
 /// Whether `answer` holds an HTTP response's head and all of the body its
