@@ -10,12 +10,16 @@
 //!   address ([`Client::Newcomer`]), apart from the token-less client of
 //!   that address: a token-less crowd holding every slot is then the
 //!   client holding the most, and its reconnects cut its own connections,
-//!   never a newcomer on its way to proving a credential, nor one whose
-//!   first request proved none and is still being read or answered (it is
-//!   the token-less client's once answered, [`ConnectionMark::settled`]). A
-//!   request to a route served beside MCP stays a newcomer until it is
-//!   answered, even on a kept-alive connection, unless its route charges it
-//!   to the credential it proves ([`ConnectionMark::checked_beside`]). When every slot is
+//!   not a newcomer on its way to proving a credential. A new connection
+//!   whose first request passed the checks proving none is, until that
+//!   request is answered ([`ConnectionMark::settled`]), apart from both
+//!   ([`Client::Answering`]): neither a kept-alive token-less crowd nor a
+//!   crowd of fresh connections that send nothing recycles it as its own
+//!   while its body is read, the cheapest rank there is after unchecked
+//!   connections. A request to a route served beside MCP is answering in
+//!   the same way, even on a kept-alive connection, unless its route
+//!   charges it to the credential it proves
+//!   ([`ConnectionMark::checked_beside`]). When every slot is
 //!   taken, a new connection takes the place of the client holding the
 //!   most connections, or recycles its own client's cheapest one short of
 //!   one at work (its oldest idle one, say); only when neither is possible
@@ -56,9 +60,10 @@ use crate::{
 /// Whom a connection, a session or a stream is charged to.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum Client {
-    /// A source address, as [`Client::address`] counts it: requests that
-    /// passed the checks carrying no credential (where no token is
-    /// required, or on routes served beside MCP).
+    /// A source address, as [`Client::address`] counts it: connections
+    /// whose requests passed the checks carrying no credential (where no
+    /// token is required, or on routes served beside MCP), once one of
+    /// them has been answered.
     Address(IpAddr),
     /// The named client whose bearer token the requests carried.
     Named(Arc<str>),
@@ -67,6 +72,12 @@ pub(crate) enum Client {
     /// one yet, so that neither the token-less client of its address nor
     /// any crowd holding slots as that client counts it as its own.
     Newcomer(IpAddr),
+    /// A connection from this address whose request passed the checks
+    /// proving no credential and is being read or answered: its first
+    /// request, or any request to a route served beside MCP. Apart from
+    /// both the token-less client and the newcomers of its address, so
+    /// that neither kind of crowd recycles it as its own.
+    Answering(IpAddr),
 }
 
 impl Client {
@@ -74,10 +85,12 @@ impl Client {
     pub fn id(&self) -> crate::app::ClientId {
         match self {
             Self::Named(name) => crate::app::ClientId::named(name.clone()),
-            Self::Address(ip) | Self::Newcomer(ip) if ip.is_loopback() => {
+            Self::Address(ip) | Self::Newcomer(ip) | Self::Answering(ip) if ip.is_loopback() => {
                 crate::app::ClientId::local()
             }
-            Self::Address(ip) | Self::Newcomer(ip) => crate::app::ClientId::address(*ip),
+            Self::Address(ip) | Self::Newcomer(ip) | Self::Answering(ip) => {
+                crate::app::ClientId::address(*ip)
+            }
         }
     }
 
@@ -214,18 +227,24 @@ pub(crate) struct ConnectionMark {
 impl ConnectionMark {
     /// Records that a request on this connection passed the header checks,
     /// with the token of the named client `named`, if one is required.
-    /// A request without one leaves the connection charged as it was: a
-    /// newcomer stays no one's until [`settled`](Self::settled), once its
-    /// request is answered (were it the token-less client's meanwhile, a
-    /// token-less crowd of its address would cut it first, reading its
-    /// body being cheaper than their idle connections); a connection kept
-    /// alive stays its client's.
+    /// A newcomer's request without one makes it [`Client::Answering`]
+    /// until [`settled`](Self::settled), once the request is answered (were
+    /// it the token-less client's meanwhile, a token-less crowd of its
+    /// address would cut it first, reading its body being cheaper than
+    /// their idle connections; were it still a newcomer, so would a crowd
+    /// of fresh connections); a connection kept alive stays its client's.
     pub fn checked(&self, named: Option<Arc<str>>) {
-        if let Some(name) = named {
-            let client = Client::Named(name);
-            self.connection.share.charge_to(client.clone());
-            *lock_unpoisoned(&self.connection.client) = client;
+        let mut client = lock_unpoisoned(&self.connection.client);
+        let next = match (named, &*client) {
+            (Some(name), _) => Some(Client::Named(name)),
+            (None, Client::Newcomer(ip)) => Some(Client::Answering(*ip)),
+            (None, _) => None,
+        };
+        if let Some(next) = next {
+            self.connection.share.charge_to(next.clone());
+            *client = next;
         }
+        drop(client);
         self.connection.change(|doing| doing.checked = true);
     }
 
@@ -233,17 +252,17 @@ impl ConnectionMark {
     /// header checks, which prove no credential there: the route checks its
     /// own (a session of the person's face) once the body is read, and
     /// charges the connection with [`charge_connection`](super::http::charge_connection).
-    /// Until [`settled`](Self::settled) the connection is no one's, as a
-    /// newcomer is, even one kept alive from an earlier request: were it
-    /// the token-less client's meanwhile, a token-less crowd of that
-    /// address would cut it first, reading its body being cheaper than
-    /// their idle connections.
+    /// Until [`settled`](Self::settled) the connection is
+    /// [`Client::Answering`], even one kept alive from an earlier request:
+    /// were it the token-less client's meanwhile, a token-less crowd of
+    /// that address would cut it first, reading its body being cheaper
+    /// than their idle connections.
     pub fn checked_beside(&self) {
         let mut client = lock_unpoisoned(&self.connection.client);
-        if let Client::Address(ip) = &*client {
-            let newcomer = Client::Newcomer(*ip);
-            self.connection.share.charge_to(newcomer.clone());
-            *client = newcomer;
+        if let Client::Address(ip) | Client::Newcomer(ip) = &*client {
+            let answering = Client::Answering(*ip);
+            self.connection.share.charge_to(answering.clone());
+            *client = answering;
         }
         drop(client);
         self.connection.change(|doing| doing.checked = true);
@@ -254,7 +273,7 @@ impl ConnectionMark {
     /// its connection is its address's token-less client's from now on.
     pub fn settled(&self) {
         let mut client = lock_unpoisoned(&self.connection.client);
-        if matches!(*client, Client::Newcomer(_)) {
+        if matches!(*client, Client::Answering(_) | Client::Newcomer(_)) {
             let address = Client::address(self.source);
             self.connection.share.charge_to(address.clone());
             *client = address;
@@ -265,7 +284,7 @@ impl ConnectionMark {
     /// requests carry, else its address.
     pub fn client(&self) -> Client {
         match &*lock_unpoisoned(&self.connection.client) {
-            Client::Newcomer(_) => Client::address(self.source),
+            Client::Newcomer(_) | Client::Answering(_) => Client::address(self.source),
             client => client.clone(),
         }
     }

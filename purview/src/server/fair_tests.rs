@@ -5,6 +5,10 @@ use super::*;
 
 const HERE: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
 
+/// Connections of `HERE` whose request proved no credential and is being
+/// read or answered.
+const ANSWERING: Client = Client::Answering(HERE);
+
 fn checked(admitted: &Admitted, client: &str) {
     admitted.mark.checked(Some(client.into()));
 }
@@ -92,14 +96,47 @@ fn s12_a_token_less_newcomer_is_no_crowds_until_its_first_request_is_answered() 
     let reading = newcomer.mark.reading();
     reconnect(&connections, &mut crowd, 20);
     assert!(!newcomer.cut.is_cancelled(), "the newcomer's request was never cut");
+    assert_eq!(connections.counts(&ANSWERING).1, 1);
     drop(reading);
     newcomer.mark.settled();
-    assert_eq!(connections.counts(&Client::newcomer(HERE)).1, 0, "answered, it is `local`");
+    assert_eq!(connections.counts(&ANSWERING).1, 0, "answered, it is `local`");
+    assert_eq!(connections.counts(&Client::address(HERE)).1, 8);
     // A kept-alive connection's next request without a token is the
     // token-less client's from its checks on: only a first request waits.
     let kept = &crowd[crowd.len() - 1];
     kept.mark.checked(None);
-    assert_eq!(connections.counts(&Client::newcomer(HERE)).1, 0);
+    assert_eq!(connections.counts(&ANSWERING).1, 0);
+}
+
+#[test]
+fn s12_a_token_less_request_is_no_crowds_of_fresh_connections_either() {
+    // A crowd of the same address opens fresh connections that never send
+    // a header, each replaced before it is a second old (new, not
+    // unchecked). A newcomer whose first request proved no credential is
+    // having its body read, the cheaper rank: were it still counted with
+    // the newcomers, the crowd would hold the most of that kind and its
+    // next connection would recycle it.
+    let connections = Connections::new(8);
+    let mut crowd: Vec<Admitted> = (0..7).map(|_| connections.admit(HERE).expect("room")).collect();
+    let honest = connections.admit(HERE).expect("room");
+    honest.mark.checked(None);
+    let reading = honest.mark.reading();
+    for _ in 0..20 {
+        crowd.push(connections.admit(HERE).expect("the crowd recycles its own"));
+    }
+    assert!(!honest.cut.is_cancelled(), "the honest request was never cut");
+    // And the same for a request to a route served beside MCP.
+    drop(reading);
+    honest.mark.settled();
+    let person = crowd.pop().expect("a crowd");
+    drop(person);
+    let person = connections.admit(HERE).expect("room");
+    person.mark.checked_beside();
+    let _reading = person.mark.reading();
+    for _ in 0..20 {
+        crowd.push(connections.admit(HERE).expect("the crowd recycles its own"));
+    }
+    assert!(!person.cut.is_cancelled(), "the person's request was never cut");
 }
 
 #[test]
@@ -137,9 +174,9 @@ fn s12_a_request_beside_mcp_is_no_crowds_until_its_route_has_answered() {
     let kept = &crowd[crowd.len() - 1];
     assert_eq!(kept.mark.client(), Client::address(HERE));
     kept.mark.checked_beside();
-    assert_eq!(connections.counts(&Client::newcomer(HERE)).1, 1);
+    assert_eq!(connections.counts(&ANSWERING).1, 1);
     kept.mark.settled();
-    assert_eq!(connections.counts(&Client::newcomer(HERE)).1, 0);
+    assert_eq!(connections.counts(&ANSWERING).1, 0);
 }
 
 #[test]
