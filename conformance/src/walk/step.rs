@@ -135,7 +135,7 @@ impl Walk<'_> {
             events = late;
         }
         self.judge_notifications(n, &before, &after, changed, tools_changed, &events);
-        self.judge_broadcast(n, &prepared, &wanted, observer_from, deadline).await;
+        self.judge_broadcast(n, &prepared, (&wanted, &awaited), observer_from, deadline).await;
         if let Step::Together(_) = &step {
             self.judge_probe(n, &prepared, &outcomes, &before, &after);
         } else if let (Some(p), Some(outcome)) = (prepared.first(), outcomes.first()) {
@@ -274,12 +274,14 @@ impl Walk<'_> {
         &mut self,
         n: usize,
         prepared: &[Prepared],
-        wanted: &[Note],
+        (wanted, awaited): (&[Note], &[Note]),
         observer_from: usize,
         deadline: tokio::time::Instant,
     ) {
         let Some(observer) = &self.observer else { return };
-        let seen = observer.wait_for(observer_from, wanted, deadline).await;
+        // Waits only for the kinds the main session waited for; judges
+        // every kind the step called for.
+        let seen = observer.wait_for(observer_from, awaited, deadline).await;
         let missing: Vec<&Note> =
             wanted.iter().filter(|w| !seen.iter().any(|e| &e.note == *w)).collect();
         self.tally.judge(
