@@ -88,9 +88,10 @@ fn descendants(pid: u32) -> Vec<u32> {
             let children =
                 std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
             for child in children.split_whitespace().filter_map(|c| c.parse::<u32>().ok()) {
-                // A child that has exited but is not yet reaped is gone.
-                let state =
-                    std::fs::read_to_string(format!("/proc/{child}/stat")).unwrap_or_default();
+                // A child that has exited, reaped or not, is gone.
+                let Ok(state) = std::fs::read_to_string(format!("/proc/{child}/stat")) else {
+                    continue;
+                };
                 let zombie = state
                     .rsplit_once(')')
                     .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
