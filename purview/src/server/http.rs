@@ -191,7 +191,8 @@ struct Checks {
 /// Refuses a request whose headers fail the guard, before its body is read.
 /// A request that passes marks its connection checked, charged to the named
 /// client whose token it carries (a new connection whose request carries
-/// none is no one's until that request is answered, then its address's),
+/// none, and any request to a route beside MCP, is counted apart until
+/// the request is answered, then as its address),
 /// and carries that client (else its source address) as its
 /// [`Credential`]; one naming another client's session is
 /// answered 404, as if the session did not exist. A wrong token is answered
