@@ -775,6 +775,8 @@ fn every_scarce_thing_is_in_the_inventory_with_an_attack_that_exists() {
         "allowed_origins",
         "remote_without_token",
         "nagle",
+        // A measurement's switch (CPU turns off), not a bound.
+        "no_cpu_turns",
         // The window card: what is shown, not a bound.
         "card",
     ];

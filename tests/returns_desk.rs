@@ -214,7 +214,8 @@ async fn desk_refund_refused(size: [f32; 2], name: &str) {
     // Where the person is after pressing Refund, just below the failure.
     harness.get_by_label_contains("must be a reference").scroll_to_me();
     settle(&mut harness);
-    let kept = SnapshotOptions::new().output_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));
+    let kept =
+        SnapshotOptions::new().output_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));
     harness.snapshot_options(name, &kept);
     // Cancelling the form clears its failure, as in the browser.
     harness.get_by_label("Close the Refund form").click_accesskit();

@@ -453,14 +453,21 @@ async fn s12_edits_are_answered_while_another_client_lists_tools_in_a_loop() -> 
 }
 
 /// The figures BENCHMARKS.md "CPU" shows: another client's edit p50 idle
-/// and under 8 connections listing the tools with 256 windows, in one run
+/// and under 8 connections listing the tools, or 64 never reading their
+/// answers, with 256 windows, with the CPU turns off and on, in one run
 /// (`cargo test -p purview-tests --test shares cpu_figures -- --ignored
 /// --nocapture`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "a measurement, printed for BENCHMARKS.md"]
 async fn cpu_figures_for_benchmarks() -> Result<()> {
-    let run = fairness::slowdown(fairness::Strategy::Listing, 256, 30).await;
-    println!("{}", fairness::slowdown_table(&[run.map_err(anyhow::Error::msg)?]));
+    let mut runs = Vec::new();
+    for strategy in [fairness::Strategy::Listing, fairness::Strategy::NeverRead] {
+        for turns in [false, true] {
+            let run = fairness::slowdown_with(strategy, 256, 30, turns).await;
+            runs.push(run.map_err(anyhow::Error::msg)?);
+        }
+    }
+    println!("{}", fairness::slowdown_table(&runs));
     Ok(())
 }
 

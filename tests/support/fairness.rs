@@ -884,6 +884,8 @@ pub struct Slowdown {
     pub strategy: Strategy,
     /// Windows open.
     pub windows: usize,
+    /// Whether the server wrote its answers in CPU turns.
+    pub cpu_turns: bool,
     /// The second client's edits before the attack began.
     pub idle: Rate,
     /// The same client's edits while it went on.
@@ -910,12 +912,25 @@ pub async fn slowdown(
     windows: usize,
     calls: usize,
 ) -> Result<Slowdown, String> {
+    slowdown_with(strategy, windows, calls, true).await
+}
+
+/// [`slowdown`], with the server's CPU turns on or (as before they were
+/// taken) off, so that one run measures both.
+pub async fn slowdown_with(
+    strategy: Strategy,
+    windows: usize,
+    calls: usize,
+    cpu_turns: bool,
+) -> Result<Slowdown, String> {
     let auth = Auth::Named;
     let app = App::builder().name("fairness").limits(Limits::default()).build();
     for _ in 0..windows.max(1) {
         app.open(Counter::default()).map_err(|e| e.to_string())?;
     }
-    let server = app.serve_http(auth.options()).await.map_err(|e| e.to_string())?;
+    let options = auth.options();
+    let options = if cpu_turns { options } else { options.without_cpu_turns() };
+    let server = app.serve_http(options).await.map_err(|e| e.to_string())?;
     let (url, addr) = (server.url(), server.local_addr());
     let second = ().serve(transport(&url, auth.second())).await.map_err(|e| e.to_string())?;
     let idle = edits(&second, calls).await;
@@ -926,7 +941,7 @@ pub async fn slowdown(
     drop(held);
     let _ = second.cancel().await;
     server.shutdown().await;
-    Ok(Slowdown { strategy, windows, idle, attacked })
+    Ok(Slowdown { strategy, windows, cpu_turns, idle, attacked })
 }
 
 /// `calls` edits (`w1__increment`) on `client`'s keep-alive session.
@@ -946,13 +961,14 @@ async fn edits(client: &Client, calls: usize) -> Rate {
 /// Slowdowns as a Markdown table.
 pub fn slowdown_table(runs: &[Slowdown]) -> String {
     let mut out = String::from(
-        "| attack | windows | edits: succeeded idle / attacked | p50 idle | p50 attacked | ratio |\n|---|---|---|---|---|---|\n",
+        "| attack | windows | CPU turns | edits: succeeded idle / attacked | p50 idle | p50 attacked | ratio |\n|---|---|---|---|---|---|---|\n",
     );
     for s in runs {
         out.push_str(&format!(
-            "| {} | {} | {} / {} and {} / {} | {:.1} ms | {:.1} ms | ×{:.1} |\n",
+            "| {} | {} | {} | {} / {} and {} / {} | {:.1} ms | {:.1} ms | ×{:.1} |\n",
             s.strategy.name(),
             s.windows,
+            if s.cpu_turns { "on" } else { "off (as before)" },
             s.idle.ok,
             s.idle.sent,
             s.attacked.ok,

@@ -146,6 +146,7 @@ impl App {
             wrong_token: Summary::new("requests refused for a missing or wrong bearer token"),
             refused: Summary::new("requests refused by the Host/Origin checks"),
             sessions: sessions.clone(),
+            turns: (!options.no_cpu_turns).then(super::turns::Turns::for_this_machine),
         });
         let body = BodyLimits { total: options.body_timeout, min_rate: options.min_request_rate };
         let router = beside::read_bodies(beside::router(&options, service), beside, body)
@@ -186,6 +187,9 @@ struct Checks {
     refused: Summary,
     /// Whose each session is.
     sessions: Arc<BoundedSessions>,
+    /// The CPU's turns, which every answer's body is written in (none
+    /// only where a measurement turned them off).
+    turns: Option<Arc<super::turns::Turns>>,
 }
 
 /// Refuses a request whose headers fail the guard, before its body is read.
@@ -216,8 +220,17 @@ async fn check_headers(checks: &Checks, mut request: Request, next: Next) -> Res
             } else {
                 request.extensions_mut().insert(Credential(client.clone()));
                 // What this request opens (a session, a stream) is charged
-                // to the client its credential proves.
-                super::http_sessions::REQUEST_CLIENT.scope(client, next.run(request)).await
+                // to the client its credential proves, and so is the CPU
+                // its answer takes to write.
+                let response = super::http_sessions::REQUEST_CLIENT
+                    .scope(client.clone(), next.run(request))
+                    .await;
+                match checks.turns.clone() {
+                    Some(turns) => response.map(|body| {
+                        axum::body::Body::new(super::turns::Gated::new(body, turns, client))
+                    }),
+                    None => response,
+                }
             };
             if unnamed {
                 mark.settled();

@@ -49,6 +49,9 @@ pub struct HttpOptions {
     pub(super) session_idle: Duration,
     /// Nagle's algorithm left on for accepted sockets (only for measuring).
     pub(super) nagle: bool,
+    /// Answers written without CPU turns (`server/turns.rs`), as before
+    /// them: for measuring what they change. Not part of the API.
+    pub(super) no_cpu_turns: bool,
     /// Routes served beside the MCP endpoint, each under its path prefix.
     pub(super) beside: Vec<(String, axum::Router)>,
     /// The card shown to MCP Apps hosts, if any.
@@ -79,6 +82,7 @@ impl Default for HttpOptions {
             max_listen_streams: 64,
             session_idle: Duration::from_secs(5 * 60),
             nagle: false,
+            no_cpu_turns: false,
             beside: Vec::new(),
             card: None,
         }
@@ -312,6 +316,16 @@ impl HttpOptions {
     #[doc(hidden)]
     pub fn with_nagle(mut self) -> Self {
         self.nagle = true;
+        self
+    }
+
+    /// Writes every answer as soon as it is polled, with no CPU turns, as
+    /// before they were taken: for measuring what they change under load.
+    /// Not part of the API.
+    #[cfg(feature = "test-support")]
+    #[doc(hidden)]
+    pub fn without_cpu_turns(mut self) -> Self {
+        self.no_cpu_turns = true;
         self
     }
 

@@ -27,6 +27,8 @@ mod paced;
 mod quiet;
 mod round_trip;
 mod sessions;
+#[cfg(feature = "http")]
+mod turns;
 mod wire;
 
 use std::sync::{

@@ -1,0 +1,385 @@
+//! CPU shared by clients, like every other share (`crate::shares`): the
+//! HTTP server's costly work, writing an answer's JSON, is done in turns,
+//! and when turns are scarce the client that has used the least CPU lately
+//! goes first.
+//!
+//! Reads are built once per change and shared, but each answer is still
+//! turned into JSON for its own request (rmcp does it as the response
+//! body is polled): a 2,500-tool `tools/list` is milliseconds of one core
+//! for a 600-byte request. Without turns, a client looping on such
+//! requests over a few connections keeps every worker thread busy and
+//! another client's one small edit waits behind all of them; connections
+//! that never read their answers cost the same, since the JSON is written
+//! before the socket is found full.
+//!
+//! - every poll of a response body (where rmcp writes its JSON) takes a
+//!   [`Turn`]; at most [`Turns::permits`] run at once: one fewer than the
+//!   machine's cores (at least one), so a core is always left for
+//!   accepting, parsing and answering the small requests no turn covers;
+//! - a turn's wall time is charged to the body's client (its credential,
+//!   else its address, as `fair::Client` counts them), and what each client
+//!   has used decays by half every [`HALF_LIFE`];
+//! - when a turn ends and others wait, the waiter whose client has used
+//!   the least goes next (the oldest, among equals). So the client holding
+//!   the most CPU waits first, and another client's answer waits for at
+//!   most the turns already running, however many requests the first
+//!   keeps in flight or leaves unread.
+//!
+//! A turn covers one poll of one body: a poll writes at most one message,
+//! and an event stream waiting for its next message gives its turn back at
+//! once.
+
+use std::{
+    collections::HashMap,
+    future::Future as _,
+    pin::Pin,
+    sync::{Arc, Mutex},
+    task::{Context, Poll},
+    time::{Duration, Instant},
+};
+
+use tokio::sync::oneshot;
+
+use super::fair::Client;
+use crate::lock::lock_unpoisoned;
+
+/// How quickly a client's use is forgotten: it halves every this long.
+pub(crate) const HALF_LIFE: Duration = Duration::from_secs(1);
+
+/// How many clients' use is remembered before the forgotten ones are swept.
+const SWEEP_AT: usize = 1024;
+
+/// The turns of one HTTP server.
+pub(crate) struct Turns {
+    permits: usize,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// How many turns run in the ordinary lane, and whose they are.
+    running: usize,
+    holding: HashMap<Client, usize>,
+    /// Whether the express lane's one turn is taken.
+    express: bool,
+    used: HashMap<Client, Used>,
+    waiting: Vec<Waiter>,
+    next: u64,
+}
+
+/// A client's CPU seconds, as of `at` (decaying from then).
+struct Used {
+    seconds: f64,
+    at: Instant,
+}
+
+impl Used {
+    fn now(&self, now: Instant) -> f64 {
+        let halves = now.saturating_duration_since(self.at).as_secs_f64() / HALF_LIFE.as_secs_f64();
+        self.seconds * 0.5f64.powf(halves)
+    }
+}
+
+struct Waiter {
+    client: Client,
+    order: u64,
+    grant: oneshot::Sender<Turn>,
+}
+
+/// One turn at the CPU: given back, and charged to its client, on drop.
+pub(crate) struct Turn {
+    turns: Arc<Turns>,
+    client: Client,
+    since: Instant,
+    /// The express lane's turn, not one of the ordinary lane's.
+    express: bool,
+    /// False for a turn that was never handed to anyone.
+    armed: bool,
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        if self.armed {
+            Turns::give_back(&self.turns, &self.client, self.express, self.since.elapsed());
+        }
+    }
+}
+
+impl Turns {
+    /// Turns for this machine: one fewer than its cores, at least one, and
+    /// the express lane.
+    pub(crate) fn for_this_machine() -> Arc<Self> {
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        Self::new(cores.saturating_sub(1).max(1))
+    }
+
+    /// `permits` turns at once (at least one).
+    pub(crate) fn new(permits: usize) -> Arc<Self> {
+        Arc::new(Self { permits: permits.max(1), state: Mutex::default() })
+    }
+
+    /// How many turns run at once.
+    #[cfg(test)]
+    pub(crate) fn permits(&self) -> usize {
+        self.permits
+    }
+
+    /// A turn for `client` now if one is free and no one waits, or if the
+    /// express lane is free and `client` has used less than every client
+    /// holding or waiting for a turn; else the place in line that will
+    /// receive one.
+    pub(crate) fn take(self: &Arc<Self>, client: &Client) -> Result<Turn, oneshot::Receiver<Turn>> {
+        let now = Instant::now();
+        let mut state = lock_unpoisoned(&self.state);
+        if state.running < self.permits && state.waiting.is_empty() {
+            state.hold(client);
+            return Ok(self.turn(client.clone(), false));
+        }
+        if !state.express && state.lightest(client, now) {
+            state.express = true;
+            return Ok(self.turn(client.clone(), true));
+        }
+        let (grant, receive) = oneshot::channel();
+        let order = state.next;
+        state.next += 1;
+        state.waiting.push(Waiter { client: client.clone(), order, grant });
+        Err(receive)
+    }
+
+    fn turn(self: &Arc<Self>, client: Client, express: bool) -> Turn {
+        Turn { turns: self.clone(), client, since: Instant::now(), express, armed: true }
+    }
+
+    /// Charges `spent` to `client` and hands the freed turn on, to the
+    /// waiter whose client has used the least.
+    fn give_back(self: &Arc<Self>, client: &Client, express: bool, spent: Duration) {
+        let now = Instant::now();
+        let mut state = lock_unpoisoned(&self.state);
+        let seconds = state.use_of(client, now) + spent.as_secs_f64();
+        state.used.insert(client.clone(), Used { seconds, at: now });
+        if state.used.len() > SWEEP_AT {
+            state.used.retain(|_, u| u.now(now) > 1e-6);
+        }
+        if express {
+            state.express = false;
+        } else {
+            state.release(client);
+        }
+        while state.running < self.permits {
+            let Some(next) = state.least_used_waiter(now) else { break };
+            let waiter = state.waiting.swap_remove(next);
+            state.hold(&waiter.client);
+            if let Err(mut unwanted) = waiter.grant.send(self.turn(waiter.client, false)) {
+                // Its body was dropped while it waited: the turn goes on.
+                unwanted.armed = false;
+                state.release(&unwanted.client);
+            }
+        }
+        // The express lane, to a waiter lighter than every other client.
+        while !state.express {
+            let Some(next) = state.least_used_waiter(now) else { break };
+            let waiter = state.waiting.swap_remove(next);
+            if !state.lightest(&waiter.client, now) {
+                state.waiting.push(waiter);
+                break;
+            }
+            state.express = true;
+            if let Err(mut unwanted) = waiter.grant.send(self.turn(waiter.client, true)) {
+                unwanted.armed = false;
+                state.express = false;
+            }
+        }
+    }
+}
+
+impl State {
+    /// The waiter whose client has used the least, the oldest among equals.
+    fn least_used_waiter(&self, now: Instant) -> Option<usize> {
+        let key = |w: &Waiter| (self.use_of(&w.client, now), w.order);
+        (0..self.waiting.len()).min_by(|&a, &b| {
+            let (a, b) = (key(&self.waiting[a]), key(&self.waiting[b]));
+            a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
+        })
+    }
+
+    fn use_of(&self, client: &Client, now: Instant) -> f64 {
+        self.used.get(client).map_or(0.0, |u| u.now(now))
+    }
+
+    /// Whether `client` has used less than every client holding or
+    /// waiting for an ordinary turn.
+    fn lightest(&self, client: &Client, now: Instant) -> bool {
+        let mine = self.use_of(client, now);
+        self.holding
+            .keys()
+            .chain(self.waiting.iter().map(|w| &w.client))
+            .all(|other| other != client && mine < self.use_of(other, now))
+    }
+
+    fn hold(&mut self, client: &Client) {
+        self.running += 1;
+        *self.holding.entry(client.clone()).or_default() += 1;
+    }
+
+    fn release(&mut self, client: &Client) {
+        self.running -= 1;
+        if let Some(held) = self.holding.get_mut(client) {
+            *held -= 1;
+            if *held == 0 {
+                self.holding.remove(client);
+            }
+        }
+    }
+}
+
+/// A response body whose every poll waits for its client's [`Turn`].
+pub(crate) struct Gated {
+    body: axum::body::Body,
+    turns: Arc<Turns>,
+    client: Client,
+    waiting: Option<oneshot::Receiver<Turn>>,
+}
+
+impl Gated {
+    /// `body`, polled in `client`'s turns of `turns`.
+    pub(crate) fn new(body: axum::body::Body, turns: Arc<Turns>, client: Client) -> Self {
+        Self { body, turns, client, waiting: None }
+    }
+}
+
+impl http_body::Body for Gated {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        let this = &mut *self;
+        let turn = loop {
+            if let Some(waiting) = &mut this.waiting {
+                match Pin::new(waiting).poll(cx) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(turn) => {
+                        this.waiting = None;
+                        // A sender dropped unsent (never: the line only
+                        // ends by a grant) would leave this body to run.
+                        break turn.ok();
+                    }
+                }
+            }
+            match this.turns.take(&this.client) {
+                Ok(turn) => break Some(turn),
+                Err(place) => this.waiting = Some(place),
+            }
+        };
+        let polled = Pin::new(&mut this.body).poll_frame(cx);
+        drop(turn);
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn named(name: &str) -> Client {
+        Client::Named(name.into())
+    }
+
+    /// `client` has used some CPU: a turn held for a few milliseconds.
+    fn used(turns: &Arc<Turns>, client: &Client) {
+        let turn = turns.take(client).ok().expect("a free turn");
+        std::thread::sleep(Duration::from_millis(5));
+        drop(turn);
+    }
+
+    #[test]
+    fn for_this_machine_leaves_a_core_and_has_at_least_one_turn() {
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        assert_eq!(Turns::for_this_machine().permits(), cores.saturating_sub(1).max(1));
+        assert_eq!(Turns::new(0).permits(), 1);
+    }
+
+    #[test]
+    fn s12_a_light_client_does_not_wait_behind_a_heavy_ones_turns() {
+        let turns = Turns::new(1);
+        let (heavy, light) = (named("heavy"), named("light"));
+        used(&turns, &heavy);
+        let running = turns.take(&heavy).ok().expect("the free turn");
+        let mut queued = turns.take(&heavy).err().expect("the heavy client waits");
+        // The express lane: lighter than everyone holding or waiting.
+        let express = turns.take(&light).ok().expect("the light client runs at once");
+        // The express lane holds one turn; a second waits in line...
+        let mut next = turns.take(&light).err().expect("one express turn at a time");
+        drop(express);
+        // ...and takes it when it is given back, before the heavy client's
+        // older request, whose turn is still held.
+        let express = next.try_recv().expect("the lightest waiter takes the express turn");
+        assert!(queued.try_recv().is_err(), "the heavy client waits for its own lane");
+        drop(running);
+        let heavy_runs = queued.try_recv().expect("the ordinary turn, given back, goes to it");
+        drop(heavy_runs);
+        drop(express);
+    }
+
+    #[test]
+    fn s12_the_client_that_used_least_takes_the_next_ordinary_turn() {
+        let turns = Turns::new(1);
+        let (heavy, light, idle) = (named("heavy"), named("light"), named("idle"));
+        used(&turns, &heavy);
+        used(&turns, &heavy);
+        used(&turns, &light);
+        let running = turns.take(&heavy).ok().expect("the free turn");
+        let express = turns.take(&idle).ok().expect("the express lane, to a client that used none");
+        let mut heavy_waits = turns.take(&heavy).err().expect("waits");
+        let mut light_waits = turns.take(&light).err().expect("waits: the express lane is taken");
+        drop(running);
+        let light_runs = light_waits.try_recv().expect("the lighter client goes first");
+        assert!(heavy_waits.try_recv().is_err(), "the older request of the heavier one waits");
+        drop(light_runs);
+        assert!(heavy_waits.try_recv().is_ok(), "and runs next");
+        drop(express);
+    }
+
+    #[test]
+    fn s12_the_heavy_client_gets_no_express_turn() {
+        let turns = Turns::new(1);
+        let (heavy, other) = (named("heavy"), named("other"));
+        used(&turns, &heavy);
+        used(&turns, &heavy);
+        used(&turns, &other);
+        let running = turns.take(&other).ok().expect("the free turn");
+        assert!(turns.take(&heavy).is_err(), "heavier than the holder: it waits");
+        drop(running);
+    }
+
+    #[test]
+    fn s12_a_turn_granted_to_a_waiter_that_left_goes_on() {
+        let turns = Turns::new(1);
+        let (first, gone, last) = (named("first"), named("gone"), named("last"));
+        let running = turns.take(&first).ok().expect("the free turn");
+        drop(turns.take(&gone).err().expect("waits"));
+        let mut waiting = turns.take(&last).err().expect("waits");
+        drop(running);
+        let turn = waiting.try_recv().expect("the turn passed over the waiter that left");
+        drop(turn);
+        assert!(turns.take(&first).is_ok(), "every turn given back");
+    }
+
+    #[test]
+    fn what_a_client_used_halves_every_half_life() {
+        let at = Instant::now();
+        let used = Used { seconds: 1.0, at };
+        assert!((used.now(at + HALF_LIFE) - 0.5).abs() < 1e-9);
+        assert!((used.now(at + 3 * HALF_LIFE) - 0.125).abs() < 1e-9);
+    }
+}
