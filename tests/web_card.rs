@@ -262,13 +262,24 @@ async fn card_host_client(
     Ok(host.serve(StreamableHttpClientTransport::from_config(config)).await?)
 }
 
-/// The card's scene as `client` reads it.
+/// The card's scene as `client` reads it, and the whole answer as sent.
 async fn card_scene(
     client: &rmcp::service::RunningService<rmcp::RoleClient, rmcp::model::ClientConfig>,
-) -> Result<Value> {
+) -> Result<(Value, String)> {
     let params = rmcp::model::CallToolRequestParams::new("app__card_scene");
     let result = client.call_tool(params).await?;
-    Ok(result.structured_content.unwrap_or_default()["scene"].clone())
+    let sent = purview::serde_json::to_string(&result)?;
+    let answer = result.structured_content.unwrap_or_default();
+    // The scene's text is every client's; the questions beside it are
+    // this client's own, put back in their places as the card does.
+    let mut scene: Value =
+        purview::serde_json::from_str(answer["sceneJson"].as_str().unwrap_or("{}"))?;
+    scene["questions"] = answer["questions"].clone();
+    for window in scene["windows"].as_array_mut().into_iter().flatten() {
+        let id = window["id"].as_str().unwrap_or_default().to_owned();
+        window["questions"] = answer["windowQuestions"].get(&id).cloned().unwrap_or(json!([]));
+    }
+    Ok((scene, sent))
 }
 
 /// Every question a scene shows, app-level and per window.
@@ -312,15 +323,15 @@ async fn the_cards_scene_shows_a_client_only_its_own_questions() -> Result<()> {
     ensure!(approvals.pending().len() == 1, "the call never waited for the person");
 
     // The asker's own card shows its question: the filter lets it through.
-    let own = card_scene(&asker).await?;
+    let (own, _) = card_scene(&asker).await?;
     let asked = questions(&own);
     ensure!(asked.len() == 1, "the asker does not see its own question: {own}");
     ensure!(asked[0].to_string().contains("Mallory Secret"), "{asked:?}");
 
     // Another client's card shows the same windows and no question.
-    let theirs = card_scene(&other).await?;
+    let (theirs, sent) = card_scene(&other).await?;
     ensure!(questions(&theirs).is_empty(), "another client's question leaked: {theirs}");
-    ensure!(!theirs.to_string().contains("Mallory Secret"), "its arguments leaked: {theirs}");
+    ensure!(!sent.contains("Mallory Secret"), "its arguments leaked: {sent}");
     let ids = |scene: &Value| -> Vec<Value> {
         scene["windows"].as_array().into_iter().flatten().map(|w| w["id"].clone()).collect()
     };

@@ -69,12 +69,17 @@
     if (reading) { again = again || now; return; }
     reading = true;
     tool('app__card_scene', now || change === null ? {} : { after: change }).then(function (answer) {
-      if (!answer.scene) { unreachable(); return 3000; }
+      if (typeof answer.sceneJson !== 'string') { unreachable(); return 3000; }
+      // Every client's card shares the scene's text; its own questions
+      // come beside it.
+      var scene = JSON.parse(answer.sceneJson), mine = answer.windowQuestions || {};
+      scene.questions = answer.questions || [];
+      (scene.windows || []).forEach(function (w) { w.questions = mine[w.id] || []; });
       transport.whereToAnswer = answer.whereToAnswer;
       change = answer.change;
       seen = new Date();
       if (/cannot be reached/.test(notice.textContent)) say('');
-      onScene(answer.scene);
+      onScene(scene);
       onStatus('Live');
       return 100;
     }, function () { unreachable(); return 3000; })

@@ -159,7 +159,10 @@ fn outcome(inner: &Inner, arguments: &JsonObject) -> Value {
 
 /// The scene, once it differs from the read numbered `after` (or at once,
 /// or after [`LONGEST_WAIT`]), with where approvals are answered: the
-/// person's windows and the questions `caller`'s own calls wait on.
+/// person's windows as JSON text (`sceneJson`, the same for every client,
+/// written once per change) and the questions `caller`'s own calls wait on
+/// (`questions`, and `windowQuestions` by window id), which the card puts
+/// back in their places.
 async fn read_scene(inner: &Inner, arguments: &JsonObject, caller: &ClientId) -> Value {
     let mut changes = inner.changes.subscribe();
     if let Some(after) = arguments.get("after").and_then(Value::as_u64)
@@ -168,9 +171,16 @@ async fn read_scene(inner: &Inner, arguments: &JsonObject, caller: &ClientId) ->
         let _ = tokio::time::timeout(LONGEST_WAIT, changes.changed()).await;
     }
     let change = *changes.borrow();
+    // One text of the scene per change for every client, written once;
+    // this client's own questions beside it.
+    let (document, shared) = inner.card_view();
+    let (questions, by_window) =
+        crate::scene::questions_for(&document, inner.approvals.as_ref(), caller);
     json!({
         "change": change,
-        "scene": crate::scene::for_asker(inner.document(), inner.approvals.as_ref(), caller),
+        "sceneJson": &*shared,
+        "questions": questions,
+        "windowQuestions": by_window,
         "whereToAnswer": where_to_answer(inner),
     })
 }
@@ -200,6 +210,48 @@ mod tests {
         assert!(!card.contains("http://") && !card.contains("https://"), "a URL in the card");
         assert!(!card.contains(" src=") && !card.contains(" href="), "the card loads something");
         assert_eq!(card.matches("</script>").count(), 2, "a script ends early");
+    }
+
+    #[test]
+    fn s10_1_the_cards_text_is_written_once_per_change_for_every_client() {
+        use purview::prelude::*;
+
+        #[window(summary = "Counted to {count}")]
+        #[derive(Clone, Default)]
+        struct Counter {
+            count: u32,
+        }
+        #[actions]
+        impl Counter {
+            /// Add one.
+            #[action]
+            fn increment(&mut self) {
+                self.count += 1;
+            }
+        }
+
+        let app = App::builder().build();
+        let counter = app.open(Counter::default()).unwrap();
+        let face = crate::Face::new(app);
+        let (_, first) = face.inner.card_view();
+        assert!(first.contains("Counted to 0"), "{first}");
+        let (_, again) = face.inner.card_view();
+        assert!(Arc::ptr_eq(&first, &again), "written again with nothing changed");
+        counter.update(|c| c.count = 1).unwrap();
+        let (_, changed) = face.inner.card_view();
+        assert!(changed.contains("Counted to 1"), "{changed}");
+        assert!(!Arc::ptr_eq(&first, &changed), "the old text after a change");
+    }
+
+    #[test]
+    fn the_cards_shared_text_holds_no_question() {
+        let document = json!({
+            "questions": [{"id": 1, "text": "Pay Mallory?"}],
+            "windows": [{"id": "w1", "questions": [{"id": 2, "text": "Refund Eve?"}]}]
+        });
+        let shared = crate::scene::without_questions(&document).to_string();
+        assert!(!shared.contains("Mallory") && !shared.contains("Eve"), "{shared}");
+        assert!(shared.contains(r#""id":"w1""#), "{shared}");
     }
 
     #[test]

@@ -131,14 +131,16 @@ pub(crate) fn calls_lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// The page's document as made at one change: the value (the card's
-/// reads filter it per client) and its JSON text, written once and shared
-/// by every open stream and scene read.
+/// The page's document as made at one change: the value, its JSON text
+/// (written once and shared by every open stream), and the card's text
+/// (every question left out, written once on the card's first read and
+/// shared by every client's; each client's own questions go beside it).
 #[derive(Clone)]
 pub(crate) struct Kept {
     change: u64,
     value: Arc<Value>,
     text: Arc<str>,
+    card: Arc<std::sync::OnceLock<Arc<str>>>,
 }
 
 impl Inner {
@@ -152,14 +154,21 @@ impl Inner {
         }
         let value = scene::document(&self.app, self.approvals.as_ref(), &self.reader);
         let text: Arc<str> = value.to_string().into();
-        let kept = Kept { change, value: Arc::new(value), text };
+        let kept = Kept { change, value: Arc::new(value), text, card: Arc::default() };
         *calls_lock(&self.kept) = Some(kept.clone());
         kept
     }
 
-    /// What the page draws now.
-    pub(crate) fn document(&self) -> Value {
-        Value::clone(&self.kept().value)
+    /// What the card draws now: the document (to find a client's own
+    /// questions in) and its JSON text with every question left out, made
+    /// once per change whoever reads it.
+    pub(crate) fn card_view(&self) -> (Arc<Value>, Arc<str>) {
+        let kept = self.kept();
+        let text = kept
+            .card
+            .get_or_init(|| scene::without_questions(&kept.value).to_string().into())
+            .clone();
+        (kept.value, text)
     }
 
     /// What the page draws now, as the JSON text every stream sends.

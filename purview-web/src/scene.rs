@@ -44,14 +44,29 @@ pub(crate) fn document(
     document
 }
 
-/// `document` (the page's, made once per change) as `asker` may see it:
-/// only the questions that client's own calls wait on, so a card never
-/// shows another client's call and its arguments.
-pub(crate) fn for_asker(
-    mut document: Value,
+/// `document` (the page's, made once per change) with every approval
+/// question left out: what the card shows every client alike.
+pub(crate) fn without_questions(document: &Value) -> Value {
+    let mut shared = document.clone();
+    if let Some(questions) = shared.get_mut("questions") {
+        *questions = Value::Array(Vec::new());
+    }
+    for window in shared.get_mut("windows").and_then(Value::as_array_mut).into_iter().flatten() {
+        if let Some(questions) = window.get_mut("questions") {
+            *questions = Value::Array(Vec::new());
+        }
+    }
+    shared
+}
+
+/// The questions of `document` that `asker`'s own calls wait on: the
+/// app's (`questions`) and each window's by its id (`windowQuestions`),
+/// so a card never shows another client's call and its arguments.
+pub(crate) fn questions_for(
+    document: &Value,
     approvals: Option<&ApprovalQueue>,
     asker: &ClientId,
-) -> Value {
+) -> (Value, Value) {
     let own: Vec<u64> = approvals
         .map(ApprovalQueue::pending)
         .unwrap_or_default()
@@ -59,24 +74,24 @@ pub(crate) fn for_asker(
         .filter(|p| p.request.client.as_ref() == Some(asker))
         .map(|p| p.id)
         .collect();
-    let keep_own = |questions: &mut Value| {
-        if let Some(list) = questions.as_array_mut() {
-            list.retain(|q| {
-                q.get("id").and_then(Value::as_u64).is_some_and(|id| own.contains(&id))
-            });
-        }
+    let keep_own = |questions: Option<&Value>| -> Vec<Value> {
+        questions
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|q| q.get("id").and_then(Value::as_u64).is_some_and(|id| own.contains(&id)))
+            .cloned()
+            .collect()
     };
-    if let Some(questions) = document.get_mut("questions") {
-        keep_own(questions);
-    }
-    if let Some(windows) = document.get_mut("windows").and_then(Value::as_array_mut) {
-        for window in windows {
-            if let Some(questions) = window.get_mut("questions") {
-                keep_own(questions);
-            }
+    let app = keep_own(document.get("questions"));
+    let mut windows = serde_json::Map::new();
+    for window in document.get("windows").and_then(Value::as_array).into_iter().flatten() {
+        let mine = keep_own(window.get("questions"));
+        if let (false, Some(id)) = (mine.is_empty(), window.get("id").and_then(Value::as_str)) {
+            windows.insert(id.to_owned(), Value::Array(mine));
         }
     }
-    document
+    (Value::Array(app), Value::Object(windows))
 }
 
 /// The words the page's own controls say, from the one file that words
