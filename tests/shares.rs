@@ -461,13 +461,16 @@ async fn s12_edits_are_answered_while_another_client_lists_tools_in_a_loop() -> 
 #[ignore = "a measurement, printed for BENCHMARKS.md"]
 async fn cpu_figures_for_benchmarks() -> Result<()> {
     let mut runs = Vec::new();
-    for strategy in [fairness::Strategy::Listing, fairness::Strategy::NeverRead] {
+    use fairness::Strategy::{CardScene, Listing, NeverRead};
+    for strategy in [Listing, CardScene, NeverRead] {
         for turns in [false, true] {
             let run = fairness::slowdown_with(strategy, 256, 30, turns).await;
             runs.push(run.map_err(anyhow::Error::msg)?);
         }
     }
     println!("{}", fairness::slowdown_table(&runs));
+    let each = fairness::card_read_ms(256, 50).await.map_err(anyhow::Error::msg)?;
+    println!("one read of the card's scene with 256 windows, alone: {each:.1} ms");
     Ok(())
 }
 

@@ -169,6 +169,9 @@ pub enum Strategy {
     /// 8 kept-alive connections listing the tools (a 2026-07-28
     /// `tools/list`) back to back: the server's CPU, not a slot.
     Listing,
+    /// 8 sessions of a client that renders cards, reading the window
+    /// card's scene (`app__card_scene`) back to back: the server's CPU.
+    CardScene,
 }
 
 impl Strategy {
@@ -216,6 +219,7 @@ impl Strategy {
             Self::FaceStreams => "the face: event streams held with a leaked session (300)",
             Self::FaceSlowWrites => "the face: writes trickled a byte every 2 s (300, reopened)",
             Self::Listing => "tools/list in a loop (8 kept-alive connections)",
+            Self::CardScene => "the card's scene in a loop (8 sessions)",
             Self::FaceOpenRoutes => {
                 "the face: its style sheet asked for with no credential (300 kept alive, reopened)"
             }
@@ -719,12 +723,68 @@ async fn attack(
                 }));
             }
         }
+        Strategy::CardScene => {
+            for _ in 0..8 {
+                let url = url.to_owned();
+                held.tasks.push(tokio::spawn(async move {
+                    let Ok(client) = card_host().serve(transport(&url, token)).await else {
+                        return;
+                    };
+                    loop {
+                        let read = client.call_tool(CallToolRequestParams::new("app__card_scene"));
+                        if read.await.is_err() {
+                            tokio::time::sleep(Duration::from_millis(10)).await;
+                        }
+                    }
+                }));
+            }
+        }
         Strategy::FaceOpenRoutes => {
             let get = "GET /person/face.css HTTP/1.1\r\nHost: localhost\r\n\r\n".to_owned();
             held.tasks = paced(|| kept_alive(addr, get.clone())).await;
         }
     }
     held
+}
+
+/// A client that renders cards: it declares the MCP Apps extension.
+fn card_host() -> rmcp::model::ClientConfig {
+    let mut capabilities = rmcp::model::ClientCapabilities::default();
+    let extension = serde_json::json!({
+        purview::http::mcp_apps::EXTENSION: {"mimeTypes": [purview::http::mcp_apps::MIME_TYPE]}
+    });
+    capabilities.extensions = serde_json::from_value(extension).ok();
+    rmcp::model::ClientConfig::new(
+        capabilities,
+        rmcp::model::Implementation::new("card-host", "1.0.0"),
+    )
+}
+
+/// What one read of the card's scene takes with `windows` windows open,
+/// in milliseconds: `reads` reads one after another by one client, alone
+/// on the server, the mean (the server's work and the client's parse).
+pub async fn card_read_ms(windows: usize, reads: usize) -> Result<f64, String> {
+    let app = App::builder().name("fairness").build();
+    for _ in 0..windows.max(1) {
+        app.open(Counter::default()).map_err(|e| e.to_string())?;
+    }
+    let face = purview_web::Face::new(app.clone());
+    let server = app
+        .serve_http(face.serve_beside(HttpOptions::default()))
+        .await
+        .map_err(|e| e.to_string())?;
+    let client =
+        card_host().serve(transport(&server.url(), None)).await.map_err(|e| e.to_string())?;
+    let read = || client.call_tool(CallToolRequestParams::new("app__card_scene"));
+    read().await.map_err(|e| e.to_string())?;
+    let started = Instant::now();
+    for _ in 0..reads.max(1) {
+        read().await.map_err(|e| e.to_string())?;
+    }
+    let each = started.elapsed().as_secs_f64() * 1e3 / reads.max(1) as f64;
+    let _ = client.cancel().await;
+    server.shutdown().await;
+    Ok(each)
 }
 
 /// One connection after another that sends `head` and then only reads
@@ -928,7 +988,11 @@ pub async fn slowdown_with(
     for _ in 0..windows.max(1) {
         app.open(Counter::default()).map_err(|e| e.to_string())?;
     }
+    // The card's scene needs the face (and its card) beside `/mcp`.
+    let face = purview_web::Face::new(app.clone());
     let options = auth.options();
+    let options =
+        if strategy == Strategy::CardScene { face.serve_beside(options) } else { options };
     let options = if cpu_turns { options } else { options.without_cpu_turns() };
     let server = app.serve_http(options).await.map_err(|e| e.to_string())?;
     let (url, addr) = (server.url(), server.local_addr());

@@ -132,8 +132,11 @@ impl App {
             );
         }
         let card = options.card.clone();
+        // Answers are written, and handlers run, in turns of the CPU.
+        let turns = (!options.no_cpu_turns).then(super::turns::Turns::for_this_machine);
+        let handlers = turns.clone();
         let service = StreamableHttpService::new(
-            move || Ok(app.mcp_server_over_http(listens.clone(), card.clone())),
+            move || Ok(app.mcp_server_over_http(listens.clone(), card.clone(), handlers.clone())),
             sessions.clone(),
             config,
         );
@@ -146,7 +149,7 @@ impl App {
             wrong_token: Summary::new("requests refused for a missing or wrong bearer token"),
             refused: Summary::new("requests refused by the Host/Origin checks"),
             sessions: sessions.clone(),
-            turns: (!options.no_cpu_turns).then(super::turns::Turns::for_this_machine),
+            turns,
         });
         let body = BodyLimits { total: options.body_timeout, min_rate: options.min_request_rate };
         let router = beside::read_bodies(beside::router(&options, service), beside, body)

@@ -59,7 +59,7 @@ tokio::task_local! {
 pub(crate) struct Credential(pub Client);
 
 /// Whom what the current request opens is charged to.
-fn requesting_client() -> Client {
+pub(crate) fn requesting_client() -> Client {
     REQUEST_CLIENT
         .try_with(Client::clone)
         .unwrap_or(Client::Address(std::net::Ipv4Addr::LOCALHOST.into()))

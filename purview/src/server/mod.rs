@@ -11,6 +11,7 @@ mod fair;
 pub(crate) mod frame;
 #[cfg(feature = "http")]
 pub(crate) mod guard;
+mod handler;
 #[cfg(feature = "http")]
 mod http;
 #[cfg(feature = "http")]
@@ -37,15 +38,12 @@ use std::sync::{
 };
 
 use rmcp::{
-    ErrorData as McpError, Peer, RoleServer, ServerHandler, ServiceExt,
+    ErrorData as McpError, Peer, RoleServer, ServiceExt,
     model::{
-        CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
-        ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-        ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
-        ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
-        UnsubscribeRequestParams,
+        CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
+        ProtocolVersion, ServerCapabilities, ServerConfig,
     },
-    service::{NotificationContext, RequestContext, SubscriptionContext},
+    service::RequestContext,
 };
 
 #[cfg(all(feature = "cli", feature = "http"))]
@@ -59,13 +57,13 @@ use self::{
     listen::ListenBudget,
     mcp_apps::{Card, CardReply},
     sessions::LegacySession,
-    wire::{internal, rmcp_tool, unknown_resource, windows_resource},
+    wire::rmcp_tool,
 };
 use crate::{
     App, Error,
     app::{Answer, Caller, Settled, broadcast::Subscription, progress::ProgressFeed},
     lock::lock_unpoisoned,
-    model::{ToolOutcome, WINDOWS_URI},
+    model::ToolOutcome,
     settings::ToolSurface,
     validate::echo,
 };
@@ -109,6 +107,10 @@ pub struct McpServer {
     listens: Option<Arc<ListenBudget>>,
     /// The card shown to MCP Apps hosts, if any.
     card: Option<Arc<Card>>,
+    /// Over HTTP, the CPU's turns and the client this handler's requests
+    /// are charged to (`turns.rs`).
+    #[cfg(feature = "http")]
+    turns: Option<(Arc<turns::Turns>, fair::Client)>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -118,6 +120,17 @@ impl std::fmt::Debug for McpServer {
 }
 
 impl McpServer {
+    /// Awaits `work` in this client's CPU turns over HTTP (each poll of it
+    /// waits for one, `turns.rs`); elsewhere as it is.
+    async fn in_turns<T>(&self, work: impl std::future::Future<Output = T>) -> T {
+        #[cfg(feature = "http")]
+        if let Some((turns, client)) = &self.turns {
+            let line = turns::InLine::new(turns.clone(), client.clone());
+            return turns::InTurns::new(work, line).await;
+        }
+        work.await
+    }
+
     /// This handler with `card` shown to MCP Apps hosts (on any transport;
     /// over HTTP, [`HttpOptions::show_card`] gives it to every session).
     ///
@@ -258,6 +271,8 @@ impl App {
             session: Arc::new(Session { number, ..Session::default() }),
             listens: None,
             card: None,
+            #[cfg(feature = "http")]
+            turns: None,
         }
     }
 
@@ -268,8 +283,12 @@ impl App {
         &self,
         listens: Arc<ListenBudget>,
         card: Option<Arc<Card>>,
+        turns: Option<Arc<turns::Turns>>,
     ) -> McpServer {
-        McpServer { listens: Some(listens), card, ..self.mcp_server() }
+        // Made for the request that opens the session (or, stateless, is
+        // the whole exchange), so charged to the client it proves.
+        let turns = turns.map(|turns| (turns, http_sessions::requesting_client()));
+        McpServer { listens: Some(listens), card, turns, ..self.mcp_server() }
     }
 
     /// Serves MCP on stdin/stdout until the client disconnects (a client
@@ -456,131 +475,4 @@ pub(super) fn asks_on_retry(context: &RequestContext<RoleServer>) -> bool {
         e.form.is_some() || e.url.is_none()
     });
     new && form
-}
-
-#[allow(deprecated)] // resources/subscribe is legacy-only, and legacy sessions need it.
-impl ServerHandler for McpServer {
-    fn get_info(&self) -> ServerConfig {
-        let mut config = self.app.server_config();
-        if self.card.is_some() {
-            Card::declare(&mut config.capabilities);
-        }
-        config
-    }
-
-    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        // The client is not waiting for an answer here; a refusal is logged
-        // and repeated when it subscribes.
-        let _ = self.register(context.peer);
-    }
-
-    async fn list_resources(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListResourcesResult, McpError> {
-        let mut resources = vec![windows_resource()];
-        resources.extend(self.card_for(&context).map(Card::resource));
-        Ok(ListResourcesResult::with_all_items(resources))
-    }
-
-    async fn read_resource(
-        &self,
-        request: ReadResourceRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ReadResourceResponse, McpError> {
-        if let Some(card) = self.card_for(&context).filter(|c| c.uri() == request.uri) {
-            return Ok(card.read().into());
-        }
-        if request.uri != WINDOWS_URI {
-            return Err(unknown_resource(&request.uri));
-        }
-        let json = self.app.snapshot_json().map_err(internal)?;
-        Ok(ReadResourceResult::new(vec![
-            ResourceContents::text(json.to_string(), WINDOWS_URI)
-                .with_mime_type("application/json"),
-        ])
-        .into())
-    }
-
-    async fn subscribe(
-        &self,
-        request: SubscribeRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<(), McpError> {
-        if request.uri != WINDOWS_URI {
-            return Err(unknown_resource(&request.uri));
-        }
-        self.register(context.peer).map_err(|reason| {
-            McpError::invalid_request(
-                format!(
-                    "Cannot subscribe: {reason}. Reading {WINDOWS_URI} still works; read it again before each decision."
-                ),
-                None,
-            )
-        })?;
-        self.session.subscribed.store(true, Ordering::Release);
-        Ok(())
-    }
-
-    async fn unsubscribe(
-        &self,
-        request: UnsubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<(), McpError> {
-        if request.uri != WINDOWS_URI {
-            return Err(unknown_resource(&request.uri));
-        }
-        self.session.subscribed.store(false, Ordering::Release);
-        Ok(())
-    }
-
-    fn accepted_subscription_filter(
-        &self,
-        requested: &SubscriptionFilter,
-    ) -> Option<SubscriptionFilter> {
-        let mut accepted = requested.supported_by(&self.get_info().capabilities);
-        if let Some(uris) = &mut accepted.resource_subscriptions {
-            uris.retain(|uri| uri == WINDOWS_URI);
-        }
-        if self.app.tool_surface() == ToolSurface::Dispatcher {
-            // The list never changes on this surface.
-            accepted.tools_list_changed = None;
-        }
-        Some(accepted)
-    }
-
-    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
-        Box::pin(self.hold_listen(context)).await
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, McpError> {
-        let mut reply = self.app.tools_reply().map_err(internal)?;
-        if let Some(card) = self.card_for(&context) {
-            reply.tools = card.list(std::mem::take(&mut reply.tools));
-        }
-        Ok(reply)
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, McpError> {
-        let request = match self.card_reply(&request, &context).await {
-            None => request,
-            Some(CardReply::Answer(answer)) => return Ok(CallToolResult::structured(answer).into()),
-            // The card's call is the client's own: the one call path.
-            Some(CardReply::Call { tool, arguments }) => {
-                CallToolRequestParams::new(tool).with_arguments(arguments)
-            }
-        };
-        // rmcp spawns every request's future, copying it whole: the call
-        // path is a few kilobytes of state, so it waits behind a pointer.
-        Box::pin(self.answer_call(request, context)).await
-    }
 }

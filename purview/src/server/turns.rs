@@ -1,37 +1,42 @@
-//! CPU shared by clients, like every other share (`crate::shares`): the
-//! HTTP server's costly work, writing an answer's JSON, is done in turns,
-//! and when turns are scarce the client that has used the least CPU lately
-//! goes first.
+//! CPU shared by clients, like every other share (`crate::shares`): over
+//! HTTP, the server's work for a request (its handler) and for its answer
+//! (writing the JSON) is done in turns, and when turns are scarce the
+//! client that has used the least CPU lately goes first.
 //!
-//! Reads are built once per change and shared, but each answer is still
-//! turned into JSON for its own request (rmcp does it as the response
-//! body is polled): a 2,500-tool `tools/list` is milliseconds of one core
-//! for a 600-byte request. Without turns, a client looping on such
-//! requests over a few connections keeps every worker thread busy and
-//! another client's one small edit waits behind all of them; connections
-//! that never read their answers cost the same, since the JSON is written
-//! before the socket is found full.
+//! Reads are built once per change and shared, but a handler still does
+//! work per request (the card's scene, a call), and each answer is turned
+//! into JSON for its own request (rmcp does it as the response body is
+//! polled): a 2,500-tool `tools/list` is milliseconds of one core for a
+//! 600-byte request. Without turns, a client looping on such requests over
+//! a few connections keeps every worker thread busy and another client's
+//! one small edit waits behind all of them; connections that never read
+//! their answers cost the same, since the JSON is written before the
+//! socket is found full.
 //!
-//! - every poll of a response body (where rmcp writes its JSON) takes a
-//!   [`Turn`]; at most [`Turns::permits`] run at once: one fewer than the
-//!   machine's cores (at least one), so a core is always left for
-//!   accepting, parsing and answering the small requests no turn covers;
-//! - a turn's wall time is charged to the body's client (its credential,
-//!   else its address, as `fair::Client` counts them), and what each client
-//!   has used decays by half every [`HALF_LIFE`];
+//! - every poll of a handler's future ([`InTurns`], `handler.rs`) and of a
+//!   response body ([`Gated`], `http.rs`) takes a [`Turn`]; at most
+//!   [`Turns::permits`] run at once: one fewer than the machine's cores (at
+//!   least one), so a core is always left for accepting and parsing;
+//! - a turn's wall time is charged to the client (its credential, else its
+//!   address, as `fair::Client` counts them), and what each client has
+//!   used decays by half every [`HALF_LIFE`];
 //! - when a turn ends and others wait, the waiter whose client has used
 //!   the least goes next (the oldest, among equals). So the client holding
-//!   the most CPU waits first, and another client's answer waits for at
+//!   the most CPU waits first, and another client's request waits for at
 //!   most the turns already running, however many requests the first
-//!   keeps in flight or leaves unread.
+//!   keeps in flight or leaves unread;
+//! - one express turn beyond those goes at once to a client that has used
+//!   less than every client holding or waiting for one, so a light
+//!   client's small request does not even wait for a running turn.
 //!
-//! A turn covers one poll of one body: a poll writes at most one message,
-//! and an event stream waiting for its next message gives its turn back at
-//! once.
+//! A turn covers one poll: a body's poll writes at most one message, a
+//! handler gives its turn back at each await (an approval, a change it
+//! waits for), and what a poll in a turn polls runs in that same turn
+//! ([`IN_TURN`]), so no turn ever waits for another.
 
 use std::{
     collections::HashMap,
-    future::Future as _,
+    future::Future,
     pin::Pin,
     sync::{Arc, Mutex},
     task::{Context, Poll},
@@ -232,18 +237,79 @@ impl State {
     }
 }
 
-/// A response body whose every poll waits for its client's [`Turn`].
-pub(crate) struct Gated {
-    body: axum::body::Body,
+thread_local! {
+    /// Set while this thread polls something in a turn: what that poll
+    /// polls in turn (a handler's future inside another) runs in the same
+    /// turn, never waiting for a second one the first would hold up.
+    static IN_TURN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// A client's place at the CPU: what polls something in its turns.
+pub(crate) struct InLine {
     turns: Arc<Turns>,
     client: Client,
     waiting: Option<oneshot::Receiver<Turn>>,
 }
 
+impl InLine {
+    /// `client`'s place at `turns`.
+    pub(crate) fn new(turns: Arc<Turns>, client: Client) -> Self {
+        Self { turns, client, waiting: None }
+    }
+
+    /// Runs `poll` in a turn of this client's: at once if one is free (or
+    /// this thread is already in one), else once one is handed over.
+    fn run<T>(
+        &mut self,
+        cx: &mut Context<'_>,
+        poll: impl FnOnce(&mut Context<'_>) -> Poll<T>,
+    ) -> Poll<T> {
+        if IN_TURN.get() {
+            return poll(cx);
+        }
+        let turn = loop {
+            if let Some(waiting) = &mut self.waiting {
+                match Pin::new(waiting).poll(cx) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(turn) => {
+                        self.waiting = None;
+                        // A sender dropped unsent (never: the line only
+                        // ends by a grant) would leave this to run.
+                        break turn.ok();
+                    }
+                }
+            }
+            match self.turns.take(&self.client) {
+                Ok(turn) => break Some(turn),
+                Err(place) => self.waiting = Some(place),
+            }
+        };
+        /// Leaves the turn however the poll ends, a panic included.
+        struct Leave;
+        impl Drop for Leave {
+            fn drop(&mut self) {
+                IN_TURN.set(false);
+            }
+        }
+        IN_TURN.set(true);
+        let leave = Leave;
+        let polled = poll(cx);
+        drop(leave);
+        drop(turn);
+        polled
+    }
+}
+
+/// A response body whose every poll waits for its client's [`Turn`].
+pub(crate) struct Gated {
+    body: axum::body::Body,
+    line: InLine,
+}
+
 impl Gated {
     /// `body`, polled in `client`'s turns of `turns`.
     pub(crate) fn new(body: axum::body::Body, turns: Arc<Turns>, client: Client) -> Self {
-        Self { body, turns, client, waiting: None }
+        Self { body, line: InLine::new(turns, client) }
     }
 }
 
@@ -255,27 +321,8 @@ impl http_body::Body for Gated {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
-        let this = &mut *self;
-        let turn = loop {
-            if let Some(waiting) = &mut this.waiting {
-                match Pin::new(waiting).poll(cx) {
-                    Poll::Pending => return Poll::Pending,
-                    Poll::Ready(turn) => {
-                        this.waiting = None;
-                        // A sender dropped unsent (never: the line only
-                        // ends by a grant) would leave this body to run.
-                        break turn.ok();
-                    }
-                }
-            }
-            match this.turns.take(&this.client) {
-                Ok(turn) => break Some(turn),
-                Err(place) => this.waiting = Some(place),
-            }
-        };
-        let polled = Pin::new(&mut this.body).poll_frame(cx);
-        drop(turn);
-        polled
+        let Self { body, line } = &mut *self;
+        line.run(cx, |cx| Pin::new(body).poll_frame(cx))
     }
 
     fn is_end_stream(&self) -> bool {
@@ -284,6 +331,30 @@ impl http_body::Body for Gated {
 
     fn size_hint(&self) -> http_body::SizeHint {
         self.body.size_hint()
+    }
+}
+
+/// A request handler's future whose every poll waits for its client's
+/// [`Turn`]: what it does between two awaits is CPU the client is charged
+/// for; while it awaits (an approval, a change) it holds no turn.
+pub(crate) struct InTurns<F> {
+    future: Pin<Box<F>>,
+    line: InLine,
+}
+
+impl<F: Future> InTurns<F> {
+    /// `future`, polled in `line`'s turns.
+    pub(crate) fn new(future: F, line: InLine) -> Self {
+        Self { future: Box::pin(future), line }
+    }
+}
+
+impl<F: Future> Future for InTurns<F> {
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let Self { future, line } = &mut *self;
+        line.run(cx, |cx| future.as_mut().poll(cx))
     }
 }
 
@@ -373,6 +444,36 @@ mod tests {
         let turn = waiting.try_recv().expect("the turn passed over the waiter that left");
         drop(turn);
         assert!(turns.take(&first).is_ok(), "every turn given back");
+    }
+
+    #[tokio::test]
+    async fn a_future_polled_inside_a_turn_runs_in_that_turn() {
+        let turns = Turns::new(1);
+        let (outer, inner) = (named("outer"), named("inner"));
+        // Without the thread's mark the inner future would wait for the
+        // one turn its own outer poll holds, and neither would end.
+        let nested = InTurns::new(
+            InTurns::new(async { 7 }, InLine::new(turns.clone(), inner)),
+            InLine::new(turns.clone(), outer.clone()),
+        );
+        let answered = tokio::time::timeout(Duration::from_secs(5), nested).await;
+        assert_eq!(answered.ok(), Some(7));
+        assert!(turns.take(&outer).is_ok(), "every turn given back");
+    }
+
+    #[test]
+    fn a_poll_that_panics_leaves_its_turn() {
+        let turns = Turns::new(1);
+        let client = named("panics");
+        let mut line = InLine::new(turns.clone(), client.clone());
+        let waker = std::task::Waker::noop();
+        let mut cx = Context::from_waker(waker);
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            line.run(&mut cx, |_| -> Poll<()> { panic!("a handler's bug") })
+        }));
+        assert!(panicked.is_err());
+        assert!(!IN_TURN.get(), "the thread still counts as in a turn");
+        assert!(turns.take(&client).is_ok(), "the turn was given back");
     }
 
     #[test]
