@@ -13,10 +13,11 @@ mod driver;
 
 #[path = "../purview-egui/tests/support/cpu_render.rs"]
 mod cpu_render;
-
-use std::time::Duration;
+#[path = "../purview-egui/tests/support/drawn.rs"]
+mod drawn;
 
 use anyhow::{Context as _, Result, ensure};
+use drawn::{settle, type_into};
 use driver::Browser;
 use egui_kittest::{Harness, SnapshotOptions, kittest::Queryable};
 use purview::{App, Row, ToolError, actions, http::HttpOptions, projection::Page, window};
@@ -157,37 +158,12 @@ async fn s9_the_returns_desk_in_the_browser_pages_picks_and_says_its_bounds() ->
 fn desk(size: [f32; 2]) -> Harness<'static, Desk> {
     let app = App::builder().name("returns").build();
     app.open(returns()).expect("returns");
-    let desk = Desk::new(app).embedded(true).heading("Returns desk");
-    let mut harness = Harness::builder()
-        .with_size(size)
-        .renderer(cpu_render::CpuRenderer::default())
-        .build_ui_state(|ui, desk: &mut Desk| desk.show(ui), desk);
-    settle(&mut harness);
-    harness
+    drawn::drawn(Desk::new(app).embedded(true).heading("Returns desk"), size)
 }
 
-fn settle(harness: &mut Harness<'static, Desk>) {
-    for _ in 0..4 {
-        let _ = harness.try_run();
-    }
-}
-
-fn type_into(harness: &mut Harness<'static, Desk>, label: &str, text: &str) {
-    harness.get_by_label(label).focus();
-    settle(harness);
-    harness.get_by_label(label).type_text(text);
-    settle(harness);
-}
-
+/// Draws until something labelled with `label` shows.
 async fn until(harness: &mut Harness<'static, Desk>, label: &str) {
-    for _ in 0..200 {
-        settle(harness);
-        if harness.query_by_label_contains(label).is_some() {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("never on screen: {label}");
+    drawn::until(harness, label, |h| h.query_by_label_contains(label).is_some()).await;
 }
 
 /// The same steps as in the browser, on the desk; its picture is compared

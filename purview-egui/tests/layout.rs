@@ -7,7 +7,10 @@
 
 #[path = "support/cpu_render.rs"]
 mod cpu_render;
+#[path = "support/drawn.rs"]
+mod drawn;
 
+use drawn::settle;
 use egui::{Id, Rect};
 use egui_kittest::{Harness, kittest::Queryable};
 use purview::{App, Context, Secret, actions, projection::Page, window};
@@ -188,20 +191,7 @@ fn clinic() -> App {
 }
 
 fn person(app: &App, size: [f32; 2]) -> Harness<'static, Desk> {
-    let desk = Desk::new(app.clone()).embedded(true).heading("Clinic");
-    let mut harness = Harness::builder()
-        .with_size(size)
-        .renderer(cpu_render::CpuRenderer::default())
-        .build_ui_state(|ui, desk: &mut Desk| desk.show(ui), desk);
-    settle(&mut harness);
-    harness
-}
-
-/// A few frames: windows take their size from what they drew last frame.
-fn settle(harness: &mut Harness<'static, Desk>) {
-    for _ in 0..4 {
-        let _ = harness.try_run();
-    }
+    drawn::drawn(Desk::new(app.clone()).embedded(true).heading("Clinic"), size)
 }
 
 /// Where window `id` is drawn.

@@ -8,9 +8,12 @@
 
 #[path = "support/cpu_render.rs"]
 mod cpu_render;
+#[path = "support/drawn.rs"]
+mod drawn;
 
 use std::time::Duration;
 
+use drawn::{settle, type_into, until};
 use egui_kittest::{Harness, kittest::Queryable};
 use purview::{App, Row, ToolError, actions, window};
 use purview_egui::Desk;
@@ -101,43 +104,7 @@ fn person(app: &App, size: [f32; 2]) -> Harness<'static, Desk> {
     let desk = Desk::answering(app.clone(), purview::approval::ApprovalQueue::new())
         .embedded(true)
         .heading("Clinic");
-    let mut harness = Harness::builder()
-        .with_size(size)
-        .renderer(cpu_render::CpuRenderer::default())
-        .build_ui_state(|ui, desk: &mut Desk| desk.show(ui), desk);
-    settle(&mut harness);
-    harness
-}
-
-fn settle(harness: &mut Harness<'static, Desk>) {
-    for _ in 0..4 {
-        let _ = harness.try_run();
-    }
-}
-
-/// Types `text` into the field labelled `label`, as a person does: focus
-/// it, then type.
-fn type_into(harness: &mut Harness<'static, Desk>, label: &str, text: &str) {
-    harness.get_by_label(label).focus();
-    settle(harness);
-    harness.get_by_label(label).type_text(text);
-    settle(harness);
-}
-
-/// Draws (letting background calls land) until `until` holds.
-async fn until(
-    harness: &mut Harness<'static, Desk>,
-    what: &str,
-    until: impl Fn(&Harness<'static, Desk>) -> bool,
-) {
-    for _ in 0..200 {
-        settle(harness);
-        if until(harness) {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("never: {what}");
+    drawn::drawn(desk, size)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -178,13 +145,7 @@ async fn a_row_picked_from_the_table_fills_the_argument() {
     harness.snapshot("row_picked");
     harness.get_by_label("Book").click_accesskit();
     let clinic = app.window::<Clinic>("w1").expect("w1");
-    for _ in 0..200 {
-        settle(&mut harness);
-        if clinic.read(|c| c.booked).unwrap() == 1 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    until(&mut harness, "the visit booked", |_| clinic.read(|c| c.booked).unwrap() == 1).await;
     let booked = clinic.read(|c| c.visits.first().map(|v| (v.pet, v.day.clone()))).unwrap();
     assert_eq!(booked, Some((2, "2026-03-12".to_owned())), "the picked pet was booked");
 }
