@@ -26,8 +26,10 @@
 //!   most the turns already running, however many requests the first
 //!   keeps in flight or leaves unread;
 //! - one express turn beyond those goes at once to a client that has used
-//!   less than every client holding or waiting for one, so a light
-//!   client's small request does not even wait for a running turn.
+//!   less than half of what every client holding or waiting for one has,
+//!   so a light client's small request does not even wait for a running
+//!   turn, while clients using the CPU alike wait in line together and
+//!   leave the last core to the rest.
 //!
 //! A turn covers one poll: a body's poll writes at most one message, a
 //! handler gives its turn back at each await (an approval, a change it
@@ -54,6 +56,15 @@ pub(crate) const HALF_LIFE: Duration = Duration::from_secs(1);
 /// How many clients' use is remembered before the forgotten ones are swept.
 const SWEEP_AT: usize = 1024;
 
+/// How many times lighter than every client holding or waiting for a
+/// turn a client must be to take the express turn: clients using the CPU
+/// alike wait in line together, and the express turn stays for one that
+/// asks little beside them.
+const EXPRESS_MARGIN: f64 = 2.0;
+
+/// What is forgotten of a client's use when the remembered are swept.
+const FORGOTTEN_BELOW: f64 = 1e-4;
+
 /// The turns of one HTTP server.
 pub(crate) struct Turns {
     permits: usize,
@@ -68,6 +79,8 @@ struct State {
     /// Whether the express lane's one turn is taken.
     express: bool,
     used: HashMap<Client, Used>,
+    /// How many remembered clients make the next sweep.
+    sweep_at: usize,
     waiting: Vec<Waiter>,
     next: u64,
 }
@@ -129,10 +142,17 @@ impl Turns {
         self.permits
     }
 
+    /// Whether no turn is taken and no one waits.
+    #[cfg(test)]
+    fn idle(&self) -> bool {
+        let state = lock_unpoisoned(&self.state);
+        state.running == 0 && state.holding.is_empty() && !state.express && state.waiting.is_empty()
+    }
+
     /// A turn for `client` now if one is free and no one waits, or if the
-    /// express lane is free and `client` has used less than every client
-    /// holding or waiting for a turn; else the place in line that will
-    /// receive one.
+    /// express lane is free and `client` has used less than half of what
+    /// every client holding or waiting for a turn has; else the place in
+    /// line that will receive one.
     pub(crate) fn take(self: &Arc<Self>, client: &Client) -> Result<Turn, oneshot::Receiver<Turn>> {
         let now = Instant::now();
         let mut state = lock_unpoisoned(&self.state);
@@ -162,9 +182,14 @@ impl Turns {
         let mut state = lock_unpoisoned(&self.state);
         let seconds = state.use_of(client, now) + spent.as_secs_f64();
         state.used.insert(client.clone(), Used { seconds, at: now });
-        if state.used.len() > SWEEP_AT {
-            state.used.retain(|_, u| u.now(now) > 1e-6);
+        if state.used.len() > state.sweep_at.max(SWEEP_AT) {
+            state.used.retain(|_, u| u.now(now) > FORGOTTEN_BELOW);
+            // Those still remembered are busy: sweep again only when twice
+            // as many are.
+            state.sweep_at = state.used.len() * 2;
         }
+        // Waiters whose body or handler went away wait for nothing.
+        state.waiting.retain(|w| !w.grant.is_closed());
         if express {
             state.express = false;
         } else {
@@ -211,10 +236,11 @@ impl State {
         self.used.get(client).map_or(0.0, |u| u.now(now))
     }
 
-    /// Whether `client` has used less than every client holding or
-    /// waiting for an ordinary turn.
+    /// Whether `client` may take the express turn: it has used less than
+    /// every client holding or waiting for an ordinary turn, by
+    /// [`EXPRESS_MARGIN`].
     fn lightest(&self, client: &Client, now: Instant) -> bool {
-        let mine = self.use_of(client, now);
+        let mine = self.use_of(client, now) * EXPRESS_MARGIN;
         self.holding
             .keys()
             .chain(self.waiting.iter().map(|w| &w.client))
@@ -265,6 +291,9 @@ impl InLine {
         poll: impl FnOnce(&mut Context<'_>) -> Poll<T>,
     ) -> Poll<T> {
         if IN_TURN.get() {
+            // Its place in line, if any, is given up (a turn handed to it
+            // goes on); the turn this thread is in covers it.
+            self.waiting = None;
             return poll(cx);
         }
         let turn = loop {
@@ -273,9 +302,14 @@ impl InLine {
                     Poll::Pending => return Poll::Pending,
                     Poll::Ready(turn) => {
                         self.waiting = None;
-                        // A sender dropped unsent (never: the line only
-                        // ends by a grant) would leave this to run.
-                        break turn.ok();
+                        // Charged from now: the wait for this task to be
+                        // polled was not its work. (A sender dropped
+                        // unsent, which the line never does, would leave
+                        // this to run.)
+                        break turn.ok().map(|mut turn| {
+                            turn.since = Instant::now();
+                            turn
+                        });
                     }
                 }
             }
@@ -366,11 +400,17 @@ mod tests {
         Client::Named(name.into())
     }
 
-    /// `client` has used some CPU: a turn held for a few milliseconds.
-    fn used(turns: &Arc<Turns>, client: &Client) {
-        let turn = turns.take(client).ok().expect("a free turn");
-        std::thread::sleep(Duration::from_millis(5));
+    /// `client` has used `ms` of CPU just now: a turn charged that long.
+    fn used(turns: &Arc<Turns>, client: &Client, ms: u64) {
+        let mut turn = turns.take(client).ok().expect("a free turn");
+        turn.since -= Duration::from_millis(ms);
         drop(turn);
+    }
+
+    fn ordinary(turn: Result<Turn, oneshot::Receiver<Turn>>) -> Turn {
+        let turn = turn.ok().expect("a turn at once");
+        assert!(!turn.express, "an express turn where an ordinary one was free");
+        turn
     }
 
     #[test]
@@ -384,11 +424,13 @@ mod tests {
     fn s12_a_light_client_does_not_wait_behind_a_heavy_ones_turns() {
         let turns = Turns::new(1);
         let (heavy, light) = (named("heavy"), named("light"));
-        used(&turns, &heavy);
-        let running = turns.take(&heavy).ok().expect("the free turn");
+        used(&turns, &heavy, 20);
+        let running = ordinary(turns.take(&heavy));
         let mut queued = turns.take(&heavy).err().expect("the heavy client waits");
-        // The express lane: lighter than everyone holding or waiting.
+        // The express lane: less than half of what everyone holding or
+        // waiting has used.
         let express = turns.take(&light).ok().expect("the light client runs at once");
+        assert!(express.express);
         // The express lane holds one turn; a second waits in line...
         let mut next = turns.take(&light).err().expect("one express turn at a time");
         drop(express);
@@ -398,18 +440,17 @@ mod tests {
         assert!(queued.try_recv().is_err(), "the heavy client waits for its own lane");
         drop(running);
         let heavy_runs = queued.try_recv().expect("the ordinary turn, given back, goes to it");
-        drop(heavy_runs);
-        drop(express);
+        drop((heavy_runs, express));
+        assert!(turns.idle(), "every turn given back");
     }
 
     #[test]
     fn s12_the_client_that_used_least_takes_the_next_ordinary_turn() {
         let turns = Turns::new(1);
         let (heavy, light, idle) = (named("heavy"), named("light"), named("idle"));
-        used(&turns, &heavy);
-        used(&turns, &heavy);
-        used(&turns, &light);
-        let running = turns.take(&heavy).ok().expect("the free turn");
+        used(&turns, &heavy, 40);
+        used(&turns, &light, 30);
+        let running = ordinary(turns.take(&heavy));
         let express = turns.take(&idle).ok().expect("the express lane, to a client that used none");
         let mut heavy_waits = turns.take(&heavy).err().expect("waits");
         let mut light_waits = turns.take(&light).err().expect("waits: the express lane is taken");
@@ -417,33 +458,75 @@ mod tests {
         let light_runs = light_waits.try_recv().expect("the lighter client goes first");
         assert!(heavy_waits.try_recv().is_err(), "the older request of the heavier one waits");
         drop(light_runs);
-        assert!(heavy_waits.try_recv().is_ok(), "and runs next");
-        drop(express);
+        let heavy_runs = heavy_waits.try_recv().expect("and runs next");
+        drop((heavy_runs, express));
+        assert!(turns.idle(), "every turn given back");
     }
 
     #[test]
-    fn s12_the_heavy_client_gets_no_express_turn() {
+    fn s12_only_a_client_far_lighter_than_the_others_takes_the_express_turn() {
         let turns = Turns::new(1);
-        let (heavy, other) = (named("heavy"), named("other"));
-        used(&turns, &heavy);
-        used(&turns, &heavy);
-        used(&turns, &other);
-        let running = turns.take(&other).ok().expect("the free turn");
-        assert!(turns.take(&heavy).is_err(), "heavier than the holder: it waits");
-        drop(running);
+        let (heavy, alike, light) = (named("heavy"), named("alike"), named("light"));
+        used(&turns, &heavy, 40);
+        used(&turns, &alike, 30);
+        used(&turns, &light, 10);
+        let running = ordinary(turns.take(&heavy));
+        // Lighter than the holder, but using the CPU alike: in line, so
+        // two busy clients never take both lanes.
+        let alike_waits = turns.take(&alike).err().expect("no express turn for a like client");
+        // Less than half of everyone's: at once.
+        let express = turns.take(&light).ok().expect("the express turn");
+        assert!(express.express);
+        drop((running, alike_waits, express));
+        assert!(turns.idle(), "every turn given back, the waiters gone");
     }
 
     #[test]
     fn s12_a_turn_granted_to_a_waiter_that_left_goes_on() {
         let turns = Turns::new(1);
         let (first, gone, last) = (named("first"), named("gone"), named("last"));
-        let running = turns.take(&first).ok().expect("the free turn");
+        used(&turns, &last, 10);
+        let running = ordinary(turns.take(&first));
         drop(turns.take(&gone).err().expect("waits"));
         let mut waiting = turns.take(&last).err().expect("waits");
         drop(running);
         let turn = waiting.try_recv().expect("the turn passed over the waiter that left");
         drop(turn);
-        assert!(turns.take(&first).is_ok(), "every turn given back");
+        assert!(turns.idle(), "every turn given back");
+    }
+
+    #[tokio::test]
+    async fn s12_a_handler_waits_for_a_turn_and_gives_it_back_at_each_await() {
+        let turns = Turns::new(1);
+        let (heavy, caller) = (named("heavy"), named("caller"));
+        used(&turns, &caller, 10);
+        let running = ordinary(turns.take(&heavy));
+        let (tell, told) = oneshot::channel::<u32>();
+        let polled = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let count = polled.clone();
+        let handler = InTurns::new(
+            async move {
+                count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                told.await.unwrap_or_default()
+            },
+            InLine::new(turns.clone(), caller),
+        );
+        let handler = tokio::spawn(handler);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(polled.load(std::sync::atomic::Ordering::SeqCst), 0, "ran without a turn");
+        drop(running);
+        for _ in 0..500 {
+            if polled.load(std::sync::atomic::Ordering::SeqCst) > 0 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(polled.load(std::sync::atomic::Ordering::SeqCst), 1, "never given the turn");
+        // Awaiting what it was told, it holds no turn.
+        assert!(turns.idle(), "a turn held across an await");
+        tell.send(7).expect("the handler listens");
+        assert_eq!(handler.await.ok(), Some(7));
+        assert!(turns.idle(), "every turn given back");
     }
 
     #[tokio::test]
@@ -454,18 +537,17 @@ mod tests {
         // one turn its own outer poll holds, and neither would end.
         let nested = InTurns::new(
             InTurns::new(async { 7 }, InLine::new(turns.clone(), inner)),
-            InLine::new(turns.clone(), outer.clone()),
+            InLine::new(turns.clone(), outer),
         );
         let answered = tokio::time::timeout(Duration::from_secs(5), nested).await;
         assert_eq!(answered.ok(), Some(7));
-        assert!(turns.take(&outer).is_ok(), "every turn given back");
+        assert!(turns.idle(), "every turn given back");
     }
 
     #[test]
     fn a_poll_that_panics_leaves_its_turn() {
         let turns = Turns::new(1);
-        let client = named("panics");
-        let mut line = InLine::new(turns.clone(), client.clone());
+        let mut line = InLine::new(turns.clone(), named("panics"));
         let waker = std::task::Waker::noop();
         let mut cx = Context::from_waker(waker);
         let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -473,7 +555,7 @@ mod tests {
         }));
         assert!(panicked.is_err());
         assert!(!IN_TURN.get(), "the thread still counts as in a turn");
-        assert!(turns.take(&client).is_ok(), "the turn was given back");
+        assert!(turns.idle(), "the turn was not given back");
     }
 
     #[test]
