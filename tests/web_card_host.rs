@@ -22,10 +22,11 @@ use anyhow::{Result, anyhow, ensure};
 use card_host::{desk, hosted, order_desk};
 use driver::Browser;
 use purview::{
-    App,
+    App, actions,
     approval::ApprovalQueue,
     projection::Page,
     serde_json::{Value, json},
+    window,
 };
 
 /// The host page with `query`, the card's scene drawn, and the browser
@@ -309,4 +310,58 @@ async fn s9_a_page_of_rows_the_card_loads_comes_back_with_its_pager() -> Result<
         .filter(function (b) { return b.textContent === 'Next rows'; })[0].disabled";
     ensure!(browser.run(&format!("return {next};")).await? == false, "Next is offered again");
     Ok(())
+}
+
+/// A window may be named anything an id allows, `constructor` too, and an
+/// argument may be called so: the card draws such a window (its questions
+/// looked up as its own, not as a script's built-in), and the face sends
+/// what the person typed into such a field, nothing inherited.
+#[window(title = "Oddly named", summary = "Noted: {note}")]
+#[derive(Clone)]
+struct Oddly {
+    note: String,
+}
+
+#[actions]
+impl Oddly {
+    /// Note something down.
+    #[action]
+    fn note(
+        &mut self,
+        /// What to note.
+        constructor: String,
+    ) {
+        self.note = constructor;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_window_and_a_field_named_like_a_scripts_own_words_are_drawn_and_sent() -> Result<()> {
+    let (app, _approvals, face, server) = desk().await?;
+    let oddly = app.open_named("constructor", Oddly { note: "nothing".into() })?;
+    let browser = Browser::start().await?;
+    browser.goto(&format!("http://{}/host/?maxHeight=2400", server.local_addr())).await?;
+    browser.wait_for("window.hostConnected === true || window.hostError !== undefined").await?;
+    browser.enter_frame("#card").await?;
+    browser.wait_for("document.body.innerText.includes('Noted: nothing')").await?;
+    browser.wait_for("document.body.innerText.includes('Order Editor')").await?;
+
+    browser.leave_frame().await?;
+    browser.goto(&face.one_time_link(&server).ok_or_else(|| anyhow!("a link"))?).await?;
+    let window = "section[data-window='constructor']";
+    browser.wait_for(&format!("document.querySelector(\"{window}\") !== null")).await?;
+    browser.press(window, "Note…").await?;
+    let field = "#pv-constructor-note-constructor";
+    browser.wait_for(&format!("document.querySelector('{field}') !== null")).await?;
+    let shown = browser.run(&format!("return document.querySelector('{field}').value;")).await?;
+    ensure!(shown == "", "the field starts with something the person never typed: {shown}");
+    browser.type_into(field, "bread").await?;
+    browser.press(&format!("{window} form"), "Note").await?;
+    for _ in 0..200 {
+        if oddly.read(|o| o.note.clone())? == "bread" {
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    Err(anyhow!("the app got {:?}, not what was typed", oddly.read(|o| o.note.clone())?))
 }

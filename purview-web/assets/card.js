@@ -74,7 +74,9 @@
       // come beside it.
       var scene = JSON.parse(answer.sceneJson), mine = answer.windowQuestions || {};
       scene.questions = answer.questions || [];
-      (scene.windows || []).forEach(function (w) { w.questions = mine[w.id] || []; });
+      (scene.windows || []).forEach(function (w) {
+        w.questions = Object.prototype.hasOwnProperty.call(mine, w.id) ? mine[w.id] : [];
+      });
       transport.whereToAnswer = answer.whereToAnswer;
       change = answer.change;
       seen = new Date();

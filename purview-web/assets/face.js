@@ -85,11 +85,13 @@
   var root = document.getElementById('purview');
   var status = document.getElementById('pv-status');
   var scene = null, words = {};
-  var forms = {};        // scope|action -> {values}
-  var failures = {};     // scope -> {action, error, said: the model's sentence}
-  var confirming = null; // {scope, win, action, values}
-  var pages = {};        // window|table -> {version, offset, rows, paging}
-  var seenModals = {};   // dialogs already brought into view
+  // Keyed by window ids, which may be any name (`constructor` too): maps
+  // without a prototype.
+  var forms = Object.create(null);      // scope|action -> {values}
+  var failures = Object.create(null);   // scope -> {action, error, said: the model's sentence}
+  var confirming = null;                // {scope, win, action, values}
+  var pages = Object.create(null);      // window|table -> {version, offset, rows, paging}
+  var seenModals = Object.create(null); // dialogs already brought into view
   var busy = 0;
 
   function el(tag, attrs) {
@@ -322,7 +324,7 @@
         'aria-expanded': a.fields.length ? String(!!open) : null, title: a.description || null,
         onclick: function () {
           if (!a.fields.length) { start(win, a, {}); return; }
-          if (open) delete forms[scope + '|' + a.name]; else forms[scope + '|' + a.name] = { values: {} };
+          if (open) delete forms[scope + '|' + a.name]; else forms[scope + '|' + a.name] = { values: Object.create(null) };
           render();
           var first = document.getElementById('pv-' + slug(scope || 'app') + '-' + slug(a.name) + '-' + slug(a.fields[0].name));
           if (first && !open) first.focus();
