@@ -275,9 +275,8 @@ async fn card_scene(
     let mut scene: Value =
         purview::serde_json::from_str(answer["sceneJson"].as_str().unwrap_or("{}"))?;
     scene["questions"] = answer["questions"].clone();
-    for window in scene["windows"].as_array_mut().into_iter().flatten() {
-        let id = window["id"].as_str().unwrap_or_default().to_owned();
-        window["questions"] = answer["windowQuestions"].get(&id).cloned().unwrap_or(json!([]));
+    for (i, window) in scene["windows"].as_array_mut().into_iter().flatten().enumerate() {
+        window["questions"] = answer["windowQuestions"].get(i).cloned().unwrap_or(json!([]));
     }
     Ok((scene, sent))
 }

@@ -71,12 +71,10 @@
     tool('app__card_scene', now || change === null ? {} : { after: change }).then(function (answer) {
       if (typeof answer.sceneJson !== 'string') { unreachable(); return 3000; }
       // Every client's card shares the scene's text; its own questions
-      // come beside it.
-      var scene = JSON.parse(answer.sceneJson), mine = answer.windowQuestions || {};
+      // come beside it, window by window in the scene's order.
+      var scene = JSON.parse(answer.sceneJson), mine = answer.windowQuestions || [];
       scene.questions = answer.questions || [];
-      (scene.windows || []).forEach(function (w) {
-        w.questions = Object.prototype.hasOwnProperty.call(mine, w.id) ? mine[w.id] : [];
-      });
+      (scene.windows || []).forEach(function (w, i) { w.questions = mine[i] || []; });
       transport.whereToAnswer = answer.whereToAnswer;
       change = answer.change;
       seen = new Date();

@@ -161,8 +161,8 @@ fn outcome(inner: &Inner, arguments: &JsonObject) -> Value {
 /// or after [`LONGEST_WAIT`]), with where approvals are answered: the
 /// person's windows as JSON text (`sceneJson`, the same for every client,
 /// written once per change) and the questions `caller`'s own calls wait on
-/// (`questions`, and `windowQuestions` by window id), which the card puts
-/// back in their places.
+/// (`questions`, and `windowQuestions` window by window in the scene's
+/// order), which the card puts back in their places.
 async fn read_scene(inner: &Inner, arguments: &JsonObject, caller: &ClientId) -> Value {
     let mut changes = inner.changes.subscribe();
     if let Some(after) = arguments.get("after").and_then(Value::as_u64)

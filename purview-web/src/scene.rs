@@ -60,8 +60,10 @@ pub(crate) fn without_questions(document: &Value) -> Value {
 }
 
 /// The questions of `document` that `asker`'s own calls wait on: the
-/// app's (`questions`) and each window's by its id (`windowQuestions`),
-/// so a card never shows another client's call and its arguments.
+/// app's (`questions`) and each window's, in the order of the document's
+/// windows (`windowQuestions`: an index, never a window's id, so no id
+/// can name something the card's script already has), so a card never
+/// shows another client's call and its arguments.
 pub(crate) fn questions_for(
     document: &Value,
     approvals: Option<&ApprovalQueue>,
@@ -84,14 +86,9 @@ pub(crate) fn questions_for(
             .collect()
     };
     let app = keep_own(document.get("questions"));
-    let mut windows = serde_json::Map::new();
-    for window in document.get("windows").and_then(Value::as_array).into_iter().flatten() {
-        let mine = keep_own(window.get("questions"));
-        if let (false, Some(id)) = (mine.is_empty(), window.get("id").and_then(Value::as_str)) {
-            windows.insert(id.to_owned(), Value::Array(mine));
-        }
-    }
-    (Value::Array(app), Value::Object(windows))
+    let windows = document.get("windows").and_then(Value::as_array).into_iter().flatten();
+    let windows = windows.map(|window| Value::Array(keep_own(window.get("questions"))));
+    (Value::Array(app), Value::Array(windows.collect()))
 }
 
 /// The words the page's own controls say, from the one file that words
