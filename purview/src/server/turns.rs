@@ -205,7 +205,7 @@ impl Turns {
                 state.release(&unwanted.client);
             }
         }
-        // The express lane, to a waiter lighter than every other client.
+        // The express lane, to a waiter far lighter than every other client.
         while !state.express {
             let Some(next) = state.least_used_waiter(now) else { break };
             let waiter = state.waiting.swap_remove(next);
