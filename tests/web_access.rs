@@ -4,7 +4,7 @@
 //! never does, the person's credential never calls `/mcp`, every write
 //! needs the page's own origin and a JSON body, and the face's connections
 //! count in the fair shares like any client's (RELIABILITY.md, the face's
-//! rows).
+//! rows). Its event stream, once open, sends only what changed.
 
 use std::time::Duration;
 
@@ -265,5 +265,70 @@ async fn a_newer_event_stream_ends_the_oldest_past_the_faces_limit() -> Result<(
     })
     .await;
     ensure!(ended.is_ok(), "the oldest stream stayed open: {}", String::from_utf8_lossy(&seen));
+    Ok(())
+}
+
+/// The next `scene` event's data on `stream`, parsed (`seen` keeps what
+/// was read past it).
+async fn next_scene(
+    stream: &mut tokio::net::TcpStream,
+    seen: &mut Vec<u8>,
+) -> Result<serde_json::Value> {
+    let mut buffer = [0u8; 65536];
+    tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            let text = String::from_utf8_lossy(seen).into_owned();
+            if let Some(at) = text.find("event: scene\ndata: ")
+                && let Some(end) = text[at..].find("\n\n")
+            {
+                let data = &text[at + "event: scene\ndata: ".len()..at + end];
+                let event = serde_json::from_str(data)?;
+                seen.drain(..at + end + 2);
+                return Ok(event);
+            }
+            let read = stream.read(&mut buffer).await?;
+            ensure!(read > 0, "the stream ended: {text}");
+            // The body is chunked; chunk sizes stand on lines of their own
+            // and never inside an event's data line.
+            seen.extend_from_slice(&buffer[..read]);
+            let text = String::from_utf8_lossy(seen).replace("\r\n", "\n");
+            let kept: Vec<&str> = text.split('\n').filter(|line| !is_chunk_size(line)).collect();
+            *seen = kept.join("\n").into_bytes();
+        }
+    })
+    .await?
+}
+
+fn is_chunk_size(line: &str) -> bool {
+    !line.is_empty() && line.len() <= 8 && line.chars().all(|c| c.is_ascii_hexdigit())
+}
+
+#[tokio::test]
+async fn s6_an_event_carries_only_the_windows_that_changed() -> Result<()> {
+    let app = purview_tests::demo_app();
+    let face = Face::new(app.clone());
+    let server = app.serve_http(face.serve_beside(HttpOptions::default())).await?;
+    let client = reqwest::Client::new();
+    let editors: Vec<_> =
+        (0..3).map(|_| app.open(purview_tests::Editor::default())).collect::<Result<_, _>>()?;
+    let session = open(&face, &server, &client).await?;
+    let mut stream = event_stream(&server, &session).await?;
+    let mut seen = Vec::new();
+    let first = next_scene(&mut stream, &mut seen).await?;
+    let ids = |event: &serde_json::Value| -> Vec<String> {
+        let windows = event["windows"].as_array().cloned().unwrap_or_default();
+        windows.iter().map(|w| w["id"].as_str().unwrap_or_default().to_owned()).collect()
+    };
+    ensure!(ids(&first).len() == 3, "the first event has every window: {first}");
+    ensure!(first["words"].is_object(), "and the page's words: {first}");
+
+    let changed = editors[1].id().to_owned();
+    editors[1].update(|e| e.recipient = "Ada".into())?;
+    let next = next_scene(&mut stream, &mut seen).await?;
+    ensure!(ids(&next) == [changed.clone()], "only the changed window: {next}");
+    ensure!(first["ids"].as_array().map(Vec::len) == Some(3), "the order: {first}");
+    ensure!(next.get("ids").is_none(), "the order again, unchanged: {next}");
+    ensure!(next.get("words").is_none(), "the words once: {next}");
+    ensure!(next.to_string().contains("Ada"), "{next}");
     Ok(())
 }

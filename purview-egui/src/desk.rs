@@ -4,6 +4,7 @@ use std::{collections::HashMap, sync::Arc};
 
 use egui::Ui;
 use purview::{App, Window, WindowHandle, approval::ApprovalQueue};
+use purview_person::Seat;
 
 use crate::{WindowUi, calls::Core, executor::Executor, layout::Layout};
 
@@ -61,11 +62,23 @@ impl std::fmt::Debug for Desk {
     }
 }
 
+impl From<Seat> for Desk {
+    /// The desk of the person at `seat`: answering approval questions
+    /// there if the seat does.
+    ///
+    /// ```
+    /// let seat = purview_person::Seat::watching(purview::App::builder().build());
+    /// let desk = purview_egui::Desk::from(seat);
+    /// assert!(desk.approvals().is_none());
+    /// ```
+    fn from(seat: Seat) -> Self {
+        let (app, approvals) = seat.into_parts();
+        Self::with_approvals(app, approvals)
+    }
+}
+
 impl Desk {
-    /// A front end for `app` that leaves approvals to whoever the app has
-    /// (the builder's approver, or the agent's own client): it draws no
-    /// approval prompts. [`Desk::answering`] is the one way to make the
-    /// person at this screen the approver.
+    /// A desk for `app` that draws no approval prompt ([`Seat::watching`]).
     ///
     /// Calls run on the current tokio runtime if this is called inside one,
     /// else on a small runtime the desk starts.
@@ -75,29 +88,21 @@ impl Desk {
     /// assert!(desk.approvals().is_none());
     /// ```
     pub fn new(app: App) -> Self {
-        Self::with_approvals(app, None)
+        Seat::watching(app).into()
     }
 
-    /// A front end for `app` where the person at this screen answers the
-    /// agents' approval requests, through `approvals`, which becomes the
-    /// app's approver ([`App::set_approver`]). Pass the queue the app was
-    /// built with ([`AppBuilder::approver`](purview::AppBuilder::approver))
-    /// so the app has its approver from the start (and says nothing about
-    /// lacking one when it is built or starts serving).
+    /// A desk for `app` whose person answers the agents' approval
+    /// questions from `approvals`, the app's approver from now on
+    /// ([`Seat::answering`], which says which queue to pass).
     ///
     /// ```
-    /// use purview::{App, approval::ApprovalQueue, approval::WhoApproves};
+    /// use purview::{App, approval::{ApprovalQueue, WhoApproves}};
     /// let approvals = ApprovalQueue::new();
-    /// let app = App::builder()
-    ///     .approver(approvals.clone())
-    ///     .who_approves(WhoApproves::InApp)
-    ///     .build();
-    /// let desk = purview_egui::Desk::answering(app, approvals);
-    /// assert!(desk.approvals().is_some());
+    /// let app = App::builder().approver(approvals.clone()).who_approves(WhoApproves::InApp).build();
+    /// assert!(purview_egui::Desk::answering(app, approvals).approvals().is_some());
     /// ```
     pub fn answering(app: App, approvals: ApprovalQueue) -> Self {
-        app.set_approver(approvals.clone());
-        Self::with_approvals(app, Some(approvals))
+        Seat::answering(app, approvals).into()
     }
 
     fn with_approvals(app: App, approvals: Option<ApprovalQueue>) -> Self {

@@ -11,7 +11,8 @@
 //! input schema once). A [`Person`] holds what the person has open between
 //! changes, and [`Person::intend`] is the one way an [`Intent`] becomes an
 //! [`Effect`]: the person's own state changed, a call to make, or an
-//! approval answer. Every sentence the person reads that no app wrote is
+//! approval answer. A [`Seat`] says whether the person at a face answers
+//! the agents' approval questions. Every sentence the person reads that no app wrote is
 //! in [`words`].
 //!
 //! ```
@@ -49,6 +50,7 @@ mod intend;
 mod paging;
 mod person;
 mod question;
+mod seat;
 mod view;
 pub mod words;
 
@@ -56,4 +58,5 @@ pub use blocks::{Shown, Table, cell};
 pub use form::{Field, FieldKind, RowSource, Typed, arguments, fields, forget_secrets};
 pub use paging::Paging;
 pub use person::{Effect, Failure, Intent, Person, PersonCall, Picker, Rows, Scope, failure_said};
+pub use seat::Seat;
 pub use view::{Action, Around, Confirmation, Model, Question, Reader, Window, asks_first};

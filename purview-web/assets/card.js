@@ -97,19 +97,11 @@
     onStatus('The app cannot be reached; trying again.');
     if (seen) { say('The app cannot be reached: its windows as of ' + clock(seen) + '.', 'pv-warn'); return; }
     if (!result) return;
-    var main = document.getElementById('purview');
-    main.textContent = '';
-    result.windows.forEach(function (w) {
-      var section = document.createElement('section');
-      section.className = 'pv-window';
-      var title = document.createElement('h2');
-      title.textContent = String(w.title || w.id);
-      var summary = document.createElement('p');
-      summary.className = 'pv-summary';
-      summary.textContent = String(w.summary || '');
-      section.appendChild(title); section.appendChild(summary);
-      main.appendChild(section);
-    });
+    // The face draws them as read: titles and summaries, nothing to press.
+    onScene({ questions: [], appActions: [], words: { regions: [] }, windows: result.windows.map(function (w) {
+      var name = String(w.title || w.id);
+      return { id: String(w.id), name: name, line: name, summary: String(w.summary || ''), blocks: [], actions: [], questions: [], operable: true };
+    }) });
     say('The app cannot be reached: its windows as the agent last read them, at ' + clock(result.at) + '.', 'pv-warn');
   }
 

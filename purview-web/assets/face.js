@@ -3,14 +3,10 @@
 // and answers, and redraws on every change. No framework, no build step.
 (function () {
   'use strict';
-  var meta = function (name) {
-    var m = document.querySelector('meta[name="' + name + '"]');
-    return m ? m.getAttribute('content') : '';
-  };
   // How the page talks to the app: the web face's own routes, or a host's
   // bridge (the MCP Apps card sets window.PurviewTransport first).
   var transport = window.PurviewTransport || (function () {
-    var prefix = meta('purview-prefix');
+    var prefix = document.querySelector('meta[name="purview-prefix"]').content;
     // The person's credential lives in this origin's storage and goes out
     // only in a header this script sets: never a cookie, which the browser
     // would also hand to every other port of this host.
@@ -35,6 +31,17 @@
       }).then(function (r) {
         return r.json().catch(function () { return { error: { message: 'The app answered ' + r.status + '.' } }; });
       });
+    }
+    // An event carries the page's top, the windows' order if it changed,
+    // and the windows changed since the stream's last event (all at first).
+    var had = Object.create(null), order = [];
+    function merge(cut) {
+      cut.windows.forEach(function (w) { had[w.id] = w; });
+      var next = cut.top, kept = Object.create(null);
+      order = cut.ids || order;
+      next.windows = order.map(function (id) { return (kept[id] = had[id]); });
+      had = kept; next.words = cut.words;
+      return next;
     }
     // The live events: server-sent events read through fetch, since an
     // EventSource cannot carry the credential's header.
@@ -62,7 +69,7 @@
                   else if (line.slice(0, 5) === 'data:') data.push(line.slice(5).replace(/^ /, ''));
                 });
                 buffer = buffer.slice(end + 2);
-                if (name === 'scene') onScene(JSON.parse(data.join('\n')));
+                if (name === 'scene') onScene(merge(JSON.parse(data.join('\n'))));
               }
               return pump();
             });
@@ -118,7 +125,6 @@
   function fill(template, values) {
     return String(template).replace(/\{(\w+)\}/g, function (m, k) { return values[k] !== undefined ? values[k] : m; });
   }
-  function byId(list, id) { return list.filter(function (x) { return x.id === id; })[0]; }
 
   // ---- calls -------------------------------------------------------------
   function call(win, action, body, then) {
@@ -385,7 +391,7 @@
       scene.appActions.length ? actionBar(null, scene.appActions, scene.appActionsEnabled) : null);
     root.appendChild(app);
     root.appendChild(el('div', { 'class': 'pv-windows', inert: !!modalId }, others.map(windowCard)));
-    var modal = modalId && byId(scene.windows, modalId);
+    var modal = modalId && scene.windows.filter(function (w) { return w.id === modalId; })[0];
     if (modal) {
       var card = windowCard(modal);
       card.setAttribute('aria-modal', 'true');

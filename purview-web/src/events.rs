@@ -1,8 +1,10 @@
 //! The live page: a stream of server-sent events, one `scene` event when
-//! it opens and one whenever what the page draws changed (a window's
-//! version, the open windows, the agent's whereabouts, a question asked or
-//! answered). Woken by the app's own change notices, never by a timer; a
-//! wake that changed nothing the page draws sends nothing.
+//! it opens (every window, and the page's words) and one whenever what the
+//! page draws changed (a window's version, the open windows, the agent's
+//! whereabouts, a question asked or answered), carrying only the windows
+//! that changed since the stream's last event (`cut.rs`). Woken by the
+//! app's own change notices, never by a timer; a wake that changed nothing
+//! the page draws sends nothing.
 
 use std::{convert::Infallible, sync::Arc, time::Duration};
 
@@ -20,6 +22,8 @@ use crate::{
     Inner,
     access::{self, refused},
     calls_lock,
+    cut::Sent,
+    scene,
 };
 
 /// Live-update streams one face keeps open at once, for all the person's
@@ -36,7 +40,8 @@ struct Waiting {
     changes: watch::Receiver<u64>,
     /// Resolves when a newer stream took this one's place.
     ended: oneshot::Receiver<()>,
-    last: Arc<str>,
+    /// What this stream sent last (`None`: nothing yet).
+    sent: Option<Sent>,
     inner: Arc<Inner>,
 }
 
@@ -61,22 +66,22 @@ pub(crate) async fn stream(
     }
     let mut changes = inner.changes.subscribe();
     changes.mark_changed();
-    let waiting = Waiting { changes, ended, last: Arc::from(""), inner };
+    let waiting = Waiting { changes, ended, sent: None, inner };
     let events = futures_util::stream::unfold(waiting, next_event);
     Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))).into_response()
 }
 
-/// The next scene that differs from the last one sent, or the end.
+/// The next change of what the page draws, or the end.
 async fn next_event(mut waiting: Waiting) -> Option<(Result<Event, Infallible>, Waiting)> {
     loop {
         tokio::select! {
             changed = waiting.changes.changed() => changed.ok()?,
             _ = &mut waiting.ended => return None,
         }
-        let document = waiting.inner.document_text();
-        if !Arc::ptr_eq(&document, &waiting.last) && document != waiting.last {
-            waiting.last = document.clone();
-            let event = Event::default().event("scene").data(&*document);
+        let made = waiting.inner.kept();
+        if let Some((text, sent)) = made.cut().event(waiting.sent.as_ref(), scene::words_text()) {
+            waiting.sent = Some(sent);
+            let event = Event::default().event("scene").data(text);
             return Some((Ok(event), waiting));
         }
     }

@@ -8,10 +8,11 @@
 //! over their owners and blocked windows shown blocked, the app-level
 //! modal over everything, where the agent is working, and the agent's
 //! approval questions with Approve and Decline ([`Face::answering`]). The
-//! page follows every change live (server-sent events), and its clicks are
-//! the person's calls ([`purview::Call::by_person`]): the same gates and
-//! versions as an agent's call, so an agent's call made against what the
-//! person has since changed is refused as stale (§7.1).
+//! page follows every change live (server-sent events, each carrying only
+//! the windows that changed), and its clicks are the person's calls
+//! ([`purview::Call::by_person`]): the same gates and versions as an
+//! agent's call, so an agent's call made against what the person has since
+//! changed is refused as stale (§7.1).
 //!
 //! The face is served by the app's own HTTP listener, beside `/mcp`
 //! ([`purview::http::HttpOptions::serve_beside`]), and opens only for the
@@ -60,12 +61,13 @@
 mod access;
 mod assets;
 mod card;
+mod cut;
 mod events;
 mod person;
 mod routes;
 mod scene;
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use purview::{
     App,
@@ -73,6 +75,7 @@ use purview::{
     http::{HttpOptions, HttpServer},
     serde_json::Value,
 };
+use purview_person::Seat;
 use tokio::sync::{oneshot, watch};
 
 pub use assets::BUDGET_BYTES;
@@ -124,61 +127,97 @@ pub(crate) struct Inner {
     pub reader: Mutex<purview_person::Reader>,
     /// The last document made, and the change it was made at: every open
     /// stream and the card's reads share one per change.
-    pub kept: Mutex<Option<Kept>>,
+    pub kept: Mutex<Option<Arc<Made>>>,
 }
 
 pub(crate) fn calls_lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// The page's document as made at one change: the value, its JSON text
-/// (written once and shared by every open stream), and the card's text
-/// (every question left out, written once on the card's first read and
-/// shared by every client's; each client's own questions go beside it).
-#[derive(Clone)]
-pub(crate) struct Kept {
-    change: u64,
-    value: Arc<Value>,
-    text: Arc<str>,
-    card: Arc<std::sync::OnceLock<Arc<str>>>,
+/// What the page draws as made at one change: the model, cut for the
+/// event streams (each window written once, and only when it changed);
+/// and, when first asked for, the whole document (for `/scene` and the
+/// card), its JSON text, and the card's text (every question left out,
+/// shared by every client's card; each client's own questions go beside
+/// it).
+pub(crate) struct Made {
+    model: Result<purview_person::Model, String>,
+    cut: cut::Cut,
+    value: OnceLock<Arc<Value>>,
+    text: OnceLock<Arc<str>>,
+    card: OnceLock<Arc<str>>,
+}
+
+impl Made {
+    /// The model, or why the app could not be read.
+    pub(crate) fn model(&self) -> Result<&purview_person::Model, &str> {
+        self.model.as_ref().map_err(String::as_str)
+    }
+
+    /// The cut the event streams send from.
+    pub(crate) fn cut(&self) -> &cut::Cut {
+        &self.cut
+    }
 }
 
 impl Inner {
     /// What the page draws now, made once per change.
-    fn kept(&self) -> Kept {
+    pub(crate) fn kept(&self) -> Arc<Made> {
         let change = *self.changes.borrow();
         if let Some(kept) = calls_lock(&self.kept).as_ref()
-            && kept.change == change
+            && kept.cut.change() == change
         {
             return kept.clone();
         }
-        let value = scene::document(&self.app, self.approvals.as_ref(), &self.reader);
-        let text: Arc<str> = value.to_string().into();
-        let kept = Kept { change, value: Arc::new(value), text, card: Arc::default() };
-        *calls_lock(&self.kept) = Some(kept.clone());
-        kept
+        let model = scene::model(&self.app, self.approvals.as_ref(), &self.reader);
+        let mut kept = calls_lock(&self.kept);
+        // Cut beside the cut kept now (another read may have kept one
+        // since), so what changed is counted from what streams were sent.
+        if let Some(newer) = kept.as_ref().filter(|k| !cut::is_later(change, k.cut.change())) {
+            return newer.clone();
+        }
+        let about = (self.app.name(), self.approvals.is_some());
+        let cut = cut::Cut::new(&model, about, change, kept.as_ref().map(|k| &k.cut));
+        let made = Arc::new(Made {
+            model,
+            cut,
+            value: OnceLock::new(),
+            text: OnceLock::new(),
+            card: OnceLock::new(),
+        });
+        *kept = Some(made.clone());
+        made
+    }
+
+    /// The whole document of `made`, made once.
+    fn value(&self, made: &Made) -> Arc<Value> {
+        made.value
+            .get_or_init(|| {
+                Arc::new(scene::document(&made.model, self.app.name(), self.approvals.is_some()))
+            })
+            .clone()
     }
 
     /// What the card draws now: the document (to find a client's own
     /// questions in) and its JSON text with every question left out, made
     /// once per change whoever reads it.
     pub(crate) fn card_view(&self) -> (Arc<Value>, Arc<str>) {
-        let kept = self.kept();
-        let text = kept
-            .card
-            .get_or_init(|| scene::without_questions(&kept.value).to_string().into())
-            .clone();
-        (kept.value, text)
+        let made = self.kept();
+        let value = self.value(&made);
+        let text =
+            made.card.get_or_init(|| scene::without_questions(&value).to_string().into()).clone();
+        (value, text)
     }
 
-    /// What the page draws now, as the JSON text every stream sends.
+    /// What the page draws now, as one JSON text (`GET /scene`).
     pub(crate) fn document_text(&self) -> Arc<str> {
-        self.kept().text
+        let made = self.kept();
+        made.text.get_or_init(|| self.value(&made).to_string().into()).clone()
     }
 
     /// The model of what the person sees now.
-    pub(crate) fn model(&self) -> Result<purview_person::Model, String> {
-        scene::model(&self.app, self.approvals.as_ref(), &self.reader)
+    pub(crate) fn model(&self) -> Arc<Made> {
+        self.kept()
     }
 }
 
@@ -192,25 +231,35 @@ impl std::fmt::Debug for Face {
     }
 }
 
-impl Face {
-    /// A face for `app` that leaves approvals to whoever the app has (its
-    /// approver, or the agent's own client): it shows no approval prompts.
-    /// [`Face::answering`] makes the person at this face the approver.
+impl From<Seat> for Face {
+    /// The face of the person at `seat`, where the person answers approval
+    /// questions if the seat does; a desktop face made from the same seat
+    /// answers from the same queue.
     ///
     /// ```
-    /// let face = purview_web::Face::new(purview::App::builder().build());
-    /// assert!(!face.is_answering());
+    /// let seat = purview_person::Seat::watching(purview::App::builder().build());
+    /// assert!(!purview_web::Face::from(seat).is_answering());
+    /// ```
+    fn from(seat: Seat) -> Self {
+        let (app, approvals) = seat.into_parts();
+        Self::with_approvals(app, approvals)
+    }
+}
+
+impl Face {
+    /// A face for `app` that shows no approval prompt
+    /// ([`Seat::watching`]): questions go to whoever the app has.
+    ///
+    /// ```
+    /// assert!(!purview_web::Face::new(purview::App::builder().build()).is_answering());
     /// ```
     pub fn new(app: App) -> Self {
-        Self::with_approvals(app, None)
+        Seat::watching(app).into()
     }
 
-    /// A face for `app` where the person answers the agents' approval
-    /// questions, through `approvals`, which becomes the app's approver
-    /// ([`App::set_approver`]). Pass the queue the app was built with
-    /// ([`AppBuilder::approver`](purview::AppBuilder::approver)); a desktop
-    /// face (`purview_egui::Desk::answering`) may answer from the same
-    /// queue, and a question is applied once, whichever answers first.
+    /// A face for `app` whose person answers the agents' approval
+    /// questions through `approvals` ([`Seat::answering`]: the queue
+    /// becomes the app's approver).
     ///
     /// ```
     /// use purview::approval::{ApprovalQueue, WhoApproves};
@@ -223,8 +272,7 @@ impl Face {
     /// assert!(face.is_answering());
     /// ```
     pub fn answering(app: App, approvals: ApprovalQueue) -> Self {
-        app.set_approver(approvals.clone());
-        Self::with_approvals(app, Some(approvals))
+        Seat::answering(app, approvals).into()
     }
 
     fn with_approvals(app: App, approvals: Option<ApprovalQueue>) -> Self {

@@ -25,20 +25,18 @@ pub(crate) fn model(
     Ok(crate::calls_lock(reader).read(&scene, around))
 }
 
-/// The JSON the page draws from, or why the app could not be read.
-pub(crate) fn document(
-    app: &App,
-    approvals: Option<&ApprovalQueue>,
-    reader: &std::sync::Mutex<Reader>,
-) -> Value {
-    let model = match model(app, approvals, reader) {
+/// The JSON the page draws from (`model`, with the app's `name`, whether
+/// the person answers here, and the page's words), or why the app could
+/// not be read.
+pub(crate) fn document(model: &Result<Model, String>, name: &str, answering: bool) -> Value {
+    let model = match model {
         Ok(model) => model,
         Err(error) => return json!({ "error": error }),
     };
-    let mut document = serde_json::to_value(&model).unwrap_or_default();
+    let mut document = serde_json::to_value(model).unwrap_or_default();
     if let Some(object) = document.as_object_mut() {
-        object.insert("name".into(), app.name().into());
-        object.insert("answering".into(), approvals.is_some().into());
+        object.insert("name".into(), name.into());
+        object.insert("answering".into(), answering.into());
         object.insert("words".into(), page_words());
     }
     document
@@ -89,6 +87,13 @@ pub(crate) fn questions_for(
     let windows = document.get("windows").and_then(Value::as_array).into_iter().flatten();
     let windows = windows.map(|window| Value::Array(keep_own(window.get("questions"))));
     (Value::Array(app), Value::Array(windows.collect()))
+}
+
+/// The page's words (`page_words`) as JSON text, written once.
+pub(crate) fn words_text() -> &'static str {
+    static TEXT: std::sync::LazyLock<String> =
+        std::sync::LazyLock::new(|| page_words().to_string());
+    &TEXT
 }
 
 /// The words the page's own controls say, from the one file that words
@@ -155,7 +160,8 @@ mod tests {
             .by_person();
         call.await.unwrap();
         assert_eq!(login.read(|l| l.password.expose().clone()).unwrap(), "hunter2-secret");
-        let page = document(&app, None, &std::sync::Mutex::default()).to_string();
+        let model = model(&app, None, &std::sync::Mutex::default());
+        let page = document(&model, app.name(), false).to_string();
         assert!(!page.contains("hunter2-secret"), "{page}");
         assert!(page.contains(purview::model::MASK), "{page}");
         assert!(page.contains("Signed in as ada"), "{page}");
