@@ -214,32 +214,18 @@ mod tests {
 
     #[test]
     fn s10_1_the_cards_text_is_written_once_per_change_for_every_client() {
-        use purview::prelude::*;
+        use crate::fixture::Counter;
 
-        #[window(summary = "Counted to {count}")]
-        #[derive(Clone, Default)]
-        struct Counter {
-            count: u32,
-        }
-        #[actions]
-        impl Counter {
-            /// Add one.
-            #[action]
-            fn increment(&mut self) {
-                self.count += 1;
-            }
-        }
-
-        let app = App::builder().build();
+        let app = purview::App::builder().build();
         let counter = app.open(Counter::default()).unwrap();
         let face = crate::Face::new(app);
         let (_, first) = face.inner.card_view();
-        assert!(first.contains("Counted to 0"), "{first}");
+        assert!(first.contains("Counts to 0"), "{first}");
         let (_, again) = face.inner.card_view();
         assert!(Arc::ptr_eq(&first, &again), "written again with nothing changed");
         counter.update(|c| c.count = 1).unwrap();
         let (_, changed) = face.inner.card_view();
-        assert!(changed.contains("Counted to 1"), "{changed}");
+        assert!(changed.contains("Counts to 1"), "{changed}");
         assert!(!Arc::ptr_eq(&first, &changed), "the old text after a change");
     }
 

@@ -164,22 +164,7 @@ mod tests {
     use purview_person::{Around, Reader};
 
     use super::*;
-
-    #[window(summary = "Counts to {count}")]
-    #[derive(Clone, Default)]
-    struct Counter {
-        #[block(field)]
-        count: u32,
-    }
-
-    #[actions]
-    impl Counter {
-        /// Count one more.
-        #[action]
-        fn increment(&mut self) {
-            self.count += 1;
-        }
-    }
+    use crate::fixture::Counter;
 
     /// The model of `app` now, as the face's reader makes it.
     fn model(app: &App, reader: &mut Reader) -> Result<Model, String> {

@@ -63,6 +63,8 @@ mod assets;
 mod card;
 mod cut;
 mod events;
+#[cfg(test)]
+mod fixture;
 mod person;
 mod routes;
 mod scene;
