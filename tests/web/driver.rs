@@ -303,8 +303,6 @@ impl Browser {
             .into())
     }
 
-    /// Saves a screenshot to `name`.png under the target directory's test
-    /// folder, returning where.
     /// Sizes the browser's window, as a person's screen would be.
     #[allow(dead_code)] // the tests that screenshot at given sizes
     pub async fn resize(&self, width: u32, height: u32) -> Result<()> {
@@ -313,6 +311,8 @@ impl Browser {
         Ok(())
     }
 
+    /// Saves a screenshot to `name`.png under the target directory's test
+    /// folder, returning where.
     pub async fn screenshot(&self, name: &str) -> Result<PathBuf> {
         use base64_decode::decode;
         let png = self.send(reqwest::Method::GET, "/screenshot", None).await?;
