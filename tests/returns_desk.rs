@@ -153,6 +153,31 @@ async fn s9_the_returns_desk_in_the_browser_pages_picks_and_says_its_bounds() ->
     Ok(())
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn s7_the_persons_place_in_a_table_stays_while_an_agent_works() -> Result<()> {
+    let app = App::builder().name("returns").build();
+    app.open(returns())?;
+    let face = Face::new(app.clone());
+    let server = app.serve_http(face.serve_beside(HttpOptions::default())).await?;
+    let browser = Browser::start().await?;
+    browser.resize(1280, 800).await?;
+    browser.goto(&face.one_time_link(&server).context("a link")?).await?;
+    browser.wait_for(&format!("({CARD}).includes('Rows 1–20 of 300')")).await?;
+    // The person scrolls down the table to the rows they are reading.
+    let wrap = "document.querySelector('.pv-tablewrap')";
+    let at = browser.run(&format!("{wrap}.scrollTop = 240; return {wrap}.scrollTop;")).await?;
+    ensure!(at.as_f64().unwrap_or_default() > 100.0, "the table does not scroll: {at}");
+    // The agent refunds a return: the window changes and is drawn again.
+    let arguments = serde_json::json!({"id": 5, "amount": 10, "reference": "RMA-0005"});
+    app.call("w1__refund", arguments.as_object().cloned())
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    browser.wait_for(&format!("({CARD}).includes('1 refunds made')")).await?;
+    let kept = browser.run(&format!("return {wrap}.scrollTop;")).await?;
+    ensure!(kept == at, "the table went back to its top: {kept}, was {at}");
+    Ok(())
+}
+
 // ---- the desk -----------------------------------------------------------
 
 fn desk(size: [f32; 2]) -> Harness<'static, Desk> {

@@ -10,7 +10,7 @@ mod driver;
 
 use std::{process::Stdio, sync::Arc, time::Duration};
 
-use anyhow::{Result, anyhow, ensure};
+use anyhow::{Context as _, Result, anyhow, ensure};
 use driver::Browser;
 use purview_tests::Agent;
 use rmcp::transport::StreamableHttpClientTransport;
@@ -290,6 +290,11 @@ async fn s4_5_what_the_person_types_into_a_secret_arrives_then_the_page_forgets_
     browser.type_into(&field, "typed-in-the-browser").await?;
     browser.press(&card(&editor), "Set password").await?;
     browser.wait_for(&format!("!document.querySelector('{field}')")).await?;
+    // The form closes on the call's answer; the summary follows with the
+    // change's event.
+    let fewer = before - 1;
+    let shown = format!("{}.includes('{fewer} field')", card_text(&editor));
+    browser.wait_for(&shown).await.context("the typed password did not arrive")?;
     let after = still_to_fill(&browser, &editor).await?;
     ensure!(after == before - 1, "the typed password did not arrive: {before} -> {after}");
     // The lock screen: a wrong PIN is refused and forgotten by the form,

@@ -112,11 +112,9 @@
         else node.setAttribute(k, v === true ? '' : v);
       });
     }
+    // Children: nodes, text, or lists of them; nothing for a missing one.
     for (var i = 2; i < arguments.length; i++) {
-      var c = arguments[i];
-      if (c === null || c === undefined || c === false) continue;
-      if (Array.isArray(c)) c.forEach(function (x) { if (x) node.appendChild(x); });
-      else node.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
+      [].concat(arguments[i]).forEach(function (c) { if (c) node.append(c); });
     }
     return node;
   }
@@ -155,9 +153,7 @@
     }
     call(win, action, { values: values, confirmed: false });
   }
-  function answer(id, approve) {
-    transport.post('answer', { id: id, approve: approve }).then(render, render);
-  }
+  function answer(id, approve) { transport.post('answer', { id: id, approve: approve }).then(render, render); }
   function load(win, table, where) {
     var key = win.id + '|' + table.key;
     call(win, { name: table.loader }, { page: Object.assign({ table: table.key }, where) }, function (ans) {
@@ -186,7 +182,7 @@
           pickers.map(function (p) { return el('td', null, pickButton(p, r)); }),
           r.map(function (v) { return el('td', { text: v }); }));
       })));
-    var parts = [el('div', { 'class': 'pv-tablewrap' }, table)];
+    var parts = [el('div', { 'class': 'pv-tablewrap', id: 'pv-rows-' + slug(win.id) + '-' + slug(b.key) }, table)];
     if (paging) parts.push(el('p', { 'class': 'pv-weak', text: paging.label }));
     if (paging && b.loader && win.operable) parts.push(pager(win, b, paging));
     return el('div', { 'class': 'pv-tableblock' }, parts);
@@ -375,9 +371,12 @@
   // ---- the whole page ----------------------------------------------------
   function render() {
     if (!scene) return;
+    // What the page holds that a redraw would lose: the focus, its caret,
+    // and how far each table and the dialog are scrolled.
     var focused = document.activeElement && document.activeElement.id;
-    var caret = null;
-    try { caret = focused && document.activeElement.selectionStart; } catch (e) { caret = null; }
+    var caret = focused ? document.activeElement.selectionStart : null;
+    var scrollers = '.pv-tablewrap, .pv-overlay .pv-window', scrolled = Object.create(null);
+    root.querySelectorAll(scrollers).forEach(function (n) { scrolled[n.id] = [n.scrollLeft, n.scrollTop]; });
     root.textContent = '';
     if (scene.error) { root.appendChild(el('p', { 'class': 'pv-error', role: 'alert', text: scene.error })); return; }
     var modalId = scene.appModal;
@@ -398,10 +397,11 @@
       root.appendChild(el('div', { 'class': 'pv-overlay' }, card));
     }
     var again = focused && document.getElementById(focused);
-    if (again) {
-      again.focus();
-      if (caret !== null && caret !== undefined && again.setSelectionRange) { try { again.setSelectionRange(caret, caret); } catch (e) { /* not a text input */ } }
-    }
+    if (again) again.focus();
+    if (again && caret != null && again.setSelectionRange) again.setSelectionRange(caret, caret);
+    root.querySelectorAll(scrollers).forEach(function (n) {
+      if (scrolled[n.id]) { n.scrollLeft = scrolled[n.id][0]; n.scrollTop = scrolled[n.id][1]; }
+    });
     // A dialog opened since the last draw is brought into view, once.
     scene.windows.forEach(function (w) {
       if (!w.modal || seenModals[w.id]) return;
