@@ -124,11 +124,19 @@ impl Drop for Turn {
 }
 
 impl Turns {
-    /// Turns for this machine: one fewer than its cores, at least one, and
-    /// the express lane.
+    /// The machine's turns: one fewer than its cores, at least one, and
+    /// the express lane. One set for the whole process, since the cores
+    /// are the machine's: every HTTP server the process serves (an app on
+    /// two addresses, two apps) takes its turns from it, and a client is
+    /// charged for its work on any of them.
     pub(crate) fn for_this_machine() -> Arc<Self> {
-        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-        Self::new(cores.saturating_sub(1).max(1))
+        static MACHINE: std::sync::OnceLock<Arc<Turns>> = std::sync::OnceLock::new();
+        MACHINE
+            .get_or_init(|| {
+                let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+                Self::new(cores.saturating_sub(1).max(1))
+            })
+            .clone()
     }
 
     /// `permits` turns at once (at least one).
@@ -418,6 +426,12 @@ mod tests {
         let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
         assert_eq!(Turns::for_this_machine().permits(), cores.saturating_sub(1).max(1));
         assert_eq!(Turns::new(0).permits(), 1);
+    }
+
+    #[test]
+    fn every_server_of_the_process_shares_the_machines_turns() {
+        let (one, other) = (Turns::for_this_machine(), Turns::for_this_machine());
+        assert!(Arc::ptr_eq(&one, &other), "a second server got turns of its own");
     }
 
     #[test]
