@@ -178,6 +178,48 @@ async fn s7_the_persons_place_in_a_table_stays_while_an_agent_works() -> Result<
     Ok(())
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn s7_a_field_being_typed_into_is_never_replaced_by_an_agents_change_elsewhere() -> Result<()>
+{
+    let app = App::builder().name("returns").build();
+    app.open(returns())?;
+    app.open(returns())?;
+    let face = Face::new(app.clone());
+    let server = app.serve_http(face.serve_beside(HttpOptions::default())).await?;
+    let browser = Browser::start().await?;
+    browser.resize(1280, 800).await?;
+    browser.goto(&face.one_time_link(&server).context("a link")?).await?;
+    let second = "(document.querySelector('#pv-window-w2') || {}).innerText || ''";
+    browser.wait_for(&format!("({second}).includes('0 refunds made')")).await?;
+    // The person is typing a reference in the first window, a word half
+    // selected, as an input method leaves an unfinished word.
+    browser.press("#pv-window-w1", "Refund…").await?;
+    let field = "#pv-w1-refund-reference";
+    browser.wait_for(&format!("document.querySelector('{field}') !== null")).await?;
+    browser.type_into(field, "RMA-00").await?;
+    browser
+        .run(&format!(
+            "const f = document.querySelector('{field}'); f.focus(); f.setSelectionRange(2, 5); f.dataset.typing = 'yes';"
+        ))
+        .await?;
+    // The agent refunds a return in the second window.
+    let arguments = serde_json::json!({"id": 5, "amount": 10, "reference": "RMA-0005"});
+    let refund = app.call("w2__refund", arguments.as_object().cloned());
+    refund.await.map_err(|e| anyhow::anyhow!("{e}"))?;
+    browser.wait_for(&format!("({second}).includes('1 refunds made')")).await?;
+    let kept = browser
+        .run(&format!(
+            "const f = document.querySelector('{field}'); \
+             return [f.dataset.typing, f.value, f.selectionStart, f.selectionEnd, document.activeElement === f];"
+        ))
+        .await?;
+    ensure!(
+        kept == serde_json::json!(["yes", "RMA-00", 2, 5, true]),
+        "the field was replaced: {kept}"
+    );
+    Ok(())
+}
+
 // ---- the desk -----------------------------------------------------------
 
 fn desk(size: [f32; 2]) -> Harness<'static, Desk> {

@@ -107,11 +107,14 @@ fn the_page_reads_no_schema_and_decides_no_confirmation_or_page() {
     }
     assert!(face.contains("action.confirm"), "the page draws the model's confirmation");
     // Budgets that keep decisions out of the scripts. face.js draws the
-    // model and holds the page's transport (the credential's exchange and
-    // the live events read through fetch); card.js is the host bridge an
-    // MCP Apps view must be (theme, sizing, teardown, cancelled tools, the
-    // last scene when the app is gone) and draws through face.js.
+    // model, keeps the windows an event did not change in the page (so a
+    // field being typed into is never replaced), and holds the page's
+    // transport (the credential's exchange and the live events read
+    // through fetch, merged into the windows the page has); card.js is the
+    // host bridge an MCP Apps view must be (theme, sizing, teardown,
+    // cancelled tools, the last scene when the app is gone) and draws
+    // through face.js.
     let (face, card) = (face.lines().count(), card.lines().count());
-    assert!(face <= 420, "face.js grew to {face} lines");
+    assert!(face <= 440, "face.js grew to {face} lines");
     assert!(card <= 270, "card.js grew to {card} lines");
 }

@@ -99,6 +99,7 @@
   var confirming = null;                // {scope, win, action, values}
   var pages = Object.create(null);      // window|table -> {version, offset, rows, paging}
   var seenModals = Object.create(null); // dialogs already brought into view
+  var drawn = Object.create(null);      // window id -> {win, node}: as last drawn
   var busy = 0;
 
   function el(tag, attrs) {
@@ -369,18 +370,32 @@
   }
 
   // ---- the whole page ----------------------------------------------------
-  function render() {
+  // Children of `parent` made `nodes`, in order, leaving in place every
+  // node already there: a kept window is never taken out of the page.
+  function place(parent, nodes) {
+    var wanted = new Set(nodes);
+    Array.prototype.slice.call(parent.children).forEach(function (n) { if (!wanted.has(n)) n.remove(); });
+    nodes.forEach(function (n, i) { if (parent.children[i] !== n) parent.insertBefore(n, parent.children[i] || null); });
+  }
+  // A change the app made redraws only the windows it changed; what the
+  // person did redraws them all. A kept window keeps everything the page
+  // holds in it: the field being typed into (an input method's unfinished
+  // word too), its selection, how far its tables are scrolled.
+  function render(fromEvent) {
     if (!scene) return;
-    // What the page holds that a redraw would lose: the focus, its caret,
-    // and how far each table and the dialog are scrolled.
     var focused = document.activeElement && document.activeElement.id;
     var caret = focused ? document.activeElement.selectionStart : null;
     var scrollers = '.pv-tablewrap, .pv-overlay .pv-window', scrolled = Object.create(null);
     root.querySelectorAll(scrollers).forEach(function (n) { scrolled[n.id] = [n.scrollLeft, n.scrollTop]; });
-    root.textContent = '';
-    if (scene.error) { root.appendChild(el('p', { 'class': 'pv-error', role: 'alert', text: scene.error })); return; }
+    var before = drawn;
+    drawn = Object.create(null);
+    if (scene.error) { root.replaceChildren(el('p', { 'class': 'pv-error', role: 'alert', text: scene.error })); return; }
+    var keep = function (w) {
+      var was = before[w.id];
+      drawn[w.id] = { win: w, node: fromEvent === true && was && was.win === w ? was.node : windowCard(w) };
+      return drawn[w.id].node;
+    };
     var modalId = scene.appModal;
-    var others = scene.windows.filter(function (w) { return w.id !== modalId; });
     var app = el('section', { 'class': 'pv-app', 'aria-label': words.regions[0], inert: !!modalId },
       scene.agentLast ? el('p', { 'class': 'pv-cue', role: 'status', text: scene.agentLast }) : null,
       scene.questions.map(prompt),
@@ -388,17 +403,19 @@
         return el('li', null, el('a', { href: '#pv-window-' + slug(w.id), text: w.line }));
       })),
       scene.appActions.length ? actionBar(null, scene.appActions, scene.appActionsEnabled) : null);
-    root.appendChild(app);
-    root.appendChild(el('div', { 'class': 'pv-windows', inert: !!modalId }, others.map(windowCard)));
-    var modal = modalId && scene.windows.filter(function (w) { return w.id === modalId; })[0];
-    if (modal) {
-      var card = windowCard(modal);
-      card.setAttribute('aria-modal', 'true');
-      root.appendChild(el('div', { 'class': 'pv-overlay' }, card));
-    }
+    var list = root.querySelector('.pv-windows') || el('div', { 'class': 'pv-windows' });
+    list.inert = !!modalId;
+    place(list, scene.windows.filter(function (w) { return w.id !== modalId; }).map(keep));
+    var modal = scene.windows.filter(function (w) { return w.id === modalId; }).map(keep);
+    modal.forEach(function (n) { n.setAttribute('aria-modal', 'true'); });
+    var overlay = root.querySelector('.pv-overlay') || el('div', { 'class': 'pv-overlay' });
+    place(overlay, modal);
+    place(root, [app, list].concat(modal.length ? [overlay] : []));
     var again = focused && document.getElementById(focused);
-    if (again) again.focus();
-    if (again && caret != null && again.setSelectionRange) again.setSelectionRange(caret, caret);
+    if (again && again !== document.activeElement) {
+      again.focus();
+      if (caret != null && again.setSelectionRange) again.setSelectionRange(caret, caret);
+    }
     root.querySelectorAll(scrollers).forEach(function (n) {
       if (scrolled[n.id]) { n.scrollLeft = scrolled[n.id][0]; n.scrollTop = scrolled[n.id][1]; }
     });
@@ -415,6 +432,6 @@
   transport.listen(function (next) {
     scene = next;
     words = next.words || words;
-    render();
+    render(true);
   }, function (word) { status.dataset.live = word; status.textContent = word; });
 })();
