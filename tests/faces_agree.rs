@@ -107,9 +107,10 @@ fn clinic() -> (App, purview::WindowHandle<Clinic>) {
 }
 
 /// What each step shows, the same on both faces.
-const SAID: [&str; 8] = [
+const SAID: [&str; 9] = [
     "Rows 6–10 of 30",
     "Choose a row in Pets to fill this in.",
+    "Choose a row to fill \u{201c}Pet\u{201d} of \u{201c}Book\u{201d}.",
     "1 booked",
     "Clear? This cannot be undone.",
     "Blocked by Confirm clear",
@@ -149,14 +150,15 @@ async fn on_the_desk() -> Vec<String> {
     desk_until(&mut h, SAID[0]).await;
     h.get_by_label("Book…").click_accesskit();
     desk_until(&mut h, SAID[1]).await;
+    desk_until(&mut h, SAID[2]).await;
     h.query_all_by_label("Choose").next().expect("a row to choose").click_accesskit();
     desk_until(&mut h, "Chosen").await;
     h.get_by_label("Book").click_accesskit();
-    desk_until(&mut h, SAID[2]).await;
-    h.get_by_label("Clear").click_accesskit();
     desk_until(&mut h, SAID[3]).await;
-    h.get_by_label("Yes, clear").click_accesskit();
+    h.get_by_label("Clear").click_accesskit();
     desk_until(&mut h, SAID[4]).await;
+    h.get_by_label("Yes, clear").click_accesskit();
+    desk_until(&mut h, SAID[5]).await;
     h.get_by_label("Confirm").click_accesskit();
     for _ in 0..250 {
         let _ = h.try_run();
@@ -166,10 +168,10 @@ async fn on_the_desk() -> Vec<String> {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let asked = remind(&app, clinic.id());
-    desk_until(&mut h, SAID[5]).await;
     desk_until(&mut h, SAID[6]).await;
-    h.get_by_label("Approve").click_accesskit();
     desk_until(&mut h, SAID[7]).await;
+    h.get_by_label("Approve").click_accesskit();
+    desk_until(&mut h, SAID[8]).await;
     let outcome = asked.await.expect("the agent's call");
     assert!(outcome.is_ok(), "the approved call ran: {outcome:?}");
     clinic.read(|c| c.made.clone()).expect("the clinic")
@@ -189,21 +191,22 @@ async fn in_the_browser() -> Result<Vec<String>> {
     browser.wait_for(&shows(SAID[0])).await?;
     browser.press("section[data-window]", "Book…").await?;
     browser.wait_for(&shows(SAID[1])).await?;
+    browser.wait_for(&shows(SAID[2])).await?;
     browser.click("button[aria-label='Choose 6 as Pet for Book']").await?;
     browser.wait_for(&shows("Chosen")).await?;
     browser.press("form", "Book").await?;
-    browser.wait_for(&shows(SAID[2])).await?;
-    browser.press("section[data-window]", "Clear").await?;
     browser.wait_for(&shows(SAID[3])).await?;
-    browser.press("[role=alertdialog]", "Yes, clear").await?;
+    browser.press("section[data-window]", "Clear").await?;
     browser.wait_for(&shows(SAID[4])).await?;
+    browser.press("[role=alertdialog]", "Yes, clear").await?;
+    browser.wait_for(&shows(SAID[5])).await?;
     browser.press("section[role=dialog]", "Confirm").await?;
     browser.wait_for(&format!("!{}", shows("Blocked by"))).await?;
     let asked = remind(&app, clinic.id());
-    browser.wait_for(&shows(SAID[5])).await?;
     browser.wait_for(&shows(SAID[6])).await?;
-    browser.press(".pv-question", "Approve").await?;
     browser.wait_for(&shows(SAID[7])).await?;
+    browser.press(".pv-question", "Approve").await?;
+    browser.wait_for(&shows(SAID[8])).await?;
     ensure!(asked.await?.is_ok(), "the approved call ran");
     Ok(clinic.read(|c| c.made.clone())?)
 }

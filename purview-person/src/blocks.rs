@@ -141,6 +141,72 @@ pub struct Table {
     pub loader: Option<String>,
     /// Where the rows it projects stand, for a cut table with a loader.
     pub paging: Option<Paging>,
+    /// The arguments its rows may fill: every argument of the window's
+    /// actions taken `from` one of its columns, offered while that
+    /// action's form is open.
+    pub fills: Vec<Fill>,
+}
+
+/// An argument a table's rows may fill (`#[arg(from = table.column)]`):
+/// while its action's form is open, each row offers its cell.
+///
+/// ```
+/// # use purview::{prelude::*, projection::Page};
+/// # use purview_person::*;
+/// # #[window(title = "Returns", summary = "Returns")]
+/// # #[derive(Clone)]
+/// # struct Returns {
+/// #     #[block(table, columns = ["Return", "Status"])]
+/// #     rows: Vec<(u32, String)>,
+/// # }
+/// # #[actions]
+/// # impl Returns {
+/// #     /// Refund a return.
+/// #     #[action]
+/// #     fn refund(&mut self, #[arg(from = rows.0)] id: u32) {}
+/// # }
+/// # let app = App::builder().build();
+/// # let id = app.open(Returns { rows: vec![(7, "open".into())] }).unwrap().id().to_owned();
+/// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+/// let fill = &model.window(&id).unwrap().tables().next().unwrap().fills[0];
+/// assert_eq!((fill.action.as_str(), fill.field.as_str(), fill.column), ("refund", "id", 0));
+/// assert_eq!(fill.note, "Choose a row to fill “Id” of “Refund”.");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(crate = "purview::serde", rename_all = "camelCase")]
+pub struct Fill {
+    /// The action.
+    pub action: String,
+    /// The argument.
+    pub field: String,
+    /// The column whose cell is the value.
+    pub column: usize,
+    /// "Choose a row to fill “Order” of “Pay”.", said above the rows.
+    pub note: String,
+    /// The argument's label, for each row's button's name.
+    pub label: String,
+    /// The action's title, for each row's button's name.
+    pub action_title: String,
+}
+
+impl Fill {
+    /// Every argument of `actions` taken from a column of table `key`.
+    pub(crate) fn of(actions: &[crate::Action], key: &str) -> Vec<Self> {
+        let fills = actions.iter().flat_map(|action| {
+            action.fields.iter().filter_map(move |field| {
+                let from = field.from.as_ref().filter(|from| from.table == key)?;
+                Some(Self {
+                    action: action.name.clone(),
+                    field: field.name.clone(),
+                    column: from.column,
+                    note: words::choose_row_for(&field.label, &action.title),
+                    label: field.label.clone(),
+                    action_title: action.title.clone(),
+                })
+            })
+        });
+        fills.collect()
+    }
 }
 
 impl Shown {
@@ -205,6 +271,7 @@ pub(crate) fn shown(block: &Block, index: usize, loader: impl Fn(&str) -> Option
                 offset,
                 total,
                 paging,
+                fills: Vec::new(),
             })
         }
         BlockKind::List { items, ordered, offset, total } => {

@@ -272,23 +272,18 @@ impl Person {
             Some(page) => (page.offset, page.rows.as_slice(), Some(page.total)),
             None => (table.offset, table.rows.as_slice(), table.total),
         };
-        let mut pickers = Vec::new();
-        for action in &window.actions {
-            let Some(typed) = self.form(&scope, &action.name) else { continue };
-            for field in action.fields.iter() {
-                let Some(from) = field.from.as_ref().filter(|f| f.table == table.key) else {
-                    continue;
-                };
-                pickers.push(Picker {
-                    action: action.name.clone(),
-                    field: field.name.clone(),
-                    column: from.column,
-                    current: typed.get(&field.name).cloned().unwrap_or_default(),
-                    note: words::choose_row_for(&field.label, &action.title),
-                    label: (field.label.clone(), action.title.clone()),
-                });
-            }
-        }
+        let pickers = table.fills.iter().filter_map(|fill| {
+            let typed = self.form(&scope, &fill.action)?;
+            Some(Picker {
+                action: fill.action.clone(),
+                field: fill.field.clone(),
+                column: fill.column,
+                current: typed.get(&fill.field).cloned().unwrap_or_default(),
+                note: fill.note.clone(),
+                label: (fill.label.clone(), fill.action_title.clone()),
+            })
+        });
+        let pickers = pickers.collect();
         let paging = total.map(|total| Paging::new(offset, rows.len(), total, table.rows.len()));
         Rows {
             rows,

@@ -54,7 +54,7 @@ mod seat;
 mod view;
 pub mod words;
 
-pub use blocks::{Shown, Table, cell};
+pub use blocks::{Fill, Shown, Table, cell};
 pub use form::{Field, FieldKind, RowSource, Typed, arguments, fields, forget_secrets};
 pub use paging::Paging;
 pub use person::{Effect, Failure, Intent, Person, PersonCall, Picker, Rows, Scope, failure_said};

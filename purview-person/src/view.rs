@@ -496,7 +496,13 @@ impl Reader {
             let name = window.paged_by.iter().find(|(block, _)| block == table)?.1.clone();
             loaders.iter().any(|a| a.name == name).then_some(name)
         };
-        let blocks = state.blocks.iter().enumerate().map(|(i, b)| shown(b, i, loader)).collect();
+        let mut blocks: Vec<Shown> =
+            state.blocks.iter().enumerate().map(|(i, b)| shown(b, i, loader)).collect();
+        for block in &mut blocks {
+            if let Shown::Table(table) = block {
+                table.fills = crate::blocks::Fill::of(&actions, &table.key);
+            }
+        }
         let blocker = (!window.operable).then(|| words::blocked_by(blocker.as_deref()));
         let cue = if !questions.is_empty() {
             Some(words::WAITING_FOR_YOU.to_owned())

@@ -173,17 +173,19 @@
     }
     var rows = page ? page.rows : b.rows;
     var paging = page ? page.paging : b.paging;
-    var pickers = pickersOf(win, b.key);
+    // The model says which open forms' arguments its rows may fill.
+    var pickers = (win.operable ? b.fills : []).filter(function (f) { return forms[win.id + '|' + f.action]; });
     var table = el('table', { 'class': 'pv-table' },
       el('thead', null, el('tr', null,
-        pickers.map(function (p) { return el('th', { scope: 'col', text: p.field.label + ' — ' + p.action.title }); }),
+        pickers.map(function (p) { return el('th', { scope: 'col', 'class': 'pv-pick', 'aria-label': p.note }); }),
         b.columns.map(function (c) { return el('th', { scope: 'col', text: c }); }))),
       el('tbody', null, rows.map(function (r) {
         return el('tr', null,
-          pickers.map(function (p) { return el('td', null, pickButton(p, r)); }),
+          pickers.map(function (p) { return el('td', { 'class': 'pv-pick' }, pickButton(win, p, r)); }),
           r.map(function (v) { return el('td', { text: v }); }));
       })));
-    var parts = [el('div', { 'class': 'pv-tablewrap', id: 'pv-rows-' + slug(win.id) + '-' + slug(b.key) }, table)];
+    var parts = pickers.map(function (p) { return el('p', { 'class': 'pv-weak', text: p.note }); });
+    parts.push(el('div', { 'class': 'pv-tablewrap', id: 'pv-rows-' + slug(win.id) + '-' + slug(b.key) }, table));
     if (paging) parts.push(el('p', { 'class': 'pv-weak', text: paging.label }));
     if (paging && b.loader && win.operable) parts.push(pager(win, b, paging));
     return el('div', { 'class': 'pv-tableblock' }, parts);
@@ -201,25 +203,12 @@
       el('input', { id: id, type: 'text', inputmode: 'numeric', size: 6, placeholder: paging.rowHint }),
       el('button', { type: 'submit', onclick: jump }, words.go));
   }
-  // Arguments an open form takes from a column of this table: the person
-  // picks a row for them.
-  function pickersOf(win, key) {
-    var pickers = [];
-    win.actions.forEach(function (a) {
-      var state = forms[win.id + '|' + a.name];
-      if (!state || !win.operable) return;
-      a.fields.forEach(function (f) {
-        if (f.from && f.from.table === key) pickers.push({ action: a, state: state, field: f });
-      });
-    });
-    return pickers;
-  }
-  function pickButton(p, row) {
-    var value = row[p.field.from.column] || '';
-    var chosen = value !== '' && String(p.state.values[p.field.name] || '') === value;
+  function pickButton(win, p, row) {
+    var values = forms[win.id + '|' + p.action].values, value = row[p.column] || '';
+    var chosen = value !== '' && String(values[p.field] || '') === value;
     return el('button', { type: 'button', 'aria-pressed': String(chosen),
-      'aria-label': fill(words.chooseValue, { value: value, label: p.field.label, action: p.action.title }),
-      onclick: function () { p.state.values[p.field.name] = value; render(); } },
+      'aria-label': fill(words.chooseValue, { value: value, label: p.label, action: p.actionTitle }),
+      onclick: function () { values[p.field] = value; render(); } },
       chosen ? words.chosen : words.choose);
   }
   function block(win, b) {
