@@ -365,3 +365,36 @@ async fn a_window_and_a_field_named_like_a_scripts_own_words_are_drawn_and_sent(
     }
     Err(anyhow!("the app got {:?}, not what was typed", oddly.read(|o| o.note.clone())?))
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn s7_a_field_typed_into_in_the_card_is_kept_while_an_agent_changes_another_window()
+-> Result<()> {
+    let (app, _approvals, _face, server) = desk().await?;
+    let oddly = app.open(Oddly { note: "nothing".into() })?;
+    let browser = Browser::start().await?;
+    browser.goto(&format!("http://{}/host/?maxHeight=2400", server.local_addr())).await?;
+    browser.wait_for("window.hostConnected === true || window.hostError !== undefined").await?;
+    browser.enter_frame("#card").await?;
+    browser.wait_for("document.body.innerText.includes('Noted: nothing')").await?;
+    let window = format!("section[data-window='{}']", oddly.id());
+    browser.press(&window, "Note…").await?;
+    let field = format!("#pv-{}-note-constructor", oddly.id());
+    browser.wait_for(&format!("document.querySelector('{field}') !== null")).await?;
+    browser.type_into(&field, "half a wo").await?;
+    browser
+        .run(&format!(
+            "const f = document.querySelector('{field}'); f.focus(); f.setSelectionRange(5, 9); f.dataset.typing = 'yes';"
+        ))
+        .await?;
+    // An agent changes the order editor; the card reads the scene again.
+    edit(&app, "Grace Hopper").await?;
+    browser.wait_for("document.body.innerText.includes('Grace Hopper')").await?;
+    let kept = browser
+        .run(&format!(
+            "const f = document.querySelector('{field}'); \
+             return [f.dataset.typing, f.value, f.selectionStart, f.selectionEnd, document.activeElement === f];"
+        ))
+        .await?;
+    ensure!(kept == json!(["yes", "half a wo", 5, 9, true]), "the field was replaced: {kept}");
+    Ok(())
+}

@@ -33,6 +33,7 @@
   var told = 0;          // the height last reported
   var seen = null;       // when the last scene arrived
   var result = null;     // the last tool result's windows, and when it came
+  var windowsRead = Object.create(null); // window id -> {text, win}, as last read
 
   function send(message) { if (!closed) host.postMessage(message, '*'); }
   function later(fn, ms) {
@@ -74,7 +75,14 @@
       // come beside it, window by window in the scene's order.
       var scene = JSON.parse(answer.sceneJson), mine = answer.windowQuestions || [];
       scene.questions = answer.questions || [];
-      (scene.windows || []).forEach(function (w, i) { w.questions = mine[i] || []; });
+      // An unchanged window keeps its object: the face keeps it as drawn.
+      var kept = Object.create(null);
+      scene.windows = (scene.windows || []).map(function (w, i) {
+        w.questions = mine[i] || [];
+        var text = JSON.stringify(w), was = windowsRead[w.id];
+        return (kept[w.id] = was && was.text === text ? was : { text: text, win: w }).win;
+      });
+      windowsRead = kept;
       transport.whereToAnswer = answer.whereToAnswer;
       change = answer.change;
       seen = new Date();
