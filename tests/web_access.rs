@@ -268,39 +268,27 @@ async fn a_newer_event_stream_ends_the_oldest_past_the_faces_limit() -> Result<(
     Ok(())
 }
 
-/// The next `scene` event's data on `stream`, parsed (`seen` keeps what
-/// was read past it).
+/// The next `scene` event's data on the face's event stream `events`,
+/// parsed (`seen` keeps what was read past it).
 async fn next_scene(
-    stream: &mut tokio::net::TcpStream,
+    events: &mut reqwest::Response,
     seen: &mut Vec<u8>,
 ) -> Result<serde_json::Value> {
-    let mut buffer = [0u8; 65536];
     tokio::time::timeout(Duration::from_secs(5), async {
         loop {
-            let text = String::from_utf8_lossy(seen).into_owned();
-            if let Some(at) = text.find("event: scene\ndata: ")
-                && let Some(end) = text[at..].find("\n\n")
-            {
-                let data = &text[at + "event: scene\ndata: ".len()..at + end];
-                let event = serde_json::from_str(data)?;
-                seen.drain(..at + end + 2);
-                return Ok(event);
+            if let Some(end) = seen.windows(2).position(|w| w == b"\n\n") {
+                let event = String::from_utf8(seen.drain(..end + 2).collect())?;
+                let data = event.lines().find_map(|line| line.strip_prefix("data: "));
+                if let Some(data) = data.filter(|_| event.starts_with("event: scene")) {
+                    return Ok(serde_json::from_str(data)?);
+                }
+                continue;
             }
-            let read = stream.read(&mut buffer).await?;
-            ensure!(read > 0, "the stream ended: {text}");
-            // The body is chunked; chunk sizes stand on lines of their own
-            // and never inside an event's data line.
-            seen.extend_from_slice(&buffer[..read]);
-            let text = String::from_utf8_lossy(seen).replace("\r\n", "\n");
-            let kept: Vec<&str> = text.split('\n').filter(|line| !is_chunk_size(line)).collect();
-            *seen = kept.join("\n").into_bytes();
+            let chunk = events.chunk().await?.context("the stream ended")?;
+            seen.extend_from_slice(&chunk);
         }
     })
     .await?
-}
-
-fn is_chunk_size(line: &str) -> bool {
-    !line.is_empty() && line.len() <= 8 && line.chars().all(|c| c.is_ascii_hexdigit())
 }
 
 #[tokio::test]
@@ -312,7 +300,12 @@ async fn s6_an_event_carries_only_the_windows_that_changed() -> Result<()> {
     let editors: Vec<_> =
         (0..3).map(|_| app.open(purview_tests::Editor::default())).collect::<Result<_, _>>()?;
     let session = open(&face, &server, &client).await?;
-    let mut stream = event_stream(&server, &session).await?;
+    let mut stream = client
+        .get(format!("{}/person/events", base(&server)))
+        .header(SESSION, &session)
+        .send()
+        .await?;
+    ensure!(stream.status() == 200, "the stream: {}", stream.status());
     let mut seen = Vec::new();
     let first = next_scene(&mut stream, &mut seen).await?;
     let ids = |event: &serde_json::Value| -> Vec<String> {

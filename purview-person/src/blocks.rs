@@ -56,7 +56,7 @@ pub enum Shown {
     },
     /// A table: the scene's rows; a face shows the person's loaded page
     /// instead where there is one ([`crate::Person::rows`]).
-    Table(Table),
+    Table(Box<Table>),
     /// A list, each item with its mark ("•", "3.").
     List {
         /// Mark and text.
@@ -263,7 +263,7 @@ pub(crate) fn shown(block: &Block, index: usize, loader: impl Fn(&str) -> Option
             let paging = total
                 .filter(|_| loader.is_some())
                 .map(|total| Paging::new(offset, rows.len(), total, rows.len()));
-            Shown::Table(Table {
+            Shown::Table(Box::new(Table {
                 loader,
                 key,
                 columns: columns.clone(),
@@ -272,7 +272,7 @@ pub(crate) fn shown(block: &Block, index: usize, loader: impl Fn(&str) -> Option
                 total,
                 paging,
                 fills: Vec::new(),
-            })
+            }))
         }
         BlockKind::List { items, ordered, offset, total } => {
             let first = offset.unwrap_or(0);

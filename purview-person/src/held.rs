@@ -272,7 +272,10 @@ impl Person {
             Some(page) => (page.offset, page.rows.as_slice(), Some(page.total)),
             None => (table.offset, table.rows.as_slice(), table.total),
         };
-        let pickers = table.fills.iter().filter_map(|fill| {
+        // A table the app's own drawing hands over (`Shown::of`) has no
+        // fills: the window's table of the same key says them.
+        let model = window.tables().find(|t| t.key == table.key).unwrap_or(table);
+        let pickers = model.fills.iter().filter_map(|fill| {
             let typed = self.form(&scope, &fill.action)?;
             Some(Picker {
                 action: fill.action.clone(),

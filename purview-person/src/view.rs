@@ -128,7 +128,7 @@ impl Window {
     /// ```
     pub fn tables(&self) -> impl Iterator<Item = &Table> {
         self.blocks.iter().filter_map(|b| match b {
-            Shown::Table(table) => Some(table),
+            Shown::Table(table) => Some(&**table),
             _ => None,
         })
     }

@@ -135,6 +135,15 @@ async fn s7_a_refund_form_says_its_bounds_and_example_and_takes_its_id_from_a_ro
     let rows = desk.person.rows(view, view.tables().next().unwrap());
     assert_eq!(rows.pickers.len(), 1, "the open form makes the rows choosable");
     assert_eq!(rows.pickers[0].button("3").2, "Choose 3 as Id for Refund");
+    // A table the app's own drawing hands over (the block as it projects
+    // it, with none of the model's fills) offers the same rows to choose.
+    let scene = desk.app.scene().unwrap();
+    let block = scene.windows[0].state.blocks.iter().find(|b| b.id.as_deref() == Some("rows"));
+    let purview_person::Shown::Table(own) = purview_person::Shown::of(block.unwrap(), 0) else {
+        panic!("a table")
+    };
+    assert!(own.fills.is_empty());
+    assert_eq!(desk.person.rows(view, &own).pickers.len(), 1, "the app's own table");
     let choose = Intent::ChooseRow { window: id.clone(), table: "rows".into(), row: 2, picker: 0 };
     desk.intend(choose).await;
     assert_eq!(desk.person.form(&Some(id.clone()), "refund").unwrap()["id"], "3");

@@ -143,6 +143,7 @@
       })
       .catch(function () { failures[scope] = { action: action.name, error: { message: words.unreachable }, said: words.unreachable }; })
       .then(function () { busy--; render(); });
+    render(); // "Working…", and a secret just sent is gone from its field
   }
   function start(win, action, values) {
     if (action.confirm) {
@@ -403,7 +404,7 @@
     var again = focused && document.getElementById(focused);
     if (again && again !== document.activeElement) {
       again.focus();
-      if (caret != null && again.setSelectionRange) again.setSelectionRange(caret, caret);
+      try { if (caret != null) again.setSelectionRange(caret, caret); } catch (e) { /* no caret now */ }
     }
     root.querySelectorAll(scrollers).forEach(function (n) {
       if (scrolled[n.id]) { n.scrollLeft = scrolled[n.id][0]; n.scrollTop = scrolled[n.id][1]; }

@@ -171,7 +171,13 @@ impl Inner {
         {
             return kept.clone();
         }
-        let model = scene::model(&self.app, self.approvals.as_ref(), &self.reader);
+        // The change is read under the reader's lock, so a later change
+        // number always goes with a model read later.
+        let (change, model) = {
+            let mut reader = calls_lock(&self.reader);
+            let change = *self.changes.borrow();
+            (change, scene::model(&self.app, self.approvals.as_ref(), &mut reader))
+        };
         let mut kept = calls_lock(&self.kept);
         // Cut beside the cut kept now (another read may have kept one
         // since), so what changed is counted from what streams were sent.

@@ -16,13 +16,13 @@ use purview_person::{Around, Model, Reader, words};
 pub(crate) fn model(
     app: &App,
     approvals: Option<&ApprovalQueue>,
-    reader: &std::sync::Mutex<Reader>,
+    reader: &mut Reader,
 ) -> Result<Model, String> {
     let scene = app.scene().map_err(|error| error.to_string())?;
     let pending = approvals.map(ApprovalQueue::pending).unwrap_or_default();
     let activity = app.agent_activity();
     let around = Around { pending: &pending, activity: activity.as_ref() };
-    Ok(crate::calls_lock(reader).read(&scene, around))
+    Ok(reader.read(&scene, around))
 }
 
 /// The JSON the page draws from (`model`, with the app's `name`, whether
@@ -160,7 +160,7 @@ mod tests {
             .by_person();
         call.await.unwrap();
         assert_eq!(login.read(|l| l.password.expose().clone()).unwrap(), "hunter2-secret");
-        let model = model(&app, None, &std::sync::Mutex::default());
+        let model = model(&app, None, &mut Reader::default());
         let page = document(&model, app.name(), false).to_string();
         assert!(!page.contains("hunter2-secret"), "{page}");
         assert!(page.contains(purview::model::MASK), "{page}");
