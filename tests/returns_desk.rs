@@ -93,15 +93,24 @@ fn returns() -> Returns {
 
 const CARD: &str = "(document.querySelector('section[data-window]') || {}).innerText || ''";
 
-#[tokio::test(flavor = "multi_thread")]
-async fn s9_the_returns_desk_in_the_browser_pages_picks_and_says_its_bounds() -> Result<()> {
+/// `windows` returns desks served with the person's face, opened in a
+/// browser at 1280×800.
+async fn in_the_browser(windows: usize) -> Result<(App, purview::http::HttpServer, Browser)> {
     let app = App::builder().name("returns").build();
-    app.open(returns())?;
+    for _ in 0..windows {
+        app.open(returns())?;
+    }
     let face = Face::new(app.clone());
     let server = app.serve_http(face.serve_beside(HttpOptions::default())).await?;
     let browser = Browser::start().await?;
     browser.resize(1280, 800).await?;
     browser.goto(&face.one_time_link(&server).context("a link")?).await?;
+    Ok((app, server, browser))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn s9_the_returns_desk_in_the_browser_pages_picks_and_says_its_bounds() -> Result<()> {
+    let (_app, _server, browser) = in_the_browser(1).await?;
     browser.wait_for(&format!("({CARD}).includes('Rows 1–20 of 300')")).await?;
 
     // The last of 300 rows is one click away.
@@ -155,13 +164,7 @@ async fn s9_the_returns_desk_in_the_browser_pages_picks_and_says_its_bounds() ->
 
 #[tokio::test(flavor = "multi_thread")]
 async fn s7_the_persons_place_in_a_table_stays_while_an_agent_works() -> Result<()> {
-    let app = App::builder().name("returns").build();
-    app.open(returns())?;
-    let face = Face::new(app.clone());
-    let server = app.serve_http(face.serve_beside(HttpOptions::default())).await?;
-    let browser = Browser::start().await?;
-    browser.resize(1280, 800).await?;
-    browser.goto(&face.one_time_link(&server).context("a link")?).await?;
+    let (app, _server, browser) = in_the_browser(1).await?;
     browser.wait_for(&format!("({CARD}).includes('Rows 1–20 of 300')")).await?;
     // The person scrolls down the table to the rows they are reading.
     let wrap = "document.querySelector('.pv-tablewrap')";
@@ -181,14 +184,7 @@ async fn s7_the_persons_place_in_a_table_stays_while_an_agent_works() -> Result<
 #[tokio::test(flavor = "multi_thread")]
 async fn s7_a_field_being_typed_into_is_never_replaced_by_an_agents_change_elsewhere() -> Result<()>
 {
-    let app = App::builder().name("returns").build();
-    app.open(returns())?;
-    app.open(returns())?;
-    let face = Face::new(app.clone());
-    let server = app.serve_http(face.serve_beside(HttpOptions::default())).await?;
-    let browser = Browser::start().await?;
-    browser.resize(1280, 800).await?;
-    browser.goto(&face.one_time_link(&server).context("a link")?).await?;
+    let (app, _server, browser) = in_the_browser(2).await?;
     let second = "(document.querySelector('#pv-window-w2') || {}).innerText || ''";
     browser.wait_for(&format!("({second}).includes('0 refunds made')")).await?;
     // The person is typing a reference in the first window, a word half
