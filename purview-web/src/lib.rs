@@ -222,11 +222,6 @@ impl Inner {
         let made = self.kept();
         made.text.get_or_init(|| self.value(&made).to_string().into()).clone()
     }
-
-    /// The model of what the person sees now.
-    pub(crate) fn model(&self) -> Arc<Made> {
-        self.kept()
-    }
 }
 
 impl std::fmt::Debug for Face {

@@ -40,7 +40,7 @@ pub(crate) fn prepare(
 ) -> Result<(ActionInfo, JsonObject), Refused> {
     let window = request.get("window").and_then(Value::as_str);
     let name = request.get("action").and_then(Value::as_str).unwrap_or_default();
-    let made = inner.model();
+    let made = inner.kept();
     let model = made.model().map_err(|why| {
         refused(StatusCode::SERVICE_UNAVAILABLE, ToolError::new(ErrorCode::ActionFailed, why))
     })?;
@@ -115,7 +115,7 @@ pub(crate) fn page(value: Option<&Value>, limit: usize) -> Option<Value> {
 /// model's rule ([`failure_said`]): nothing where the open form's fields
 /// say it, never the runtime's sentence for agents.
 pub(crate) fn said(inner: &Inner, request: &JsonObject, error: &ToolError) -> Option<String> {
-    let made = inner.model();
+    let made = inner.kept();
     let model = made.model().ok();
     let window = request.get("window").and_then(Value::as_str);
     let name = request.get("action").and_then(Value::as_str).unwrap_or_default();
@@ -133,7 +133,7 @@ pub(crate) fn page_for(
     request: &JsonObject,
     value: Option<&Value>,
 ) -> Option<Value> {
-    let made = inner.model();
+    let made = inner.kept();
     let model = made.model().ok()?;
     let window = model.window(request.get("window")?.as_str()?)?;
     let key = request.get("page")?.get("table")?.as_str()?;
