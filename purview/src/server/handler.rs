@@ -17,7 +17,7 @@ use rmcp::{
 };
 
 use super::{
-    McpServer,
+    Cancel, McpServer,
     mcp_apps::{Card, CardReply},
     wire::{internal, unknown_resource, windows_resource},
 };
@@ -54,7 +54,7 @@ impl ServerHandler for McpServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        self.in_turns(async {
+        self.in_turns((&context.ct, Cancel::Anywhere), async {
             if let Some(card) = self.card_for(&context).filter(|c| c.uri() == request.uri) {
                 return Ok(card.read().into());
             }
@@ -127,7 +127,7 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        self.in_turns(async {
+        self.in_turns((&context.ct, Cancel::Anywhere), async {
             let mut reply = self.app.tools_reply().map_err(internal)?;
             if let Some(card) = self.card_for(&context) {
                 reply.tools = card.list(std::mem::take(&mut reply.tools));
@@ -145,8 +145,10 @@ impl ServerHandler for McpServer {
         // The call's work between its awaits is the client's CPU; the
         // future waits behind a pointer (`InTurns` boxes it), for rmcp
         // spawns every request's future, copying it whole, and the call
-        // path is a few kilobytes of state.
-        self.in_turns(async {
+        // path is a few kilobytes of state. A call cancelled while it
+        // waits for its first turn is never made.
+        let cancelled = context.ct.clone();
+        self.in_turns((&cancelled, Cancel::BeforeItStarts), async {
             let request = match self.card_reply(&request, &context).await {
                 None => request,
                 Some(CardReply::Answer(answer)) => {

@@ -119,14 +119,37 @@ impl std::fmt::Debug for McpServer {
     }
 }
 
+/// Where a cancelled request may stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cancel {
+    /// At any await: it changes nothing (a read).
+    Anywhere,
+    /// Only while it waits for its first turn: once begun, it may be
+    /// changing the app, and runs to its end (a call).
+    BeforeItStarts,
+}
+
 impl McpServer {
     /// Awaits `work` in this client's CPU turns over HTTP (each poll of it
-    /// waits for one, `turns.rs`); elsewhere as it is.
-    async fn in_turns<T>(&self, work: impl std::future::Future<Output = T>) -> T {
+    /// waits for one, `turns.rs`), stopped if the request is cancelled
+    /// (by its client, or by its connection going) where `at` lets it stop:
+    /// no turn is spent on an answer no one waits for, and a call never
+    /// stops half-applied. Elsewhere `work` is awaited as it is.
+    async fn in_turns<T>(
+        &self,
+        #[cfg_attr(not(feature = "http"), allow(unused_variables))] (cancelled, at): (
+            &tokio_util::sync::CancellationToken,
+            Cancel,
+        ),
+        work: impl std::future::Future<Output = Result<T, McpError>>,
+    ) -> Result<T, McpError> {
         #[cfg(feature = "http")]
         if let Some((turns, client)) = &self.turns {
+            let started = std::sync::atomic::AtomicBool::new(false);
             let line = turns::InLine::new(turns.clone(), client.clone());
-            return turns::InTurns::new(work, line).await;
+            let work = turns::InTurns::new(turns::marked(&started, work), line);
+            let stopped = || Err(wire::cancelled());
+            return turns::unless_cancelled(work, &started, cancelled, at, stopped).await;
         }
         work.await
     }

@@ -49,3 +49,14 @@ const URI_ECHO_LIMIT: usize = 2048;
 pub(super) fn internal(error: Error) -> McpError {
     McpError::internal_error(error.to_string(), None)
 }
+
+/// The answer to a request cancelled before it did anything (or a read,
+/// stopped): the client has stopped waiting, so rmcp drops it; it says
+/// what happened for any log that shows it.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(super) fn cancelled() -> McpError {
+    McpError::invalid_request(
+        "The request was cancelled before it changed anything; send it again if it is still wanted.",
+        None,
+    )
+}
