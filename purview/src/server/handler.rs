@@ -128,11 +128,16 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         self.in_turns((&context.ct, Cancel::Anywhere), async {
-            let mut reply = self.app.tools_reply().map_err(internal)?;
-            if let Some(card) = self.card_for(&context) {
-                reply.tools = card.list(std::mem::take(&mut reply.tools));
+            #[cfg(feature = "http")]
+            return self.list_for(&context).map_err(internal);
+            #[cfg(not(feature = "http"))]
+            {
+                let mut reply = self.app.tools_reply().map_err(internal)?;
+                if let Some(card) = self.card_for(&context) {
+                    reply.tools = card.list(std::mem::take(&mut reply.tools));
+                }
+                Ok(reply)
             }
-            Ok(reply)
         })
         .await
     }

@@ -37,6 +37,7 @@ use crate::{App, Error};
 
 mod accept;
 mod beside;
+pub(crate) mod listed;
 
 use accept::{Limits, accept};
 pub use beside::charge_connection;
@@ -112,31 +113,30 @@ impl App {
             .with_allowed_origins(options.allowed_origins.clone())
             .enforce_origin_validation()
             .with_cancellation_token(cancel.child_token());
-        let mut sessions = LocalSessionManager::default();
-        sessions.session_config.keep_alive = Some(options.session_idle);
-        let sessions = BoundedSessions::new(
-            sessions,
-            options.max_sessions,
-            options.max_streams_per_session,
-            options.max_streams,
-        );
+        let sessions = BoundedSessions::for_options(&options);
         let app = self.clone();
         let listens = super::listen::ListenBudget::new(options.max_listen_streams);
-        let subscribers = self.max_subscribers();
-        if options.max_sessions + options.max_listen_streams > subscribers {
-            tracing::warn!(
-                sessions = options.max_sessions,
-                listen_streams = options.max_listen_streams,
-                subscribers,
-                "HTTP sessions and listen streams together may exceed the app's subscriber limit; some sessions could then get no notifications"
-            );
-        }
+        self.warn_if_subscribers_short(&options);
         let card = options.card.clone();
         // Answers are written, and handlers run, in turns of the CPU.
         let turns = (!options.no_cpu_turns).then(super::turns::Turns::for_this_machine);
         let handlers = turns.clone();
+        let listed = Arc::new(listed::SharedList::new(
+            self.clone(),
+            card.clone(),
+            sessions.clone(),
+            turns.clone(),
+        ));
+        let lists = listed.clone();
         let service = StreamableHttpService::new(
-            move || Ok(app.mcp_server_over_http(listens.clone(), card.clone(), handlers.clone())),
+            move || {
+                Ok(app.mcp_server_over_http(
+                    listens.clone(),
+                    card.clone(),
+                    handlers.clone(),
+                    lists.clone(),
+                ))
+            },
             sessions.clone(),
             config,
         );
@@ -152,7 +152,7 @@ impl App {
             turns,
         });
         let body = BodyLimits { total: options.body_timeout, min_rate: options.min_request_rate };
-        let router = beside::read_bodies(beside::router(&options, service), beside, body)
+        let router = beside::read_bodies(beside::router(&options, service), beside, body, listed)
             .layer(RequestBodyLimitLayer::new(options.max_body_bytes))
             .layer(RequestBodyTimeoutLayer::new(options.body_timeout))
             .layer(middleware::from_fn(move |request: Request, next: Next| {
@@ -175,6 +175,37 @@ impl App {
         ));
         tracing::info!(url = %format!("http://{local_addr}{}", options.path), "serving MCP over streamable HTTP");
         Ok(HttpServer { local_addr, path: options.path, cancel, stopped, task })
+    }
+}
+
+impl BoundedSessions {
+    /// The sessions `options` allows, idle ones expiring after its
+    /// `session_idle`.
+    fn for_options(options: &HttpOptions) -> Arc<Self> {
+        let mut sessions = LocalSessionManager::default();
+        sessions.session_config.keep_alive = Some(options.session_idle);
+        Self::new(
+            sessions,
+            options.max_sessions,
+            options.max_streams_per_session,
+            options.max_streams,
+        )
+    }
+}
+
+impl App {
+    /// Warns when the HTTP sessions and listen streams `options` allows
+    /// could need more of the app's subscribers than it has.
+    fn warn_if_subscribers_short(&self, options: &HttpOptions) {
+        let subscribers = self.max_subscribers();
+        if options.max_sessions + options.max_listen_streams > subscribers {
+            tracing::warn!(
+                sessions = options.max_sessions,
+                listen_streams = options.max_listen_streams,
+                subscribers,
+                "HTTP sessions and listen streams together may exceed the app's subscriber limit; some sessions could then get no notifications"
+            );
+        }
     }
 }
 
@@ -366,7 +397,12 @@ const ROOM_NEEDED: &str = "this client holds more of the server's connections th
 /// rate); an `initialize` refused for the session limit is answered 503
 /// with a JSON-RPC error (rmcp would answer 500 with a bare text). Other
 /// methods pass through, a DELETE's answer made [`ended`].
-async fn answer_malformed(limits: BodyLimits, request: Request, next: Next) -> Response {
+async fn answer_malformed(
+    limits: BodyLimits,
+    listed: Arc<listed::SharedList>,
+    request: Request,
+    next: Next,
+) -> Response {
     // What rmcp logs while serving a request passes a budget of lines, its
     // fields cut (`quiet.rs`): its errors quote the client's values whole.
     super::quiet::quieted(async move {
@@ -410,6 +446,11 @@ async fn answer_malformed(limits: BodyLimits, request: Request, next: Next) -> R
                     }
                     _ => serde_json::Value::Null,
                 };
+                if let rmcp::model::JsonRpcMessage::Request(r) = &*message
+                    && let Some(answer) = listed.answer(&parts, r).await
+                {
+                    return answer;
+                }
                 // rmcp parses the body again: this parse is not held
                 // meanwhile.
                 drop(message);

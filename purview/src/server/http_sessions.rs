@@ -195,6 +195,17 @@ impl BoundedSessions {
         admitted
     }
 
+    /// Whether session `id` holds a place here (it may have expired since,
+    /// until the next session is made).
+    pub fn holds(&self, id: &str) -> bool {
+        lock_unpoisoned(&self.places).contains_key(id)
+    }
+
+    /// Whether session `id` is live: rmcp would serve a request in it.
+    pub async fn is_live(&self, id: &str) -> bool {
+        self.inner.sessions.read().await.contains_key(id)
+    }
+
     /// Closes a session whose place was taken for another client's, unless
     /// it ends first.
     fn close_when_cut(&self, id: SessionId, cut: CancellationToken, ended: CancellationToken) {

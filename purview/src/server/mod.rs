@@ -111,6 +111,10 @@ pub struct McpServer {
     /// are charged to (`turns.rs`).
     #[cfg(feature = "http")]
     turns: Option<(Arc<turns::Turns>, fair::Client)>,
+    /// Over HTTP, the list's shared bytes (`http/listed.rs`), told which
+    /// sessions listed here.
+    #[cfg(feature = "http")]
+    listed: Option<Arc<http::listed::SharedList>>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -296,6 +300,8 @@ impl App {
             card: None,
             #[cfg(feature = "http")]
             turns: None,
+            #[cfg(feature = "http")]
+            listed: None,
         }
     }
 
@@ -307,11 +313,13 @@ impl App {
         listens: Arc<ListenBudget>,
         card: Option<Arc<Card>>,
         turns: Option<Arc<turns::Turns>>,
+        listed: Arc<http::listed::SharedList>,
     ) -> McpServer {
         // Made for the request that opens the session (or, stateless, is
         // the whole exchange), so charged to the client it proves.
         let turns = turns.map(|turns| (turns, http_sessions::requesting_client()));
-        McpServer { listens: Some(listens), card, turns, ..self.mcp_server() }
+        let listed = Some(listed);
+        McpServer { listens: Some(listens), card, turns, listed, ..self.mcp_server() }
     }
 
     /// Serves MCP on stdin/stdout until the client disconnects (a client
@@ -498,4 +506,21 @@ pub(super) fn asks_on_retry(context: &RequestContext<RoleServer>) -> bool {
         e.form.is_some() || e.url.is_none()
     });
     new && form
+}
+
+#[cfg(feature = "http")]
+impl McpServer {
+    /// The tools this request's client is answered with, and, for a
+    /// session the shared list does not know yet, its client made known.
+    fn list_for(&self, context: &RequestContext<RoleServer>) -> Result<ListToolsResult, Error> {
+        let cards = self.card_for(context).is_some();
+        if let Some(listed) = &self.listed {
+            let parts = context.extensions.get::<axum::http::request::Parts>();
+            let session = parts.and_then(|p| p.headers.get("mcp-session-id")?.to_str().ok());
+            if let Some(id) = session {
+                listed.note_session(id, cards);
+            }
+        }
+        http::listed::SharedList::reply(&self.app, self.card.as_deref(), cards)
+    }
 }

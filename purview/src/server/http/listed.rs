@@ -1,0 +1,268 @@
+//! tools/list answered from bytes written once per change of the tool set
+//! and shared by every request, instead of rmcp turning the list into JSON
+//! for each one: with 256 windows that was 2.8 ms of a core per 600-byte
+//! request, the largest work a client could ask for over and over.
+//!
+//! Only a request whose every header and field says the same as one rmcp
+//! would answer with the list is answered here; anything else (a cursor, a
+//! header rmcp would refuse or that this module does not know, an unknown
+//! session) goes on to rmcp, which answers it or refuses it in its own
+//! words:
+//! - a session of the revisions before 2026-07-28 is answered here once
+//!   it has listed through rmcp, which is where its client's capabilities
+//!   (whether it renders cards) are learned ([`SharedList::note_session`]);
+//! - a 2026-07-28 request carries its client's capabilities in its `_meta`,
+//!   with every required key, and names its revision and method in the
+//!   headers as its body does.
+//!
+//! The answer is `application/json`, which every client of streamable HTTP
+//! accepts: the same `result` rmcp would write (`tests/list_bytes.rs`
+//! compares them), with nothing to resume.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+};
+
+use axum::{
+    body::Bytes,
+    http::{HeaderMap, StatusCode, header, request::Parts},
+    response::{IntoResponse, Response},
+};
+use rmcp::model::{
+    ClientRequest, GetMeta, JsonRpcRequest, ListToolsResult, ProtocolVersion, ServerResult,
+};
+
+use crate::{App, Error, lock::lock_unpoisoned, model::ToolDefinition};
+
+use super::super::{
+    http_sessions::{BoundedSessions, Credential},
+    mcp_apps::Card,
+    turns::{InLine, InTurns, Turns},
+};
+
+/// The list's bytes, and the sessions whose client is known.
+pub(crate) struct SharedList {
+    app: App,
+    card: Option<Arc<Card>>,
+    sessions: Arc<BoundedSessions>,
+    /// The CPU's turns the writing is done in, charged to the asker.
+    turns: Option<Arc<Turns>>,
+    kept: Mutex<Option<Kept>>,
+    /// Sessions (of the revisions before 2026-07-28) that listed through
+    /// rmcp, and whether their client renders cards.
+    known: Mutex<HashMap<String, bool>>,
+}
+
+/// The bytes written for one tool set: for each revision's shape (before
+/// 2026-07-28, then from it), without the card's tools and with.
+struct Kept {
+    list: Arc<[ToolDefinition]>,
+    written: [[Option<Bytes>; 2]; 2],
+}
+
+impl SharedList {
+    pub(crate) fn new(
+        app: App,
+        card: Option<Arc<Card>>,
+        sessions: Arc<BoundedSessions>,
+        turns: Option<Arc<Turns>>,
+    ) -> Self {
+        Self { app, card, sessions, turns, kept: Mutex::default(), known: Mutex::default() }
+    }
+
+    /// The answer to tools/list as rmcp's handler makes it: the app's
+    /// tools, and the card's for a client that renders cards.
+    pub(crate) fn reply(
+        app: &App,
+        card: Option<&Card>,
+        cards: bool,
+    ) -> Result<ListToolsResult, Error> {
+        let mut reply = app.tools_reply()?;
+        if let Some(card) = card.filter(|_| cards) {
+            reply.tools = card.list(std::mem::take(&mut reply.tools));
+        }
+        Ok(reply)
+    }
+
+    /// The list's JSON for the tool set now, written on the first ask
+    /// after the set changed, in the shape rmcp gives the revision
+    /// (`stateless`: 2026-07-28, with its cache hints; before it, without
+    /// `resultType` and non-object output schemas).
+    fn bytes(&self, stateless: bool, cards: bool) -> Result<Bytes, Error> {
+        let list = self.app.listed_tools()?;
+        let mut kept = lock_unpoisoned(&self.kept);
+        let kept = match &mut *kept {
+            Some(kept) if Arc::ptr_eq(&kept.list, &list) => kept,
+            other => other.insert(Kept { list, written: Default::default() }),
+        };
+        let slot = &mut kept.written[usize::from(stateless)][usize::from(cards)];
+        if let Some(bytes) = slot {
+            return Ok(bytes.clone());
+        }
+        let mut result =
+            ServerResult::ListToolsResult(Self::reply(&self.app, self.card.as_deref(), cards)?);
+        if stateless {
+            result.fill_missing_cache_hints();
+        } else {
+            result.strip_result_type_for_legacy_peer();
+            result.strip_non_object_output_for_legacy_peer();
+        }
+        let json = serde_json::to_vec(&result).map_err(|e| Error::Serve(e.to_string()))?;
+        Ok(slot.insert(Bytes::from(json)).clone())
+    }
+
+    /// Session `id` listed through rmcp; `cards`: its client renders cards.
+    pub(crate) fn note_session(&self, id: &str, cards: bool) {
+        let mut known = lock_unpoisoned(&self.known);
+        // Only live sessions are kept: as many as the server holds.
+        known.retain(|id, _| self.sessions.holds(id));
+        known.insert(id.to_owned(), cards);
+    }
+
+    /// The answer to `request` (with `parts`) if it is a tools/list this
+    /// module answers, else `None` for rmcp.
+    pub(crate) async fn answer(
+        &self,
+        parts: &Parts,
+        request: &JsonRpcRequest<ClientRequest>,
+    ) -> Option<Response> {
+        let ClientRequest::ListToolsRequest(list) = &request.request else { return None };
+        if list.params.as_ref().is_some_and(|p| p.cursor.is_some()) || !plain_post(&parts.headers) {
+            return None;
+        }
+        let header_version = one(&parts.headers, "mcp-protocol-version");
+        let meta = request.request.get_meta();
+        let (stateless, cards) = match one(&parts.headers, "mcp-session-id") {
+            Some(id) => {
+                // Before 2026-07-28: the version only in the header, if at
+                // all, and one rmcp knows.
+                let known_version = header_version.is_none_or(|v| {
+                    v < ProtocolVersion::V_2026_07_28.as_str()
+                        && ProtocolVersion::KNOWN_VERSIONS.iter().any(|k| k.as_str() == v)
+                });
+                if !known_version || meta.protocol_version().is_some() {
+                    return None;
+                }
+                let cards = *lock_unpoisoned(&self.known).get(id)?;
+                if !self.sessions.is_live(id).await {
+                    return None;
+                }
+                (false, cards)
+            }
+            None => {
+                // 2026-07-28: every key the revision requires, and the
+                // same revision in the header as in the body.
+                let version = meta.protocol_version()?;
+                let stateless = one(&parts.headers, "mcp-method") == Some("tools/list")
+                    && version.as_str() >= ProtocolVersion::V_2026_07_28.as_str()
+                    && ProtocolVersion::KNOWN_VERSIONS.contains(&version)
+                    && header_version == Some(version.as_str())
+                    && meta.missing_required_keys(&version).is_empty();
+                if !stateless {
+                    return None;
+                }
+                (true, super::super::mcp_apps::renders_cards(meta.client_capabilities().as_ref()))
+            }
+        };
+        // Written (once per change) in the asker's turns, as a handler's
+        // work is.
+        let written = async { self.bytes(stateless, cards) };
+        let client = parts.extensions.get::<Credential>().map(|c| c.0.clone());
+        let result = match (&self.turns, client) {
+            (Some(turns), Some(client)) => {
+                InTurns::new(written, InLine::new(turns.clone(), client)).await
+            }
+            _ => written.await,
+        }
+        .ok()?;
+        let id = serde_json::to_vec(&request.id).ok()?;
+        let mut body = Vec::with_capacity(result.len() + id.len() + 40);
+        body.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        body.extend_from_slice(&id);
+        body.extend_from_slice(br#","result":"#);
+        body.extend_from_slice(&result);
+        body.push(b'}');
+        Some((StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], body).into_response())
+    }
+}
+
+/// The one value of header `name`, if it has exactly one and it is text.
+fn one<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    let mut values = headers.get_all(name).iter();
+    let value = values.next()?;
+    values.next().is_none().then(|| value.to_str().ok()).flatten()
+}
+
+/// The request's headers are those of a plain tools/list: JSON sent, JSON
+/// and event streams both accepted (each named once, without parameters),
+/// `Mcp-Method` absent or `tools/list`, and no other `Mcp-` header that
+/// routes a request (`Mcp-Name`, `Mcp-Param-*`).
+fn plain_post(headers: &HeaderMap) -> bool {
+    let json = |v: &str| {
+        v.split(';').next().is_some_and(|e| e.trim().eq_ignore_ascii_case("application/json"))
+    };
+    if !one(headers, "content-type").is_some_and(json) {
+        return false;
+    }
+    let Some(accept) = one(headers, "accept") else { return false };
+    let kinds: Vec<&str> = accept.split(',').map(str::trim).collect();
+    let named = |kind: &str| kinds.iter().any(|k| k.eq_ignore_ascii_case(kind));
+    if kinds.iter().any(|k| k.contains(';'))
+        || !named("application/json")
+        || !named("text/event-stream")
+    {
+        return false;
+    }
+    let method = headers.get_all("mcp-method").iter().count();
+    let method_fits =
+        method == 0 || (method == 1 && one(headers, "mcp-method") == Some("tools/list"));
+    method_fits
+        && !headers.contains_key("mcp-name")
+        && !headers.keys().any(|k| k.as_str().starts_with("mcp-param-"))
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+
+    use super::*;
+    use crate::{ActionSpec, Actions, Args, Context, View, Window, by_hand::BoxFuture};
+
+    #[derive(Clone)]
+    struct Plain;
+
+    impl Window for Plain {
+        fn title(&self) -> String {
+            "Plain".into()
+        }
+        fn project(&self, view: &mut View) {
+            view.summary("A window");
+        }
+    }
+
+    impl Actions for Plain {
+        fn actions() -> Vec<ActionSpec> {
+            vec![]
+        }
+        fn call<'a>(&'a mut self, action: &'a str, _: Args, _: &'a mut Context) -> BoxFuture<'a> {
+            Box::pin(async move { Err(crate::by_hand::unknown_action(action)) })
+        }
+    }
+
+    #[test]
+    fn s9_the_list_is_written_once_per_change_of_the_tool_set() {
+        let app = App::builder().build();
+        app.open(Plain).expect("opens");
+        let sessions = BoundedSessions::new(LocalSessionManager::default(), 1, 1, 1);
+        let shared = SharedList::new(app.clone(), None, sessions, None);
+        let first = shared.bytes(true, false).expect("written");
+        let again = shared.bytes(true, false).expect("kept");
+        assert_eq!(first.as_ptr(), again.as_ptr(), "written again without a change");
+        let legacy = shared.bytes(false, false).expect("written");
+        assert_ne!(first, legacy, "one shape for both revisions");
+        app.open(Plain).expect("opens");
+        let changed = shared.bytes(true, false).expect("written");
+        assert_ne!(first.as_ptr(), changed.as_ptr(), "the old list after a change");
+    }
+}

@@ -1,0 +1,190 @@
+//! §9 tools/list over streamable HTTP, answered from bytes written once per
+//! change of the tool set (`purview/src/server/http/listed.rs`): the same
+//! `result` rmcp writes, for sessions of the revisions before 2026-07-28
+//! and for 2026-07-28 requests, with and without the card's tools; what
+//! rmcp refuses is still refused in its words.
+
+use anyhow::{Context as _, Result, ensure};
+use purview::http::{
+    HttpOptions,
+    mcp_apps::{Card, CardReply, CardTool},
+};
+use purview_tests::{Editor, demo_app};
+use serde_json::{Value, json};
+
+/// Renders cards, as an MCP Apps host declares it.
+fn card_host() -> Value {
+    json!({"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}})
+}
+
+/// An answer: its status, its content type and its JSON-RPC message (an
+/// event stream's one message with a `result` or an `error`).
+struct Answer {
+    status: u16,
+    kind: String,
+    message: Value,
+    session: Option<String>,
+}
+
+impl Answer {
+    fn result(&self) -> Result<&Value> {
+        self.message.get("result").with_context(|| format!("no result: {}", self.message))
+    }
+
+    fn tool_names(&self) -> Result<Vec<String>> {
+        let tools = self.result()?["tools"].as_array().context("no tools")?;
+        Ok(tools.iter().filter_map(|t| t["name"].as_str().map(str::to_owned)).collect())
+    }
+}
+
+async fn post(url: &str, headers: &[(&str, &str)], body: Value) -> Result<Answer> {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .body(body.to_string());
+    let accept = headers.iter().any(|(k, _)| *k == "accept");
+    if !accept {
+        request = request.header("accept", "application/json, text/event-stream");
+    }
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let reply = request.send().await?;
+    let status = reply.status().as_u16();
+    let kind = reply
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    let session =
+        reply.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let text = reply.text().await?;
+    let message = if kind.starts_with("text/event-stream") {
+        text.lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+            .find(|m| m.get("result").is_some() || m.get("error").is_some())
+            .unwrap_or(Value::Null)
+    } else {
+        serde_json::from_str(&text).unwrap_or(Value::String(text))
+    };
+    Ok(Answer { status, kind, message, session })
+}
+
+/// A session of 2025-11-25 opened with `capabilities`: its id.
+async fn open_session(url: &str, capabilities: Value) -> Result<String> {
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": capabilities,
+        "clientInfo": {"name": "lister", "version": "0"}}});
+    let opened = post(url, &[], init).await?;
+    let id = opened.session.context("no session id")?;
+    let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let headers = [("mcp-session-id", id.as_str()), ("mcp-protocol-version", "2025-11-25")];
+    ensure!(post(url, &headers, done).await?.status == 202);
+    Ok(id)
+}
+
+fn list(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"})
+}
+
+/// A 2026-07-28 tools/list, from a client with `capabilities`.
+fn stateless_list(id: u64, capabilities: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "lister", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": capabilities}}})
+}
+
+const STATELESS: [(&str, &str); 2] =
+    [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/list")];
+
+async fn served() -> Result<(purview::App, purview::http::HttpServer)> {
+    let app = demo_app();
+    // The card's own tool is listed only to a client that renders cards.
+    let read = CardTool::new("app__card_read", "Reads.", json!({"type": "object"}), |_, _| {
+        Box::pin(async { CardReply::Answer(Value::Null) })
+    });
+    let card = Card::new("ui://lists/windows", "<p>Windows</p>").with_tool(read);
+    let server = app.serve_http(HttpOptions::default().show_card(card)).await?;
+    Ok((app, server))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s9_a_sessions_later_lists_are_the_shared_bytes_of_rmcps_first() -> Result<()> {
+    let (app, server) = served().await?;
+    let url = server.url();
+    for capabilities in [json!({}), card_host()] {
+        let id = open_session(&url, capabilities.clone()).await?;
+        let headers = [("mcp-session-id", id.as_str()), ("mcp-protocol-version", "2025-11-25")];
+        // The first list is rmcp's, in an event stream; it makes the
+        // session's client known.
+        let first = post(&url, &headers, list(2)).await?;
+        ensure!(first.kind.starts_with("text/event-stream"), "{}", first.kind);
+        let later = post(&url, &headers, list(3)).await?;
+        ensure!(later.status == 200 && later.kind == "application/json", "{}", later.kind);
+        ensure!(later.message["id"] == 3 && later.message["jsonrpc"] == "2.0", "{}", later.message);
+        ensure!(
+            first.result()? == later.result()?,
+            "the shared list differs from rmcp's:\n{}\n{}",
+            first.result()?.to_string().chars().take(600).collect::<String>(),
+            later.result()?.to_string().chars().take(600).collect::<String>()
+        );
+        let cards = later.tool_names()?.iter().any(|n| n.starts_with("app__card"));
+        ensure!(cards == (capabilities != json!({})), "card tools: {cards} for {capabilities}");
+        // A change of the tool set is in the next list.
+        let before = later.tool_names()?;
+        let opened = app.open(Editor::default())?;
+        let after = post(&url, &headers, list(4)).await?;
+        ensure!(after.kind == "application/json", "{}", after.kind);
+        let new: Vec<_> = after.tool_names()?.into_iter().filter(|n| !before.contains(n)).collect();
+        ensure!(!new.is_empty() && new.iter().all(|n| n.starts_with(opened.id())), "{new:?}");
+    }
+    server.shutdown().await;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s9_a_stateless_list_is_the_shared_bytes_of_rmcps_answer() -> Result<()> {
+    let (_app, server) = served().await?;
+    let url = server.url();
+    for capabilities in [json!({}), card_host()] {
+        let shared = post(&url, &STATELESS, stateless_list(5, capabilities.clone())).await?;
+        ensure!(shared.kind == "application/json", "{} {}", shared.kind, shared.message);
+        ensure!(shared.message["id"] == 5, "{}", shared.message);
+        // An Accept header with weights goes to rmcp, which answers it.
+        let mut weighted = STATELESS.to_vec();
+        weighted.push(("accept", "application/json;q=1, text/event-stream;q=0.9"));
+        let rmcps = post(&url, &weighted, stateless_list(5, capabilities.clone())).await?;
+        ensure!(rmcps.kind.starts_with("text/event-stream"), "not rmcp's: {}", rmcps.kind);
+        ensure!(shared.result()? == rmcps.result()?, "the shared list differs from rmcp's");
+        let cards = shared.tool_names()?.iter().any(|n| n.starts_with("app__card"));
+        ensure!(cards == (capabilities != json!({})), "card tools: {cards} for {capabilities}");
+    }
+    server.shutdown().await;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s9_a_list_rmcp_refuses_is_still_refused() -> Result<()> {
+    let (_app, server) = served().await?;
+    let url = server.url();
+    // The method header says another method than the body.
+    let wrong = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call")];
+    let refused = post(&url, &wrong, stateless_list(6, json!({}))).await?;
+    ensure!(refused.status == 400, "{} {}", refused.status, refused.message);
+    // The body's revision is not the header's.
+    let other = [("mcp-protocol-version", "2025-11-25"), ("mcp-method", "tools/list")];
+    let refused = post(&url, &other, stateless_list(7, json!({}))).await?;
+    ensure!(refused.status == 400, "{} {}", refused.status, refused.message);
+    // A session that does not exist.
+    let gone = [("mcp-session-id", "no-such-session"), ("mcp-protocol-version", "2025-11-25")];
+    let refused = post(&url, &gone, list(8)).await?;
+    ensure!(refused.status == 404, "{} {}", refused.status, refused.message);
+    // Neither JSON nor event streams accepted.
+    let plain = [("accept", "text/plain")];
+    ensure!(post(&url, &plain, list(9)).await?.status == 406);
+    server.shutdown().await;
+    Ok(())
+}
