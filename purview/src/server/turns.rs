@@ -3,11 +3,12 @@
 //! (writing the JSON) is done in turns, and when turns are scarce the
 //! client that has used the least CPU lately goes first.
 //!
-//! Reads are built once per change and shared, but a handler still does
-//! work per request (the card's scene, a call), and each answer is turned
-//! into JSON for its own request (rmcp does it as the response body is
-//! polled): a 2,500-tool `tools/list` is milliseconds of one core for a
-//! 600-byte request. Without turns, a client looping on such requests over
+//! Reads are built once per change and shared (tools/list even as bytes,
+//! `http/listed.rs`), but a handler still does work per request (the
+//! card's scene, a call), and most answers are turned into JSON for their
+//! own request (rmcp does it as the response body is polled): a large
+//! read is milliseconds of one core for a small request, and even shared
+//! bytes take time to write. Without turns, a client looping on such requests over
 //! a few connections keeps every worker thread busy and another client's
 //! one small edit waits behind all of them; connections that never read
 //! their answers cost the same, since the JSON is written before the
