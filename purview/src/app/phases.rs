@@ -170,7 +170,9 @@ pub(super) fn read_windows(
     schemas: bool,
 ) -> Result<Value, Error> {
     match only {
-        None => shared.read(|state| Value::clone(&state.windows_read(schemas))),
+        // The lock is held only to take the kept answer's handle: the
+        // copy the call answers with is made after it is let go.
+        None => shared.read(|state| state.windows_read(schemas)).map(|kept| Value::clone(&kept)),
         Some(only) => shared.read(|state| catalog::read_windows(state, Some(only), schemas)),
     }
 }

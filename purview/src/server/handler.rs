@@ -10,8 +10,7 @@ use rmcp::{
     model::{
         CallToolRequestParams, CallToolResponse, CallToolResult, ListResourcesResult,
         ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-        ReadResourceResult, ResourceContents, ServerConfig, SubscribeRequestParams,
-        SubscriptionFilter, UnsubscribeRequestParams,
+        ServerConfig, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
     },
     service::{NotificationContext, RequestContext, SubscriptionContext},
 };
@@ -19,7 +18,7 @@ use rmcp::{
 use super::{
     Cancel, McpServer,
     mcp_apps::{Card, CardReply},
-    wire::{internal, unknown_resource, windows_resource},
+    wire::{internal, unknown_resource, windows_contents, windows_resource},
 };
 use crate::{model::WINDOWS_URI, settings::ToolSurface};
 
@@ -61,12 +60,10 @@ impl ServerHandler for McpServer {
             if request.uri != WINDOWS_URI {
                 return Err(unknown_resource(&request.uri));
             }
+            #[cfg(feature = "http")]
+            self.note_session(&context);
             let json = self.app.snapshot_json().map_err(internal)?;
-            Ok(ReadResourceResult::new(vec![
-                ResourceContents::text(json.to_string(), WINDOWS_URI)
-                    .with_mime_type("application/json"),
-            ])
-            .into())
+            Ok(windows_contents(&json).into())
         })
         .await
     }

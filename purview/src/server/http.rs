@@ -37,7 +37,7 @@ use crate::{App, Error};
 
 mod accept;
 mod beside;
-pub(crate) mod listed;
+pub(crate) mod shared_reads;
 
 use accept::{Limits, accept};
 pub use beside::charge_connection;
@@ -121,7 +121,7 @@ impl App {
         // Answers are written, and handlers run, in turns of the CPU.
         let turns = (!options.no_cpu_turns).then(super::turns::Turns::for_this_machine);
         let handlers = turns.clone();
-        let listed = Arc::new(listed::SharedList::new(
+        let listed = Arc::new(shared_reads::SharedReads::new(
             self.clone(),
             card.clone(),
             sessions.clone(),
@@ -399,7 +399,7 @@ const ROOM_NEEDED: &str = "this client holds more of the server's connections th
 /// methods pass through, a DELETE's answer made [`ended`].
 async fn answer_malformed(
     limits: BodyLimits,
-    listed: Arc<listed::SharedList>,
+    listed: Arc<shared_reads::SharedReads>,
     request: Request,
     next: Next,
 ) -> Response {

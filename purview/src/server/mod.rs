@@ -111,10 +111,10 @@ pub struct McpServer {
     /// are charged to (`turns.rs`).
     #[cfg(feature = "http")]
     turns: Option<(Arc<turns::Turns>, fair::Client)>,
-    /// Over HTTP, the list's shared bytes (`http/listed.rs`), told which
-    /// sessions listed here.
+    /// Over HTTP, the reads' shared bytes (`http/shared_reads.rs`), told
+    /// which sessions read here.
     #[cfg(feature = "http")]
-    listed: Option<Arc<http::listed::SharedList>>,
+    listed: Option<Arc<http::shared_reads::SharedReads>>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -313,7 +313,7 @@ impl App {
         listens: Arc<ListenBudget>,
         card: Option<Arc<Card>>,
         turns: Option<Arc<turns::Turns>>,
-        listed: Arc<http::listed::SharedList>,
+        listed: Arc<http::shared_reads::SharedReads>,
     ) -> McpServer {
         // Made for the request that opens the session (or, stateless, is
         // the whole exchange), so charged to the client it proves.
@@ -510,17 +510,23 @@ pub(super) fn asks_on_retry(context: &RequestContext<RoleServer>) -> bool {
 
 #[cfg(feature = "http")]
 impl McpServer {
-    /// The tools this request's client is answered with, and, for a
-    /// session the shared list does not know yet, its client made known.
-    fn list_for(&self, context: &RequestContext<RoleServer>) -> Result<ListToolsResult, Error> {
-        let cards = self.card_for(context).is_some();
+    /// Tells the shared reads (`http/shared_reads.rs`) this request's
+    /// session, if it has one, and whether its client renders cards.
+    fn note_session(&self, context: &RequestContext<RoleServer>) {
         if let Some(listed) = &self.listed {
             let parts = context.extensions.get::<axum::http::request::Parts>();
             let session = parts.and_then(|p| p.headers.get("mcp-session-id")?.to_str().ok());
             if let Some(id) = session {
-                listed.note_session(id, cards);
+                listed.note_session(id, self.card_for(context).is_some());
             }
         }
-        http::listed::SharedList::reply(&self.app, self.card.as_deref(), cards)
+    }
+
+    /// The tools this request's client is answered with (its session
+    /// made known to the shared reads).
+    fn list_for(&self, context: &RequestContext<RoleServer>) -> Result<ListToolsResult, Error> {
+        self.note_session(context);
+        let cards = self.card_for(context).is_some();
+        http::shared_reads::SharedReads::reply(&self.app, self.card.as_deref(), cards)
     }
 }

@@ -4,7 +4,7 @@
 //! client that has used the least CPU lately goes first.
 //!
 //! Reads are built once per change and shared (tools/list even as bytes,
-//! `http/listed.rs`), but a handler still does work per request (the
+//! `http/shared_reads.rs`), but a handler still does work per request (the
 //! card's scene, a call), and most answers are turned into JSON for their
 //! own request (rmcp does it as the response body is polled): a large
 //! read is milliseconds of one core for a small request, and even shared

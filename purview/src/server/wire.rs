@@ -4,7 +4,7 @@
 
 use rmcp::{
     ErrorData as McpError,
-    model::{Resource, Tool, ToolAnnotations},
+    model::{ReadResourceResult, Resource, ResourceContents, Tool, ToolAnnotations},
 };
 
 use crate::{
@@ -24,6 +24,14 @@ pub(super) fn rmcp_tool(tool: &ToolDefinition) -> Tool {
         .with_title(tool.title.clone())
         .with_raw_output_schema(tool.output_schema.clone())
         .with_annotations(annotations)
+}
+
+/// The answer to a read of `app://windows`: its JSON text, as written once
+/// per change.
+pub(super) fn windows_contents(json: &str) -> ReadResourceResult {
+    ReadResourceResult::new(vec![
+        ResourceContents::text(json.to_owned(), WINDOWS_URI).with_mime_type("application/json"),
+    ])
 }
 
 pub(super) fn windows_resource() -> Resource {

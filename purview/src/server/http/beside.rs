@@ -36,7 +36,7 @@ pub(super) fn read_bodies(
     router: axum::Router,
     prefixes: Arc<[String]>,
     limits: BodyLimits,
-    listed: Arc<super::listed::SharedList>,
+    listed: Arc<super::shared_reads::SharedReads>,
 ) -> axum::Router {
     router.layer(middleware::from_fn(move |request: Request, next: Next| {
         let beside = is_beside(&prefixes, request.uri().path());

@@ -1,23 +1,26 @@
-//! tools/list answered from bytes written once per change of the tool set
-//! and shared by every request, instead of rmcp turning the list into JSON
-//! for each one: with 256 windows that was 2.8 ms of a core per 600-byte
+//! The reads every agent repeats, answered over HTTP from bytes written
+//! once per change and shared by every request: tools/list (written once
+//! per change of the tool set) and the `app://windows` resource (once per
+//! change of the windows). rmcp turned each answer into JSON for each
+//! request: with 256 windows a list was 2.8 ms of a core per 600-byte
 //! request, the largest work a client could ask for over and over.
 //!
 //! Only a request whose every header and field says the same as one rmcp
-//! would answer with the list is answered here; anything else (a cursor, a
-//! header rmcp would refuse or that this module does not know, an unknown
-//! session) goes on to rmcp, which answers it or refuses it in its own
-//! words:
+//! would answer with that read is answered here; anything else (a cursor,
+//! another resource, a header rmcp would refuse or that this module does
+//! not know, an unknown session) goes on to rmcp, which answers it or
+//! refuses it in its own words:
 //! - a session of the revisions before 2026-07-28 is answered here once
-//!   it has listed through rmcp, which is where its client's capabilities
-//!   (whether it renders cards) are learned ([`SharedList::note_session`]);
+//!   one of these reads went through rmcp in it, which is where its
+//!   client's capabilities (whether it renders cards) are learned
+//!   ([`SharedReads::note_session`]);
 //! - a 2026-07-28 request carries its client's capabilities in its `_meta`,
-//!   with every required key, and names its revision and method in the
-//!   headers as its body does.
+//!   with every required key, and names its revision, method and resource
+//!   in the headers as its body does.
 //!
 //! The answer is `application/json`, which every client of streamable HTTP
-//! accepts: the same `result` rmcp would write (`tests/list_bytes.rs`
-//! compares them), with nothing to resume.
+//! accepts: the same `result` rmcp would write, in the shape it gives each
+//! revision (`tests/shared_reads.rs` compares them), with nothing to resume.
 
 use std::{
     collections::HashMap,
@@ -33,42 +36,91 @@ use rmcp::model::{
     ClientRequest, GetMeta, JsonRpcRequest, ListToolsResult, ProtocolVersion, ServerResult,
 };
 
-use crate::{App, Error, lock::lock_unpoisoned, model::ToolDefinition};
+use crate::{
+    App, Error,
+    lock::lock_unpoisoned,
+    model::{ToolDefinition, WINDOWS_URI},
+};
 
 use super::super::{
     http_sessions::{BoundedSessions, Credential},
     mcp_apps::Card,
     turns::{InLine, InTurns, Turns},
+    wire::windows_contents,
 };
 
-/// The list's bytes, and the sessions whose client is known.
-pub(crate) struct SharedList {
+/// The reads' bytes, and the sessions whose client is known.
+pub(crate) struct SharedReads {
     app: App,
     card: Option<Arc<Card>>,
     sessions: Arc<BoundedSessions>,
     /// The CPU's turns the writing is done in, charged to the asker.
     turns: Option<Arc<Turns>>,
-    kept: Mutex<Option<Kept>>,
-    /// Sessions (of the revisions before 2026-07-28) that listed through
+    tools: Kept<[ToolDefinition]>,
+    windows: Kept<str>,
+    /// Sessions (of the revisions before 2026-07-28) that read through
     /// rmcp, and whether their client renders cards.
     known: Mutex<HashMap<String, bool>>,
 }
 
-/// The bytes written for one tool set: for each revision's shape (before
-/// 2026-07-28, then from it), without the card's tools and with.
-struct Kept {
-    list: Arc<[ToolDefinition]>,
-    written: [[Option<Bytes>; 2]; 2],
+/// The bytes written from one state of a read (`Arc` identity: a new one
+/// each change), for each revision's shape (before 2026-07-28, then from
+/// it), without the card's tools and with.
+type Kept<T> = Mutex<Option<(Arc<T>, [[Option<Bytes>; 2]; 2])>>;
+
+/// The bytes of `now` for `(stateless, cards)`, written by `write` on the
+/// first ask since `now` replaced what `kept` was written from, in the
+/// shape rmcp gives the revision (`stateless`: 2026-07-28, with its cache
+/// hints; before it, without `resultType` and non-object output schemas).
+fn written<T: ?Sized>(
+    kept: &Kept<T>,
+    now: Arc<T>,
+    (stateless, cards): (bool, bool),
+    write: impl FnOnce() -> Result<ServerResult, Error>,
+) -> Result<Bytes, Error> {
+    let mut kept = lock_unpoisoned(kept);
+    let slots = match &mut *kept {
+        Some((of, slots)) if Arc::ptr_eq(of, &now) => slots,
+        other => &mut other.insert((now, Default::default())).1,
+    };
+    let slot = &mut slots[usize::from(stateless)][usize::from(cards)];
+    if let Some(bytes) = slot {
+        return Ok(bytes.clone());
+    }
+    let mut result = write()?;
+    if stateless {
+        result.fill_missing_cache_hints();
+    } else {
+        result.strip_result_type_for_legacy_peer();
+        result.strip_non_object_output_for_legacy_peer();
+    }
+    let json = serde_json::to_vec(&result).map_err(|e| Error::Serve(e.to_string()))?;
+    Ok(slot.insert(Bytes::from(json)).clone())
 }
 
-impl SharedList {
+/// What a request asks for that is answered here.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Read {
+    Tools,
+    Windows,
+}
+
+impl SharedReads {
     pub(crate) fn new(
         app: App,
         card: Option<Arc<Card>>,
         sessions: Arc<BoundedSessions>,
         turns: Option<Arc<Turns>>,
     ) -> Self {
-        Self { app, card, sessions, turns, kept: Mutex::default(), known: Mutex::default() }
+        Self {
+            app,
+            card,
+            sessions,
+            turns,
+            tools: Mutex::default(),
+            windows: Mutex::default(),
+            known: Mutex::default(),
+        }
     }
 
     /// The answer to tools/list as rmcp's handler makes it: the app's
@@ -85,34 +137,30 @@ impl SharedList {
         Ok(reply)
     }
 
-    /// The list's JSON for the tool set now, written on the first ask
-    /// after the set changed, in the shape rmcp gives the revision
-    /// (`stateless`: 2026-07-28, with its cache hints; before it, without
-    /// `resultType` and non-object output schemas).
-    fn bytes(&self, stateless: bool, cards: bool) -> Result<Bytes, Error> {
-        let list = self.app.listed_tools()?;
-        let mut kept = lock_unpoisoned(&self.kept);
-        let kept = match &mut *kept {
-            Some(kept) if Arc::ptr_eq(&kept.list, &list) => kept,
-            other => other.insert(Kept { list, written: Default::default() }),
-        };
-        let slot = &mut kept.written[usize::from(stateless)][usize::from(cards)];
-        if let Some(bytes) = slot {
-            return Ok(bytes.clone());
+    /// The JSON of `read` as the app is now, in the shape for `stateless`
+    /// (and `cards`, for the list).
+    fn bytes(&self, read: Read, stateless: bool, cards: bool) -> Result<Bytes, Error> {
+        match read {
+            Read::Tools => {
+                written(&self.tools, self.app.listed_tools()?, (stateless, cards), || {
+                    Ok(ServerResult::ListToolsResult(Self::reply(
+                        &self.app,
+                        self.card.as_deref(),
+                        cards,
+                    )?))
+                })
+            }
+            Read::Windows => {
+                let json = self.app.snapshot_json()?;
+                let text = json.clone();
+                written(&self.windows, json, (stateless, false), move || {
+                    Ok(ServerResult::ReadResourceResult(windows_contents(&text)))
+                })
+            }
         }
-        let mut result =
-            ServerResult::ListToolsResult(Self::reply(&self.app, self.card.as_deref(), cards)?);
-        if stateless {
-            result.fill_missing_cache_hints();
-        } else {
-            result.strip_result_type_for_legacy_peer();
-            result.strip_non_object_output_for_legacy_peer();
-        }
-        let json = serde_json::to_vec(&result).map_err(|e| Error::Serve(e.to_string()))?;
-        Ok(slot.insert(Bytes::from(json)).clone())
     }
 
-    /// Session `id` listed through rmcp; `cards`: its client renders cards.
+    /// Session `id` read through rmcp; `cards`: its client renders cards.
     pub(crate) fn note_session(&self, id: &str, cards: bool) {
         let mut known = lock_unpoisoned(&self.known);
         // Only live sessions are kept: as many as the server holds.
@@ -120,15 +168,25 @@ impl SharedList {
         known.insert(id.to_owned(), cards);
     }
 
-    /// The answer to `request` (with `parts`) if it is a tools/list this
-    /// module answers, else `None` for rmcp.
+    /// The answer to `request` (with `parts`) if it is a read this module
+    /// answers, else `None` for rmcp.
     pub(crate) async fn answer(
         &self,
         parts: &Parts,
         request: &JsonRpcRequest<ClientRequest>,
     ) -> Option<Response> {
-        let ClientRequest::ListToolsRequest(list) = &request.request else { return None };
-        if list.params.as_ref().is_some_and(|p| p.cursor.is_some()) || !plain_post(&parts.headers) {
+        let (read, method, name) = match &request.request {
+            ClientRequest::ListToolsRequest(list)
+                if list.params.as_ref().is_none_or(|p| p.cursor.is_none()) =>
+            {
+                (Read::Tools, "tools/list", None)
+            }
+            ClientRequest::ReadResourceRequest(read) if read.params.uri == WINDOWS_URI => {
+                (Read::Windows, "resources/read", Some(WINDOWS_URI))
+            }
+            _ => return None,
+        };
+        if !plain_post(&parts.headers, method, name) {
             return None;
         }
         let header_version = one(&parts.headers, "mcp-protocol-version");
@@ -151,10 +209,12 @@ impl SharedList {
                 (false, cards)
             }
             None => {
-                // 2026-07-28: every key the revision requires, and the
-                // same revision in the header as in the body.
+                // 2026-07-28: every key the revision requires, the same
+                // revision in the header as in the body, and the method
+                // (and resource) named in the headers.
                 let version = meta.protocol_version()?;
-                let stateless = one(&parts.headers, "mcp-method") == Some("tools/list")
+                let stateless = one(&parts.headers, "mcp-method") == Some(method)
+                    && name.is_none_or(|name| one(&parts.headers, "mcp-name") == Some(name))
                     && version.as_str() >= ProtocolVersion::V_2026_07_28.as_str()
                     && ProtocolVersion::KNOWN_VERSIONS.contains(&version)
                     && header_version == Some(version.as_str())
@@ -167,13 +227,13 @@ impl SharedList {
         };
         // Written (once per change) in the asker's turns, as a handler's
         // work is.
-        let written = async { self.bytes(stateless, cards) };
+        let write = async { self.bytes(read, stateless, cards) };
         let client = parts.extensions.get::<Credential>().map(|c| c.0.clone());
         let result = match (&self.turns, client) {
             (Some(turns), Some(client)) => {
-                InTurns::new(written, InLine::new(turns.clone(), client)).await
+                InTurns::new(write, InLine::new(turns.clone(), client)).await
             }
-            _ => written.await,
+            _ => write.await,
         }
         .ok()?;
         let id = serde_json::to_vec(&request.id).ok()?;
@@ -194,11 +254,11 @@ fn one<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     values.next().is_none().then(|| value.to_str().ok()).flatten()
 }
 
-/// The request's headers are those of a plain tools/list: JSON sent, JSON
-/// and event streams both accepted (each named once, without parameters),
-/// `Mcp-Method` absent or `tools/list`, and no other `Mcp-` header that
-/// routes a request (`Mcp-Name`, `Mcp-Param-*`).
-fn plain_post(headers: &HeaderMap) -> bool {
+/// The request's headers are those of a plain `method` of `name` (a
+/// resource's URI, if any): JSON sent, JSON and event streams both accepted
+/// (each named once, without parameters), `Mcp-Method` absent or `method`,
+/// `Mcp-Name` absent or `name` as it is, and no `Mcp-Param-*`.
+fn plain_post(headers: &HeaderMap, method: &str, name: Option<&str>) -> bool {
     let json = |v: &str| {
         v.split(';').next().is_some_and(|e| e.trim().eq_ignore_ascii_case("application/json"))
     };
@@ -214,11 +274,12 @@ fn plain_post(headers: &HeaderMap) -> bool {
     {
         return false;
     }
-    let method = headers.get_all("mcp-method").iter().count();
-    let method_fits =
-        method == 0 || (method == 1 && one(headers, "mcp-method") == Some("tools/list"));
-    method_fits
-        && !headers.contains_key("mcp-name")
+    let absent_or = |header: &str, value: Option<&str>| {
+        let count = headers.get_all(header).iter().count();
+        count == 0 || (count == 1 && value.is_some() && one(headers, header) == value)
+    };
+    absent_or("mcp-method", Some(method))
+        && absent_or("mcp-name", name)
         && !headers.keys().any(|k| k.as_str().starts_with("mcp-param-"))
 }
 
@@ -255,14 +316,14 @@ mod tests {
         let app = App::builder().build();
         app.open(Plain).expect("opens");
         let sessions = BoundedSessions::new(LocalSessionManager::default(), 1, 1, 1);
-        let shared = SharedList::new(app.clone(), None, sessions, None);
-        let first = shared.bytes(true, false).expect("written");
-        let again = shared.bytes(true, false).expect("kept");
+        let shared = SharedReads::new(app.clone(), None, sessions, None);
+        let first = shared.bytes(Read::Tools, true, false).expect("written");
+        let again = shared.bytes(Read::Tools, true, false).expect("kept");
         assert_eq!(first.as_ptr(), again.as_ptr(), "written again without a change");
-        let legacy = shared.bytes(false, false).expect("written");
+        let legacy = shared.bytes(Read::Tools, false, false).expect("written");
         assert_ne!(first, legacy, "one shape for both revisions");
         app.open(Plain).expect("opens");
-        let changed = shared.bytes(true, false).expect("written");
+        let changed = shared.bytes(Read::Tools, true, false).expect("written");
         assert_ne!(first.as_ptr(), changed.as_ptr(), "the old list after a change");
     }
 }

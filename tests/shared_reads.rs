@@ -1,8 +1,8 @@
-//! §9 tools/list over streamable HTTP, answered from bytes written once per
-//! change of the tool set (`purview/src/server/http/listed.rs`): the same
-//! `result` rmcp writes, for sessions of the revisions before 2026-07-28
-//! and for 2026-07-28 requests, with and without the card's tools; what
-//! rmcp refuses is still refused in its words.
+//! §9 tools/list and §4 `app://windows` over streamable HTTP, answered from
+//! bytes written once per change (`purview/src/server/http/shared_reads.rs`):
+//! the same `result` rmcp writes, for sessions of the revisions before
+//! 2026-07-28 and for 2026-07-28 requests, with and without the card's
+//! tools; what rmcp refuses is still refused in its words.
 
 use anyhow::{Context as _, Result, ensure};
 use purview::http::{
@@ -87,6 +87,25 @@ async fn open_session(url: &str, capabilities: Value) -> Result<String> {
 
 fn list(id: u64) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"})
+}
+
+fn read_windows(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "resources/read", "params": {"uri": "app://windows"}})
+}
+
+/// A 2026-07-28 read of `app://windows`.
+fn stateless_read(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "resources/read", "params": {
+        "uri": "app://windows", "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "reader", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {}}}})
+}
+
+/// The windows' JSON text an `app://windows` answer carries.
+fn windows_text(answer: &Answer) -> Result<Value> {
+    let text = answer.result()?["contents"][0]["text"].as_str().context("no text")?;
+    Ok(serde_json::from_str(text)?)
 }
 
 /// A 2026-07-28 tools/list, from a client with `capabilities`.
@@ -185,6 +204,55 @@ async fn s9_a_list_rmcp_refuses_is_still_refused() -> Result<()> {
     // Neither JSON nor event streams accepted.
     let plain = [("accept", "text/plain")];
     ensure!(post(&url, &plain, list(9)).await?.status == 406);
+    server.shutdown().await;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s4_a_sessions_later_reads_of_the_windows_are_the_shared_bytes_of_rmcps_first() -> Result<()> {
+    let (app, server) = served().await?;
+    let url = server.url();
+    let id = open_session(&url, json!({})).await?;
+    let headers = [("mcp-session-id", id.as_str()), ("mcp-protocol-version", "2025-11-25")];
+    let first = post(&url, &headers, read_windows(2)).await?;
+    ensure!(first.kind.starts_with("text/event-stream"), "{}", first.kind);
+    let later = post(&url, &headers, read_windows(3)).await?;
+    ensure!(later.kind == "application/json" && later.message["id"] == 3, "{}", later.message);
+    ensure!(first.result()? == later.result()?, "the shared read differs from rmcp's");
+    // A change is in the next read.
+    let windows = |answer: &Answer| -> Result<usize> {
+        Ok(windows_text(answer)?["windows"].as_array().context("no windows")?.len())
+    };
+    let before = windows(&later)?;
+    app.open(Editor::default())?;
+    let after = post(&url, &headers, read_windows(4)).await?;
+    ensure!(after.kind == "application/json", "{}", after.kind);
+    ensure!(windows(&after)? == before + 1, "{}", after.message);
+    server.shutdown().await;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s4_a_stateless_read_of_the_windows_is_the_shared_bytes_of_rmcps_answer() -> Result<()> {
+    let (_app, server) = served().await?;
+    let url = server.url();
+    let named = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "resources/read"),
+        ("mcp-name", "app://windows"),
+    ];
+    let shared = post(&url, &named, stateless_read(5)).await?;
+    ensure!(shared.kind == "application/json", "{} {}", shared.kind, shared.message);
+    let mut weighted = named.to_vec();
+    weighted.push(("accept", "application/json;q=1, text/event-stream;q=0.9"));
+    let rmcps = post(&url, &weighted, stateless_read(5)).await?;
+    ensure!(rmcps.kind.starts_with("text/event-stream"), "not rmcp's: {}", rmcps.kind);
+    ensure!(shared.result()? == rmcps.result()?, "the shared read differs from rmcp's");
+    ensure!(shared.result()?.get("ttlMs").is_some(), "no cache hints: {}", shared.message);
+    // Without the resource's name in the headers, rmcp refuses it.
+    let unnamed = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "resources/read")];
+    let refused = post(&url, &unnamed, stateless_read(6)).await?;
+    ensure!(refused.status == 400, "{} {}", refused.status, refused.message);
     server.shutdown().await;
     Ok(())
 }
