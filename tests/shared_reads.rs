@@ -209,7 +209,8 @@ async fn s9_a_list_rmcp_refuses_is_still_refused() -> Result<()> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn s4_a_sessions_later_reads_of_the_windows_are_the_shared_bytes_of_rmcps_first() -> Result<()> {
+async fn s4_a_sessions_later_reads_of_the_windows_are_the_shared_bytes_of_rmcps_first() -> Result<()>
+{
     let (app, server) = served().await?;
     let url = server.url();
     let id = open_session(&url, json!({})).await?;

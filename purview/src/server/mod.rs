@@ -136,7 +136,8 @@ pub(crate) enum Cancel {
 impl McpServer {
     /// Awaits `work` in this client's CPU turns over HTTP (each poll of it
     /// waits for one, `turns.rs`), stopped if the request is cancelled
-    /// (by its client, or by its connection going) where `at` lets it stop:
+    /// (by its client, or by rmcp when a stateless request's connection
+    /// closes before its answer) where `at` lets it stop:
     /// no turn is spent on an answer no one waits for, and a call never
     /// stops half-applied. Elsewhere `work` is awaited as it is.
     async fn in_turns<T>(

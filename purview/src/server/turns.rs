@@ -37,9 +37,10 @@
 //! waits for), and what a poll in a turn polls runs in that same turn
 //! ([`IN_TURN`]), so no turn ever waits for another.
 //!
-//! A request its client cancelled (or whose connection went) stops taking
-//! turns ([`unless_cancelled`]): a read at its next await, a call only if
-//! it has not started, so a call never stops half-applied.
+//! A request its client cancelled (or rmcp did, when a stateless
+//! request's connection closed before its answer) stops taking turns
+//! ([`unless_cancelled`]): a read at its next await, a call only if it
+//! has not started, so a call never stops half-applied.
 
 use std::{
     collections::HashMap,
