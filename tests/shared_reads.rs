@@ -257,3 +257,77 @@ async fn s4_a_stateless_read_of_the_windows_is_the_shared_bytes_of_rmcps_answer(
     server.shutdown().await;
     Ok(())
 }
+
+/// A request in a session that names its own client capabilities is rmcp's
+/// to answer (rmcp reads them before the session's), and it changes
+/// nothing for the session's later reads.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s9_a_list_naming_its_own_capabilities_is_answered_by_rmcp() -> Result<()> {
+    let (_app, server) = served().await?;
+    let url = server.url();
+    let id = open_session(&url, json!({})).await?;
+    let headers = [("mcp-session-id", id.as_str()), ("mcp-protocol-version", "2025-11-25")];
+    ensure!(post(&url, &headers, list(2)).await?.kind.starts_with("text/event-stream"));
+    let own = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/clientCapabilities": card_host()}}});
+    let asked = post(&url, &headers, own).await?;
+    ensure!(asked.kind.starts_with("text/event-stream"), "not rmcp's: {}", asked.kind);
+    ensure!(asked.tool_names()?.iter().any(|n| n.starts_with("app__card")), "{}", asked.message);
+    let plain = post(&url, &headers, list(4)).await?;
+    ensure!(plain.kind == "application/json", "{}", plain.kind);
+    ensure!(!plain.tool_names()?.iter().any(|n| n.starts_with("app__card")), "{}", plain.message);
+    server.shutdown().await;
+    Ok(())
+}
+
+/// What the shared reads answer, rmcp would answer alike: a revision
+/// header given twice, or one that is not text, and a path that is not
+/// the MCP endpoint's, are not answered with the list.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s9_a_read_with_odd_headers_or_elsewhere_gets_no_shared_answer() -> Result<()> {
+    let (_app, server) = served().await?;
+    let url = server.url();
+    let id = open_session(&url, json!({})).await?;
+    let session = ("mcp-session-id", id.as_str());
+    let known = ("mcp-protocol-version", "2025-11-25");
+    ensure!(post(&url, &[session, known], list(2)).await?.kind.starts_with("text/event-stream"));
+    ensure!(post(&url, &[session, known], list(3)).await?.kind == "application/json");
+    // rmcp reads the first of two and refuses this one.
+    let twice = [session, ("mcp-protocol-version", "1999-01-01"), known];
+    let answered = post(&url, &twice, list(4)).await?;
+    ensure!(answered.status == 400, "{} {} {}", answered.status, answered.kind, answered.message);
+    // The other way round it answers, itself.
+    let twice = [session, known, ("mcp-protocol-version", "1999-01-01")];
+    let answered = post(&url, &twice, list(4)).await?;
+    ensure!(answered.kind.starts_with("text/event-stream"), "not rmcp's: {}", answered.kind);
+    let elsewhere = url.replace("/mcp", "/elsewhere");
+    let answered = post(&elsewhere, &[session, known], list(5)).await?;
+    ensure!(answered.status == 404, "{} {}", answered.status, answered.message);
+    server.shutdown().await;
+    Ok(())
+}
+
+/// A session whose client only reads stays open: rmcp's idle clock runs
+/// on what rmcp serves, so a read goes to rmcp again once half the idle
+/// time has passed since rmcp last saw the session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s9_a_session_that_only_reads_never_expires_for_it() -> Result<()> {
+    let app = demo_app();
+    let options = HttpOptions::default().session_idle(std::time::Duration::from_millis(1600));
+    let server = app.serve_http(options).await?;
+    let url = server.url();
+    let id = open_session(&url, json!({})).await?;
+    let headers = [("mcp-session-id", id.as_str()), ("mcp-protocol-version", "2025-11-25")];
+    let mut kinds = Vec::new();
+    // Four idle times of reads, one every 200 ms.
+    for n in 0..32 {
+        let answer = post(&url, &headers, list(n + 2)).await?;
+        ensure!(answer.status == 200, "read {n}: {} {}", answer.status, answer.message);
+        kinds.push(answer.kind.starts_with("application/json"));
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    ensure!(kinds.iter().filter(|shared| !**shared).count() >= 4, "rmcp saw too few: {kinds:?}");
+    ensure!(kinds.iter().filter(|shared| **shared).count() >= 16, "too few shared: {kinds:?}");
+    server.shutdown().await;
+    Ok(())
+}

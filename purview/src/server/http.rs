@@ -124,6 +124,7 @@ impl App {
         let listed = Arc::new(shared_reads::SharedReads::new(
             self.clone(),
             card.clone(),
+            (options.path.clone(), options.session_idle),
             sessions.clone(),
             turns.clone(),
         ));

@@ -152,7 +152,7 @@ impl McpServer {
         if let Some((turns, client)) = &self.turns {
             let started = std::sync::atomic::AtomicBool::new(false);
             let line = turns::InLine::new(turns.clone(), client.clone());
-            let work = turns::InTurns::new(turns::marked(&started, work), line);
+            let work = turns::InTurns::new(turns::marked(&started, cancelled, work), line);
             let stopped = || Err(wire::cancelled());
             return turns::unless_cancelled(work, &started, cancelled, at, stopped).await;
         }
@@ -512,8 +512,13 @@ pub(super) fn asks_on_retry(context: &RequestContext<RoleServer>) -> bool {
 #[cfg(feature = "http")]
 impl McpServer {
     /// Tells the shared reads (`http/shared_reads.rs`) this request's
-    /// session, if it has one, and whether its client renders cards.
+    /// session, if it has one, and whether its client renders cards (by
+    /// the capabilities the session opened with: a request naming its own
+    /// says nothing of the next).
     fn note_session(&self, context: &RequestContext<RoleServer>) {
+        if context.meta.client_capabilities().is_some() {
+            return;
+        }
         if let Some(listed) = &self.listed {
             let parts = context.extensions.get::<axum::http::request::Parts>();
             let session = parts.and_then(|p| p.headers.get("mcp-session-id")?.to_str().ok());

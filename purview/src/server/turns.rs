@@ -407,35 +407,42 @@ impl<F: Future> Future for InTurns<F> {
     }
 }
 
-/// Awaits `work` (its first poll marks `started`, see [`marked`]) unless
-/// `cancelled` (the request's token) fires where `at` lets it stop; then
-/// answers `stopped()` and `work` is dropped, its turns no longer taken.
+/// Awaits `work` (made by [`marked`]: `None` if it found the request
+/// cancelled before it began) unless `cancelled` (the request's token)
+/// fires where `at` lets it stop; then answers `stopped()` and `work` is
+/// dropped, its turns no longer taken.
 pub(crate) async fn unless_cancelled<T>(
-    work: impl Future<Output = T>,
+    work: impl Future<Output = Option<T>>,
     started: &std::sync::atomic::AtomicBool,
     cancelled: &CancellationToken,
     at: Cancel,
     stopped: impl FnOnce() -> T,
 ) -> T {
     let mut work = std::pin::pin!(work);
-    tokio::select! {
+    let done = tokio::select! {
         biased;
         done = &mut work => done,
         () = cancelled.cancelled() => {
             let begun = started.load(std::sync::atomic::Ordering::Acquire);
-            if at == Cancel::Anywhere || !begun { stopped() } else { work.await }
+            if at == Cancel::Anywhere || !begun { None } else { work.await }
         }
-    }
+    };
+    done.unwrap_or_else(stopped)
 }
 
 /// `work`, marking `started` when it is first polled (in a turn, when it
-/// is polled in turns).
+/// is polled in turns), or `None` without starting it if `cancelled` fired
+/// first (a cancellation and a turn may come in the same wake).
 pub(crate) async fn marked<T>(
     started: &std::sync::atomic::AtomicBool,
+    cancelled: &CancellationToken,
     work: impl Future<Output = T>,
-) -> T {
+) -> Option<T> {
+    if cancelled.is_cancelled() {
+        return None;
+    }
     started.store(true, std::sync::atomic::Ordering::Release);
-    work.await
+    Some(work.await)
 }
 
 #[cfg(test)]

@@ -196,7 +196,10 @@ async fn handled(
     at: Cancel,
 ) -> u32 {
     let started = std::sync::atomic::AtomicBool::new(false);
-    let work = InTurns::new(marked(&started, two_steps(ran)), InLine::new(turns, named("caller")));
+    let work = InTurns::new(
+        marked(&started, &cancel, two_steps(ran)),
+        InLine::new(turns, named("caller")),
+    );
     unless_cancelled(work, &started, &cancel, at, || 0).await
 }
 

@@ -25,6 +25,7 @@
 use std::{
     collections::HashMap,
     sync::{Arc, Mutex},
+    time::{Duration, Instant},
 };
 
 use axum::{
@@ -53,14 +54,21 @@ use super::super::{
 pub(crate) struct SharedReads {
     app: App,
     card: Option<Arc<Card>>,
+    /// The MCP endpoint's path: a read sent anywhere else goes on (to the
+    /// router's 404).
+    path: String,
     sessions: Arc<BoundedSessions>,
+    /// How long rmcp keeps an idle session: a session is answered here
+    /// only while rmcp saw it within half of that, so reads answered here
+    /// never let it expire.
+    idle: Duration,
     /// The CPU's turns the writing is done in, charged to the asker.
     turns: Option<Arc<Turns>>,
     tools: Kept<[ToolDefinition]>,
     windows: Kept<str>,
     /// Sessions (of the revisions before 2026-07-28) that read through
-    /// rmcp, and whether their client renders cards.
-    known: Mutex<HashMap<String, bool>>,
+    /// rmcp: whether their client renders cards, and when.
+    known: Mutex<HashMap<String, (bool, Instant)>>,
 }
 
 /// The bytes written from one state of a read (`Arc` identity: a new one
@@ -109,12 +117,15 @@ impl SharedReads {
     pub(crate) fn new(
         app: App,
         card: Option<Arc<Card>>,
+        (path, idle): (String, Duration),
         sessions: Arc<BoundedSessions>,
         turns: Option<Arc<Turns>>,
     ) -> Self {
         Self {
             app,
             card,
+            path,
+            idle,
             sessions,
             turns,
             tools: Mutex::default(),
@@ -160,12 +171,13 @@ impl SharedReads {
         }
     }
 
-    /// Session `id` read through rmcp; `cards`: its client renders cards.
+    /// Session `id` read through rmcp just now; `cards`: its client renders
+    /// cards (as it said when the session opened, not in one request).
     pub(crate) fn note_session(&self, id: &str, cards: bool) {
         let mut known = lock_unpoisoned(&self.known);
         // Only live sessions are kept: as many as the server holds.
         known.retain(|id, _| self.sessions.holds(id));
-        known.insert(id.to_owned(), cards);
+        known.insert(id.to_owned(), (cards, Instant::now()));
     }
 
     /// The answer to `request` (with `parts`) if it is a read this module
@@ -186,24 +198,34 @@ impl SharedReads {
             }
             _ => return None,
         };
-        if !plain_post(&parts.headers, method, name) {
+        if parts.uri.path() != self.path || !plain_post(&parts.headers, method, name) {
             return None;
         }
+        // The revision's header: absent, or once and readable.
+        let versions = parts.headers.get_all("mcp-protocol-version").iter().count();
         let header_version = one(&parts.headers, "mcp-protocol-version");
+        if versions > 1 || (versions == 1 && header_version.is_none()) {
+            return None;
+        }
         let meta = request.request.get_meta();
         let (stateless, cards) = match one(&parts.headers, "mcp-session-id") {
             Some(id) => {
                 // Before 2026-07-28: the version only in the header, if at
-                // all, and one rmcp knows.
+                // all, and one rmcp knows; the client's capabilities the
+                // session's own (a request naming others goes to rmcp).
                 let known_version = header_version.is_none_or(|v| {
                     v < ProtocolVersion::V_2026_07_28.as_str()
                         && ProtocolVersion::KNOWN_VERSIONS.iter().any(|k| k.as_str() == v)
                 });
-                if !known_version || meta.protocol_version().is_some() {
+                if !known_version
+                    || meta.protocol_version().is_some()
+                    || meta.client_capabilities().is_some()
+                {
                     return None;
                 }
-                let cards = *lock_unpoisoned(&self.known).get(id)?;
-                if !self.sessions.is_live(id).await {
+                let (cards, seen) = *lock_unpoisoned(&self.known).get(id)?;
+                // rmcp's idle clock runs only on what it serves.
+                if seen.elapsed() > self.idle / 2 || !self.sessions.is_live(id).await {
                     return None;
                 }
                 (false, cards)
@@ -316,7 +338,8 @@ mod tests {
         let app = App::builder().build();
         app.open(Plain).expect("opens");
         let sessions = BoundedSessions::new(LocalSessionManager::default(), 1, 1, 1);
-        let shared = SharedReads::new(app.clone(), None, sessions, None);
+        let at = ("/mcp".to_owned(), Duration::from_secs(300));
+        let shared = SharedReads::new(app.clone(), None, at, sessions, None);
         let first = shared.bytes(Read::Tools, true, false).expect("written");
         let again = shared.bytes(Read::Tools, true, false).expect("kept");
         assert_eq!(first.as_ptr(), again.as_ptr(), "written again without a change");
