@@ -24,6 +24,10 @@ const TOKEN: &str = "shares-test-token-0123456789";
 #[allow(dead_code)]
 mod fairness;
 
+#[path = "web/driver.rs"]
+#[allow(dead_code)] // what the other browser tests use
+mod driver;
+
 fn initialize(id: u64) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}})
@@ -385,7 +389,7 @@ async fn s12_a_second_client_is_served_through_every_attack() -> Result<()> {
 /// RELIABILITY.md "Fair shares": the attacks on the person's face (link
 /// guesses and streams without a session, event streams held with a
 /// leaked session, writes trickled byte by byte, a token-less crowd kept
-/// alive on its style sheet) leave an agent served at
+/// alive on its page) leave an agent served at
 /// least 90 % of the time on its keep-alive session over `/mcp`, and the
 /// person at the face (a scene read or a call, each on a new connection)
 /// as well.
@@ -646,6 +650,41 @@ async fn s12_a_head_slower_than_the_minimum_rate_is_cut_early() -> Result<()> {
     trickle.abort();
     ensure!(closed.is_ok(), "still open after 8 s");
     ensure!(started.elapsed() < Duration::from_secs(5), "closed after {:?}", started.elapsed());
+    server.shutdown().await;
+    Ok(())
+}
+
+/// §12, RELIABILITY.md "the person's face": a token-less crowd holding
+/// every connection through the face's open route (its page) never cuts
+/// the person off. In Chromium, with the person's page open, the crowd
+/// fills the server; the page's live events go on (an agent's change
+/// shows) and a press of a button acts. (The page's own first request
+/// carries no credential, so under such a crowd it may be answered 503
+/// with `Retry-After`, as any local newcomer is; everything after it
+/// carries the person's.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s12_the_persons_page_goes_on_working_under_a_crowd_on_the_faces_open_routes() -> Result<()>
+{
+    let app = purview::App::builder().name("fairness").build();
+    let counter = app.open(fairness::Counter::default())?;
+    let face = purview_web::Face::new(app.clone());
+    // A quarter of the crowd's 300 connections fills the server.
+    let options = HttpOptions::default().max_connections(64);
+    let server = app.serve_http(face.serve_beside(options)).await?;
+    let browser = driver::Browser::start().await?;
+    browser.goto(&face.one_time_link(&server).context("a link")?).await?;
+    browser.wait_for("document.getElementById('pv-status').textContent === 'Live'").await?;
+    browser.wait_for("document.body.innerText.includes('0 so far')").await?;
+    let strategy = fairness::Strategy::FaceOpenRoutes;
+    let crowd = fairness::attack(strategy, &server.url(), server.local_addr(), None, "").await;
+    // Long enough for the crowd to take every connection.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    counter.update(|c| c.count = 5)?;
+    browser.wait_for("document.body.innerText.includes('5 so far')").await?;
+    browser.press("section[data-window]", "Increment").await?;
+    browser.wait_for("document.body.innerText.includes('6 so far')").await?;
+    ensure!(counter.read(|c| c.count)? == 6, "the press did not reach the app");
+    drop(crowd);
     server.shutdown().await;
     Ok(())
 }

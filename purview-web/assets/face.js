@@ -17,7 +17,14 @@
     // The one-time key came in the link's fragment, which no server saw;
     // it leaves the address bar and the history now.
     if (key) history.replaceState(null, '', location.pathname + location.search);
-    var ready = !key ? Promise.resolve() : send('open', { key: key[1] }).then(function (answer) {
+    // A connection cut before the answer (under load) is tried again.
+    var exchange = function (tries) {
+      return send('open', { key: key[1] }).catch(function (why) {
+        if (tries <= 1) throw why;
+        return new Promise(function (later) { setTimeout(later, 500); }).then(function () { return exchange(tries - 1); });
+      });
+    };
+    var ready = !key ? Promise.resolve() : exchange(6).then(function (answer) {
       if (!answer.session) return;
       session = answer.session;
       try { localStorage.setItem(stored, session); } catch (e) { /* kept for this page only */ }

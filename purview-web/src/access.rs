@@ -175,14 +175,16 @@ pub(crate) fn from_the_page(method: &Method, headers: &HeaderMap) -> Result<(), 
 pub(crate) fn secured(mut response: Response) -> Response {
     let headers = response.headers_mut();
     let set = [
-        (header::CONTENT_SECURITY_POLICY, assets::CSP),
+        (header::CONTENT_SECURITY_POLICY, assets::csp()),
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
         (header::REFERRER_POLICY, "no-referrer"),
         (header::X_FRAME_OPTIONS, "DENY"),
         (header::CACHE_CONTROL, "no-store"),
     ];
     for (name, value) in set {
-        headers.insert(name, HeaderValue::from_static(value));
+        if let Ok(value) = HeaderValue::from_str(value) {
+            headers.insert(name, value);
+        }
     }
     response
 }

@@ -1,8 +1,8 @@
-//! The face's routes: the page and its script and style (static: they hold
-//! nothing of the app's state and no credential), the exchange of a
+//! The face's routes: the page, its script and style inline (static: it
+//! holds nothing of the app's state and no credential), the exchange of a
 //! one-time key for a session, the scene, its live events, and the
 //! person's two kinds of request (a call, an answer to an approval
-//! question). Every route but the static ones and the exchange needs the
+//! question). Every route but the page and the exchange needs the
 //! session credential in its header (`access.rs`).
 
 use std::sync::Arc;
@@ -37,8 +37,6 @@ pub(crate) fn router(inner: Arc<Inner>) -> Router {
         .route(&at(""), get(page))
         .route(&at("/"), get(page))
         .route(&at("/open"), post(open))
-        .route(&at("/face.js"), get(|| async { asset(assets::SCRIPT, "text/javascript") }))
-        .route(&at("/face.css"), get(|| async { asset(assets::STYLE, "text/css") }))
         .route(&at("/scene"), get(scene))
         .route(&at("/events"), get(events::stream))
         .route(&at("/call"), post(call))
@@ -63,10 +61,6 @@ async fn charge_to_session(
     next.run(request).await
 }
 
-fn asset(body: &'static str, mime: &'static str) -> Response {
-    secured(([(header::CONTENT_TYPE, mime)], body).into_response())
-}
-
 fn json_answer(status: StatusCode, body: &Value) -> Response {
     let json = [(header::CONTENT_TYPE, "application/json")];
     secured((status, json, body.to_string()).into_response())
@@ -85,7 +79,9 @@ async fn open(State(inner): Face, method: Method, headers: HeaderMap, body: Byte
     let Some(session) = key.and_then(|key| inner.access.exchange(key)) else {
         return refused(Refused::NoSession);
     };
-    json_answer(StatusCode::OK, &json!({ "session": session.id }))
+    let mut answer = json_answer(StatusCode::OK, &json!({ "session": session.id }));
+    answer.headers_mut().insert(CLOSE.0, header::HeaderValue::from_static(CLOSE.1));
+    answer
 }
 
 /// The page: the same for everyone, for it holds nothing but the app's
@@ -93,8 +89,16 @@ async fn open(State(inner): Face, method: Method, headers: HeaderMap, body: Byte
 /// credential.
 async fn page(State(inner): Face) -> Response {
     let html = assets::page(&inner.title, &inner.prefix);
-    secured(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response())
+    let headers = [(header::CONTENT_TYPE, "text/html; charset=utf-8"), CLOSE];
+    secured((headers, html).into_response())
 }
+
+/// Closes the connection after an answer to a request that carried no
+/// credential (the page, the key's exchange): such a connection counts
+/// as its address's, like any token-less local process's, so a crowd of
+/// those may cut it; closed, it is never the one the person's later
+/// requests, which carry the credential, are sent on.
+const CLOSE: (header::HeaderName, &str) = (header::CONNECTION, "close");
 
 /// The scene, once (the events stream sends it on every change).
 async fn scene(State(inner): Face, method: Method, headers: HeaderMap) -> Response {

@@ -96,7 +96,8 @@ impl Auth {
 #[purview::window(title = "Counter", summary = "{count} so far")]
 #[derive(Clone, Default)]
 pub struct Counter {
-    count: u64,
+    /// How many so far.
+    pub count: u64,
 }
 
 #[purview::actions]
@@ -161,8 +162,8 @@ pub enum Strategy {
     /// 300 connections trickling a write to the face a byte every 2 s,
     /// reopened as they are cut.
     FaceSlowWrites,
-    /// 300 kept-alive connections through the face's open route (its style
-    /// sheet, which needs no credential), each asking again every 4 s,
+    /// 300 kept-alive connections through the face's open route (its page,
+    /// which needs no credential), each asking again every 4 s,
     /// reopened as they are cut: a token-less crowd. A named client's new
     /// connections and the person's are measured.
     FaceOpenRoutes,
@@ -221,7 +222,7 @@ impl Strategy {
             Self::Listing => "tools/list in a loop (8 kept-alive connections)",
             Self::CardScene => "the card's scene in a loop (8 sessions)",
             Self::FaceOpenRoutes => {
-                "the face: its style sheet asked for with no credential (300 kept alive, reopened)"
+                "the face: its page asked for with no credential (300 kept alive, reopened)"
             }
         }
     }
@@ -347,7 +348,8 @@ fn transport(url: &str, token: Option<&str>) -> StreamableHttpClientTransport<re
 type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
 
 /// What an attack holds; dropping it (and aborting its tasks) lets go.
-struct Held {
+/// An attack under way: it stops when dropped.
+pub struct Held {
     tasks: Vec<JoinHandle<()>>,
     kept: Vec<Box<dyn Send>>,
 }
@@ -507,7 +509,9 @@ async fn fresh_list(url: &str, token: Option<&str>, i: usize) -> bool {
 }
 
 /// Starts `strategy`'s hostile client.
-async fn attack(
+/// Starts `strategy` against the server at `url` (`addr`), as the client
+/// with `token`, holding `face_session` where the attack needs a leaked one.
+pub async fn attack(
     strategy: Strategy,
     url: &str,
     addr: SocketAddr,
@@ -740,7 +744,7 @@ async fn attack(
             }
         }
         Strategy::FaceOpenRoutes => {
-            let get = "GET /person/face.css HTTP/1.1\r\nHost: localhost\r\n\r\n".to_owned();
+            let get = "GET /person/ HTTP/1.1\r\nHost: localhost\r\n\r\n".to_owned();
             held.tasks = paced(|| kept_alive(addr, get.clone())).await;
         }
     }
