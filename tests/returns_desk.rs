@@ -216,6 +216,58 @@ async fn s7_a_field_being_typed_into_is_never_replaced_by_an_agents_change_elsew
     Ok(())
 }
 
+/// The desk's own action, above its windows.
+#[derive(Clone)]
+struct Front;
+
+#[actions(app)]
+impl Front {
+    /// Find a return by the customer's reference.
+    #[action]
+    fn find(&mut self, reference: String) {
+        let _ = reference;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn s7_a_field_of_the_apps_own_action_being_typed_into_stays_through_an_agents_change()
+-> Result<()> {
+    let app = App::builder().name("returns").app_actions(Front).build();
+    app.open(returns())?;
+    let face = Face::new(app.clone());
+    let _server = app.serve_http(face.serve_beside(HttpOptions::default())).await?;
+    let browser = Browser::start().await?;
+    browser.resize(1280, 800).await?;
+    browser.goto(&face.one_time_link(&_server).context("a link")?).await?;
+    let window = "(document.querySelector('#pv-window-w1') || {}).innerText || ''";
+    browser.wait_for(&format!("({window}).includes('0 refunds made')")).await?;
+    browser.press(".pv-app", "Find…").await?;
+    let field = "#pv-app-find-reference";
+    browser.wait_for(&format!("document.querySelector('{field}') !== null")).await?;
+    browser.type_into(field, "RMA-00").await?;
+    browser
+        .run(&format!(
+            "const f = document.querySelector('{field}'); f.focus(); f.setSelectionRange(2, 5); f.dataset.typing = 'yes';"
+        ))
+        .await?;
+    let arguments = serde_json::json!({"id": 5, "amount": 10, "reference": "RMA-0005"});
+    app.call("w1__refund", arguments.as_object().cloned())
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    browser.wait_for(&format!("({window}).includes('1 refunds made')")).await?;
+    let kept = browser
+        .run(&format!(
+            "const f = document.querySelector('{field}'); \
+             return [f.dataset.typing, f.value, f.selectionStart, f.selectionEnd, document.activeElement === f];"
+        ))
+        .await?;
+    ensure!(
+        kept == serde_json::json!(["yes", "RMA-00", 2, 5, true]),
+        "the app's own form was drawn anew: {kept}"
+    );
+    Ok(())
+}
+
 // ---- the desk -----------------------------------------------------------
 
 fn desk(size: [f32; 2]) -> Harness<'static, Desk> {

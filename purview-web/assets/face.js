@@ -107,6 +107,7 @@
   var pages = Object.create(null);      // window|table -> {version, offset, rows, paging}
   var seenModals = Object.create(null); // dialogs already brought into view
   var drawn = Object.create(null);      // window id -> {win, node}: as last drawn
+  var drawnApp = {};                    // the app's own actions, as last drawn
   var busy = 0;
 
   function el(tag, attrs) {
@@ -393,13 +394,18 @@
       return drawn[w.id].node;
     };
     var modalId = scene.appModal;
-    var app = el('section', { 'class': 'pv-app', 'aria-label': words.regions[0], inert: !!modalId },
-      scene.agentLast ? el('p', { 'class': 'pv-cue', role: 'status', text: scene.agentLast }) : null,
-      scene.questions.map(prompt),
-      el('ul', { 'class': 'pv-list', 'aria-label': words.regions[1] }, scene.windows.map(function (w) {
-        return el('li', null, el('a', { href: '#pv-window-' + slug(w.id), text: w.line }));
-      })),
-      scene.appActions.length ? actionBar(null, scene.appActions, scene.appActionsEnabled) : null);
+    // The app's own actions stay as drawn while an event leaves them alike.
+    var actionsAre = JSON.stringify([scene.appActions, scene.appActionsEnabled]);
+    var bar = fromEvent === true && drawnApp.are === actionsAre ? drawnApp.bar :
+      (scene.appActions.length ? actionBar(null, scene.appActions, scene.appActionsEnabled) : null);
+    drawnApp = { are: actionsAre, bar: bar };
+    var app = root.querySelector('.pv-app') || el('section', { 'class': 'pv-app', 'aria-label': words.regions[0] });
+    app.inert = !!modalId;
+    var lines = el('ul', { 'class': 'pv-list', 'aria-label': words.regions[1] }, scene.windows.map(function (w) {
+      return el('li', null, el('a', { href: '#pv-window-' + slug(w.id), text: w.line }));
+    }));
+    place(app, [scene.agentLast ? el('p', { 'class': 'pv-cue', role: 'status', text: scene.agentLast }) : null]
+      .concat(scene.questions.map(prompt), [lines, bar]).filter(Boolean));
     var list = root.querySelector('.pv-windows') || el('div', { 'class': 'pv-windows' });
     list.inert = !!modalId;
     place(list, scene.windows.filter(function (w) { return w.id !== modalId; }).map(keep));
