@@ -9,7 +9,7 @@ use purview::http::{
     HttpOptions,
     mcp_apps::{Card, CardReply, CardTool},
 };
-use purview_tests::{Editor, demo_app};
+use purview_tests::{Editor, demo_app, demo_app_on};
 use serde_json::{Value, json};
 
 /// Renders cards, as an MCP Apps host declares it.
@@ -328,6 +328,61 @@ async fn s9_a_session_that_only_reads_never_expires_for_it() -> Result<()> {
     }
     ensure!(kinds.iter().filter(|shared| !**shared).count() >= 4, "rmcp saw too few: {kinds:?}");
     ensure!(kinds.iter().filter(|shared| **shared).count() >= 16, "too few shared: {kinds:?}");
+    server.shutdown().await;
+    Ok(())
+}
+
+fn read_all(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "app__read_windows", "arguments": {}}})
+}
+
+/// A 2026-07-28 call reading every window.
+fn stateless_read_all(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+        "name": "app__read_windows", "arguments": {}, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "reader", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {}}}})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s8_reading_every_window_is_answered_from_the_shared_bytes_of_rmcps_answer() -> Result<()> {
+    let app = demo_app_on(purview::settings::ToolSurface::Both);
+    let server = app.serve_http(HttpOptions::default()).await?;
+    let url = server.url();
+    let id = open_session(&url, json!({})).await?;
+    let headers = [("mcp-session-id", id.as_str()), ("mcp-protocol-version", "2025-11-25")];
+    let first = post(&url, &headers, read_all(2)).await?;
+    ensure!(first.kind.starts_with("text/event-stream"), "{}", first.kind);
+    let later = post(&url, &headers, read_all(3)).await?;
+    ensure!(later.kind == "application/json" && later.message["id"] == 3, "{}", later.message);
+    ensure!(first.result()? == later.result()?, "the shared read differs from rmcp's");
+    let count = |answer: &Answer| -> Result<usize> {
+        let windows = &answer.result()?["structuredContent"]["windows"];
+        Ok(windows.as_array().context("no windows")?.len())
+    };
+    let before = count(&later)?;
+    app.open(Editor::default())?;
+    let after = post(&url, &headers, read_all(4)).await?;
+    ensure!(after.kind == "application/json" && count(&after)? == before + 1, "{}", after.message);
+    // A read narrowed to some windows is the call path's, as it was.
+    let narrowed = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
+        "name": "app__read_windows", "arguments": {"windows": ["w1"]}}});
+    let narrowed = post(&url, &headers, narrowed).await?;
+    ensure!(narrowed.kind.starts_with("text/event-stream"), "{}", narrowed.kind);
+    // 2026-07-28: the same bytes as rmcp's answer.
+    let named = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "app__read_windows"),
+    ];
+    let shared = post(&url, &named, stateless_read_all(6)).await?;
+    ensure!(shared.kind == "application/json", "{} {}", shared.kind, shared.message);
+    let mut weighted = named.to_vec();
+    weighted.push(("accept", "application/json;q=1, text/event-stream;q=0.9"));
+    let rmcps = post(&url, &weighted, stateless_read_all(6)).await?;
+    ensure!(rmcps.kind.starts_with("text/event-stream"), "not rmcp's: {}", rmcps.kind);
+    ensure!(shared.result()? == rmcps.result()?, "the shared read differs from rmcp's");
     server.shutdown().await;
     Ok(())
 }

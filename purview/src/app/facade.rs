@@ -550,6 +550,14 @@ impl App {
         WindowHandle { app: self.clone(), id, _ty: PhantomData }
     }
 
+    /// The unfiltered `app__read_windows` answer (without schemas) as kept
+    /// since the last change: the state lock is held only to clone the
+    /// handle.
+    #[cfg(feature = "http")]
+    pub(crate) fn windows_read(&self) -> Result<Arc<Value>, Error> {
+        self.shared.read(|state| state.windows_read(false))
+    }
+
     /// The tool definitions tools/list returns now, shared: the state lock
     /// is held only to clone the handle.
     pub(crate) fn listed_tools(&self) -> Result<Arc<[ToolDefinition]>, Error> {

@@ -150,6 +150,8 @@ impl ServerHandler for McpServer {
         // path is a few kilobytes of state. A call cancelled while it
         // waits for its first turn is never made.
         let cancelled = context.ct.clone();
+        #[cfg(feature = "http")]
+        self.note_session(&context);
         self.in_turns((&cancelled, Cancel::BeforeItStarts), async {
             let request = match self.card_reply(&request, &context).await {
                 None => request,

@@ -34,6 +34,13 @@ pub(super) fn windows_contents(json: &str) -> ReadResourceResult {
     ])
 }
 
+/// The answer to a call that read (`app__read_windows`): its value as the
+/// structured result, with the same JSON as text.
+#[cfg(feature = "http")]
+pub(super) fn read_windows_result(value: serde_json::Value) -> rmcp::model::CallToolResult {
+    rmcp::model::CallToolResult::structured(value)
+}
+
 pub(super) fn windows_resource() -> Resource {
     Resource::new(WINDOWS_URI, "windows")
         .with_title("Application windows")

@@ -1,9 +1,12 @@
 //! The reads every agent repeats, answered over HTTP from bytes written
 //! once per change and shared by every request: tools/list (written once
-//! per change of the tool set) and the `app://windows` resource (once per
-//! change of the windows). rmcp turned each answer into JSON for each
-//! request: with 256 windows a list was 2.8 ms of a core per 600-byte
-//! request, the largest work a client could ask for over and over.
+//! per change of the tool set), the `app://windows` resource and the
+//! unfiltered `app__read_windows` (once per change of the windows). rmcp
+//! turned each answer into JSON for each request: with 256 windows a list
+//! was 2.8 ms of a core per 600-byte request, the largest work a client
+//! could ask for over and over. (`app__read_windows` is a call, but a read
+//! of all the windows changes nothing and is the same for every client:
+//! its answer is the call path's, `Settled::Read`, as kept.)
 //!
 //! Only a request whose every header and field says the same as one rmcp
 //! would answer with that read is answered here; anything else (a cursor,
@@ -36,19 +39,25 @@ use axum::{
 use rmcp::model::{
     ClientRequest, GetMeta, JsonRpcRequest, ListToolsResult, ProtocolVersion, ServerResult,
 };
+use serde_json::Value;
 
 use crate::{
     App, Error,
     lock::lock_unpoisoned,
-    model::{ToolDefinition, WINDOWS_URI},
+    model::{JsonObject, ToolDefinition, WINDOWS_URI},
+    naming,
 };
 
 use super::super::{
     http_sessions::{BoundedSessions, Credential},
     mcp_apps::Card,
     turns::{InLine, InTurns, Turns},
-    wire::windows_contents,
+    wire::{read_windows_result, windows_contents},
 };
+
+/// The `_meta` keys every 2026-07-28 request carries (its revision, its
+/// client and the client's capabilities): any other key goes to rmcp.
+const STANDARD_META: &str = "io.modelcontextprotocol/";
 
 /// The reads' bytes, and the sessions whose client is known.
 pub(crate) struct SharedReads {
@@ -66,6 +75,7 @@ pub(crate) struct SharedReads {
     turns: Option<Arc<Turns>>,
     tools: Kept<[ToolDefinition]>,
     windows: Kept<str>,
+    read_windows: Kept<Value>,
     /// Sessions (of the revisions before 2026-07-28) that read through
     /// rmcp: whether their client renders cards, and when.
     known: Mutex<HashMap<String, (bool, Instant)>>,
@@ -111,6 +121,8 @@ fn written<T: ?Sized>(
 enum Read {
     Tools,
     Windows,
+    /// `app__read_windows`, all of them, without schemas.
+    AllWindows,
 }
 
 impl SharedReads {
@@ -130,6 +142,7 @@ impl SharedReads {
             turns,
             tools: Mutex::default(),
             windows: Mutex::default(),
+            read_windows: Mutex::default(),
             known: Mutex::default(),
         }
     }
@@ -168,6 +181,13 @@ impl SharedReads {
                     Ok(ServerResult::ReadResourceResult(windows_contents(&text)))
                 })
             }
+            Read::AllWindows => {
+                let read = self.app.windows_read()?;
+                let value = read.clone();
+                written(&self.read_windows, read, (stateless, false), move || {
+                    Ok(ServerResult::CallToolResult(read_windows_result(Value::clone(&value))))
+                })
+            }
         }
     }
 
@@ -180,14 +200,10 @@ impl SharedReads {
         known.insert(id.to_owned(), (cards, Instant::now()));
     }
 
-    /// The answer to `request` (with `parts`) if it is a read this module
-    /// answers, else `None` for rmcp.
-    pub(crate) async fn answer(
-        &self,
-        parts: &Parts,
-        request: &JsonRpcRequest<ClientRequest>,
-    ) -> Option<Response> {
-        let (read, method, name) = match &request.request {
+    /// What `request` asks for, if it is a read answered here: the read,
+    /// its method, and the name the 2026-07-28 headers give it.
+    fn asked(&self, request: &ClientRequest) -> Option<(Read, &'static str, Option<&'static str>)> {
+        let asked = match request {
             ClientRequest::ListToolsRequest(list)
                 if list.params.as_ref().is_none_or(|p| p.cursor.is_none()) =>
             {
@@ -196,8 +212,36 @@ impl SharedReads {
             ClientRequest::ReadResourceRequest(read) if read.params.uri == WINDOWS_URI => {
                 (Read::Windows, "resources/read", Some(WINDOWS_URI))
             }
+            ClientRequest::CallToolRequest(call)
+                if call.params.name == naming::READ_WINDOWS_TOOL
+                    && call.params.arguments.as_ref().is_none_or(JsonObject::is_empty)
+                    && call.params.input_responses.is_none()
+                    && call.params.request_state.is_none()
+                    && self.app.tool_surface().lists_dispatcher() =>
+            {
+                (Read::AllWindows, "tools/call", Some(naming::READ_WINDOWS_TOOL))
+            }
             _ => return None,
         };
+        // Nothing the call path would act on: no progress asked for, no
+        // answers to questions carried.
+        let meta = request.get_meta();
+        if meta.get_progress_token().is_some()
+            || meta.0.keys().any(|k| !k.starts_with(STANDARD_META))
+        {
+            return None;
+        }
+        Some(asked)
+    }
+
+    /// The answer to `request` (with `parts`) if it is a read this module
+    /// answers, else `None` for rmcp.
+    pub(crate) async fn answer(
+        &self,
+        parts: &Parts,
+        request: &JsonRpcRequest<ClientRequest>,
+    ) -> Option<Response> {
+        let (read, method, name) = self.asked(&request.request)?;
         if parts.uri.path() != self.path || !plain_post(&parts.headers, method, name) {
             return None;
         }
