@@ -100,6 +100,11 @@ async fn in_the_browser(windows: usize) -> Result<(App, purview::http::HttpServe
     for _ in 0..windows {
         app.open(returns())?;
     }
+    served_in_the_browser(app).await
+}
+
+/// `app` served with the person's face, opened in a browser at 1280×800.
+async fn served_in_the_browser(app: App) -> Result<(App, purview::http::HttpServer, Browser)> {
     let face = Face::new(app.clone());
     let server = app.serve_http(face.serve_beside(HttpOptions::default())).await?;
     let browser = Browser::start().await?;
@@ -181,16 +186,20 @@ async fn s7_the_persons_place_in_a_table_stays_while_an_agent_works() -> Result<
     Ok(())
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn s7_a_field_being_typed_into_is_never_replaced_by_an_agents_change_elsewhere() -> Result<()>
-{
-    let (app, _server, browser) = in_the_browser(2).await?;
-    let second = "(document.querySelector('#pv-window-w2') || {}).innerText || ''";
-    browser.wait_for(&format!("({second}).includes('0 refunds made')")).await?;
-    // The person is typing a reference in the first window, a word half
-    // selected, as an input method leaves an unfinished word.
-    browser.press("#pv-window-w1", "Refund…").await?;
-    let field = "#pv-w1-refund-reference";
+/// Opens the form `within` offers behind `button` and types half a word
+/// into its `field`, part of it selected, as an input method leaves an
+/// unfinished word; then the agent refunds a return in `refunded`, and the
+/// field must still be the node the person typed into, as they left it.
+async fn typing_survives_a_refund(
+    app: &App,
+    browser: &Browser,
+    (within, button, field): (&str, &str, &str),
+    refunded: &str,
+) -> Result<()> {
+    let window =
+        format!("(document.querySelector('#pv-window-{refunded}') || {{}}).innerText || ''");
+    browser.wait_for(&format!("({window}).includes('0 refunds made')")).await?;
+    browser.press(within, button).await?;
     browser.wait_for(&format!("document.querySelector('{field}') !== null")).await?;
     browser.type_into(field, "RMA-00").await?;
     browser
@@ -198,11 +207,10 @@ async fn s7_a_field_being_typed_into_is_never_replaced_by_an_agents_change_elsew
             "const f = document.querySelector('{field}'); f.focus(); f.setSelectionRange(2, 5); f.dataset.typing = 'yes';"
         ))
         .await?;
-    // The agent refunds a return in the second window.
     let arguments = serde_json::json!({"id": 5, "amount": 10, "reference": "RMA-0005"});
-    let refund = app.call("w2__refund", arguments.as_object().cloned());
+    let refund = app.call(&format!("{refunded}__refund"), arguments.as_object().cloned());
     refund.await.map_err(|e| anyhow::anyhow!("{e}"))?;
-    browser.wait_for(&format!("({second}).includes('1 refunds made')")).await?;
+    browser.wait_for(&format!("({window}).includes('1 refunds made')")).await?;
     let kept = browser
         .run(&format!(
             "const f = document.querySelector('{field}'); \
@@ -214,6 +222,14 @@ async fn s7_a_field_being_typed_into_is_never_replaced_by_an_agents_change_elsew
         "the field was replaced: {kept}"
     );
     Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn s7_a_field_being_typed_into_is_never_replaced_by_an_agents_change_elsewhere() -> Result<()>
+{
+    let (app, _server, browser) = in_the_browser(2).await?;
+    let refund_form = ("#pv-window-w1", "Refund…", "#pv-w1-refund-reference");
+    typing_survives_a_refund(&app, &browser, refund_form, "w2").await
 }
 
 /// The desk's own action, above its windows.
@@ -234,38 +250,9 @@ async fn s7_a_field_of_the_apps_own_action_being_typed_into_stays_through_an_age
 -> Result<()> {
     let app = App::builder().name("returns").app_actions(Front).build();
     app.open(returns())?;
-    let face = Face::new(app.clone());
-    let _server = app.serve_http(face.serve_beside(HttpOptions::default())).await?;
-    let browser = Browser::start().await?;
-    browser.resize(1280, 800).await?;
-    browser.goto(&face.one_time_link(&_server).context("a link")?).await?;
-    let window = "(document.querySelector('#pv-window-w1') || {}).innerText || ''";
-    browser.wait_for(&format!("({window}).includes('0 refunds made')")).await?;
-    browser.press(".pv-app", "Find…").await?;
-    let field = "#pv-app-find-reference";
-    browser.wait_for(&format!("document.querySelector('{field}') !== null")).await?;
-    browser.type_into(field, "RMA-00").await?;
-    browser
-        .run(&format!(
-            "const f = document.querySelector('{field}'); f.focus(); f.setSelectionRange(2, 5); f.dataset.typing = 'yes';"
-        ))
-        .await?;
-    let arguments = serde_json::json!({"id": 5, "amount": 10, "reference": "RMA-0005"});
-    app.call("w1__refund", arguments.as_object().cloned())
-        .await
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    browser.wait_for(&format!("({window}).includes('1 refunds made')")).await?;
-    let kept = browser
-        .run(&format!(
-            "const f = document.querySelector('{field}'); \
-             return [f.dataset.typing, f.value, f.selectionStart, f.selectionEnd, document.activeElement === f];"
-        ))
-        .await?;
-    ensure!(
-        kept == serde_json::json!(["yes", "RMA-00", 2, 5, true]),
-        "the app's own form was drawn anew: {kept}"
-    );
-    Ok(())
+    let (app, _server, browser) = served_in_the_browser(app).await?;
+    let find_form = (".pv-app", "Find…", "#pv-app-find-reference");
+    typing_survives_a_refund(&app, &browser, find_form, "w1").await
 }
 
 // ---- the desk -----------------------------------------------------------

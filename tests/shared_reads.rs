@@ -119,6 +119,21 @@ fn stateless_list(id: u64, capabilities: Value) -> Value {
 const STATELESS: [(&str, &str); 2] =
     [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/list")];
 
+/// `body` with `headers` twice: answered from the shared bytes, and with an
+/// Accept header that carries weights (which only rmcp answers). Both
+/// must say the same; the shared answer is returned.
+async fn shared_and_rmcps(url: &str, headers: &[(&str, &str)], body: Value) -> Result<Answer> {
+    let shared = post(url, headers, body.clone()).await?;
+    ensure!(shared.kind == "application/json", "{} {}", shared.kind, shared.message);
+    ensure!(shared.message["id"] == body["id"], "{}", shared.message);
+    let mut weighted = headers.to_vec();
+    weighted.push(("accept", "application/json;q=1, text/event-stream;q=0.9"));
+    let rmcps = post(url, &weighted, body).await?;
+    ensure!(rmcps.kind.starts_with("text/event-stream"), "not rmcp's: {}", rmcps.kind);
+    ensure!(shared.result()? == rmcps.result()?, "the shared answer differs from rmcp's");
+    Ok(shared)
+}
+
 async fn served() -> Result<(purview::App, purview::http::HttpServer)> {
     let app = demo_app();
     // The card's own tool is listed only to a client that renders cards.
@@ -169,15 +184,8 @@ async fn s9_a_stateless_list_is_the_shared_bytes_of_rmcps_answer() -> Result<()>
     let (_app, server) = served().await?;
     let url = server.url();
     for capabilities in [json!({}), card_host()] {
-        let shared = post(&url, &STATELESS, stateless_list(5, capabilities.clone())).await?;
-        ensure!(shared.kind == "application/json", "{} {}", shared.kind, shared.message);
-        ensure!(shared.message["id"] == 5, "{}", shared.message);
-        // An Accept header with weights goes to rmcp, which answers it.
-        let mut weighted = STATELESS.to_vec();
-        weighted.push(("accept", "application/json;q=1, text/event-stream;q=0.9"));
-        let rmcps = post(&url, &weighted, stateless_list(5, capabilities.clone())).await?;
-        ensure!(rmcps.kind.starts_with("text/event-stream"), "not rmcp's: {}", rmcps.kind);
-        ensure!(shared.result()? == rmcps.result()?, "the shared list differs from rmcp's");
+        let shared =
+            shared_and_rmcps(&url, &STATELESS, stateless_list(5, capabilities.clone())).await?;
         let cards = shared.tool_names()?.iter().any(|n| n.starts_with("app__card"));
         ensure!(cards == (capabilities != json!({})), "card tools: {cards} for {capabilities}");
     }
@@ -242,13 +250,7 @@ async fn s4_a_stateless_read_of_the_windows_is_the_shared_bytes_of_rmcps_answer(
         ("mcp-method", "resources/read"),
         ("mcp-name", "app://windows"),
     ];
-    let shared = post(&url, &named, stateless_read(5)).await?;
-    ensure!(shared.kind == "application/json", "{} {}", shared.kind, shared.message);
-    let mut weighted = named.to_vec();
-    weighted.push(("accept", "application/json;q=1, text/event-stream;q=0.9"));
-    let rmcps = post(&url, &weighted, stateless_read(5)).await?;
-    ensure!(rmcps.kind.starts_with("text/event-stream"), "not rmcp's: {}", rmcps.kind);
-    ensure!(shared.result()? == rmcps.result()?, "the shared read differs from rmcp's");
+    let shared = shared_and_rmcps(&url, &named, stateless_read(5)).await?;
     ensure!(shared.result()?.get("ttlMs").is_some(), "no cache hints: {}", shared.message);
     // Without the resource's name in the headers, rmcp refuses it.
     let unnamed = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "resources/read")];
@@ -376,13 +378,7 @@ async fn s8_reading_every_window_is_answered_from_the_shared_bytes_of_rmcps_answ
         ("mcp-method", "tools/call"),
         ("mcp-name", "app__read_windows"),
     ];
-    let shared = post(&url, &named, stateless_read_all(6)).await?;
-    ensure!(shared.kind == "application/json", "{} {}", shared.kind, shared.message);
-    let mut weighted = named.to_vec();
-    weighted.push(("accept", "application/json;q=1, text/event-stream;q=0.9"));
-    let rmcps = post(&url, &weighted, stateless_read_all(6)).await?;
-    ensure!(rmcps.kind.starts_with("text/event-stream"), "not rmcp's: {}", rmcps.kind);
-    ensure!(shared.result()? == rmcps.result()?, "the shared read differs from rmcp's");
+    shared_and_rmcps(&url, &named, stateless_read_all(6)).await?;
     server.shutdown().await;
     Ok(())
 }
