@@ -663,7 +663,10 @@ async fn s12_a_head_slower_than_the_minimum_rate_is_cut_early() -> Result<()> {
 /// with `Retry-After`, as any local newcomer is; everything after it
 /// carries the person's. A press the browser sends on an idle connection
 /// cut at that moment is lost before the app sees it: the page says the
-/// app could not be reached, and a second press acts.)
+/// app could not be reached, and a second press acts.) The person's
+/// answers are written in the CPU turns of the person's session, not of
+/// the crowd's address: in those, a press waited behind the crowd's every
+/// page, past any wait.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s12_the_persons_page_goes_on_working_under_a_crowd_on_the_faces_open_routes() -> Result<()>
 {

@@ -260,9 +260,14 @@ async fn check_headers(checks: &Checks, mut request: Request, next: Next) -> Res
                 let response = super::http_sessions::REQUEST_CLIENT
                     .scope(client.clone(), next.run(request))
                     .await;
+                // A route beside MCP charges the connection to the
+                // credential it checks itself (the person's face session):
+                // its answer is written in that client's turns, not in
+                // those of every token-less process of its address.
+                let writer = if beside { mark.client() } else { client };
                 match checks.turns.clone() {
                     Some(turns) => response.map(|body| {
-                        axum::body::Body::new(super::turns::Gated::new(body, turns, client))
+                        axum::body::Body::new(super::turns::Gated::new(body, turns, writer))
                     }),
                     None => response,
                 }
