@@ -126,15 +126,8 @@ impl ServerHandler for McpServer {
     ) -> Result<ListToolsResult, McpError> {
         self.in_turns((&context.ct, Cancel::Anywhere), async {
             #[cfg(feature = "http")]
-            return self.list_for(&context).map_err(internal);
-            #[cfg(not(feature = "http"))]
-            {
-                let mut reply = self.app.tools_reply().map_err(internal)?;
-                if let Some(card) = self.card_for(&context) {
-                    reply.tools = card.list(std::mem::take(&mut reply.tools));
-                }
-                Ok(reply)
-            }
+            self.note_session(&context);
+            self.app.tools_reply_for(self.card_for(&context)).map_err(internal)
         })
         .await
     }
@@ -150,8 +143,11 @@ impl ServerHandler for McpServer {
         // path is a few kilobytes of state. A call cancelled while it
         // waits for its first turn is never made.
         let cancelled = context.ct.clone();
+        // The one call the shared reads answer: its session made known.
         #[cfg(feature = "http")]
-        self.note_session(&context);
+        if request.name == crate::naming::READ_WINDOWS_TOOL {
+            self.note_session(&context);
+        }
         self.in_turns((&cancelled, Cancel::BeforeItStarts), async {
             let request = match self.card_reply(&request, &context).await {
                 None => request,

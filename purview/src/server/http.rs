@@ -121,21 +121,21 @@ impl App {
         // Answers are written, and handlers run, in turns of the CPU.
         let turns = (!options.no_cpu_turns).then(super::turns::Turns::for_this_machine);
         let handlers = turns.clone();
-        let listed = Arc::new(shared_reads::SharedReads::new(
+        let shared = Arc::new(shared_reads::SharedReads::new(
             self.clone(),
             card.clone(),
             (options.path.clone(), options.session_idle),
             sessions.clone(),
             turns.clone(),
         ));
-        let lists = listed.clone();
+        let reads = shared.clone();
         let service = StreamableHttpService::new(
             move || {
                 Ok(app.mcp_server_over_http(
                     listens.clone(),
                     card.clone(),
                     handlers.clone(),
-                    lists.clone(),
+                    reads.clone(),
                 ))
             },
             sessions.clone(),
@@ -153,7 +153,7 @@ impl App {
             turns,
         });
         let body = BodyLimits { total: options.body_timeout, min_rate: options.min_request_rate };
-        let router = beside::read_bodies(beside::router(&options, service), beside, body, listed)
+        let router = beside::read_bodies(beside::router(&options, service), beside, body, shared)
             .layer(RequestBodyLimitLayer::new(options.max_body_bytes))
             .layer(RequestBodyTimeoutLayer::new(options.body_timeout))
             .layer(middleware::from_fn(move |request: Request, next: Next| {
@@ -405,7 +405,7 @@ const ROOM_NEEDED: &str = "this client holds more of the server's connections th
 /// methods pass through, a DELETE's answer made [`ended`].
 async fn answer_malformed(
     limits: BodyLimits,
-    listed: Arc<shared_reads::SharedReads>,
+    shared: Arc<shared_reads::SharedReads>,
     request: Request,
     next: Next,
 ) -> Response {
@@ -453,7 +453,7 @@ async fn answer_malformed(
                     _ => serde_json::Value::Null,
                 };
                 if let rmcp::model::JsonRpcMessage::Request(r) = &*message
-                    && let Some(answer) = listed.answer(&parts, r).await
+                    && let Some(answer) = shared.answer(&parts, r).await
                 {
                     return answer;
                 }

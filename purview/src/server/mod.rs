@@ -114,7 +114,7 @@ pub struct McpServer {
     /// Over HTTP, the reads' shared bytes (`http/shared_reads.rs`), told
     /// which sessions read here.
     #[cfg(feature = "http")]
-    listed: Option<Arc<http::shared_reads::SharedReads>>,
+    shared: Option<Arc<http::shared_reads::SharedReads>>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -302,7 +302,7 @@ impl App {
             #[cfg(feature = "http")]
             turns: None,
             #[cfg(feature = "http")]
-            listed: None,
+            shared: None,
         }
     }
 
@@ -314,13 +314,13 @@ impl App {
         listens: Arc<ListenBudget>,
         card: Option<Arc<Card>>,
         turns: Option<Arc<turns::Turns>>,
-        listed: Arc<http::shared_reads::SharedReads>,
+        shared: Arc<http::shared_reads::SharedReads>,
     ) -> McpServer {
         // Made for the request that opens the session (or, stateless, is
         // the whole exchange), so charged to the client it proves.
         let turns = turns.map(|turns| (turns, http_sessions::requesting_client()));
-        let listed = Some(listed);
-        McpServer { listens: Some(listens), card, turns, listed, ..self.mcp_server() }
+        let shared = Some(shared);
+        McpServer { listens: Some(listens), card, turns, shared, ..self.mcp_server() }
     }
 
     /// Serves MCP on stdin/stdout until the client disconnects (a client
@@ -402,6 +402,17 @@ impl App {
             )));
         }
         outcome
+    }
+
+    /// The answer to tools/list for a client shown `card` (the card's own
+    /// tools listed, the tools it is shown with marked), or for one that
+    /// renders no card.
+    fn tools_reply_for(&self, card: Option<&Card>) -> Result<ListToolsResult, Error> {
+        let mut reply = self.tools_reply()?;
+        if let Some(card) = card {
+            reply.tools = card.list(std::mem::take(&mut reply.tools));
+        }
+        Ok(reply)
     }
 
     /// The answer to tools/list, as every session gets it.
@@ -519,20 +530,12 @@ impl McpServer {
         if context.meta.client_capabilities().is_some() {
             return;
         }
-        if let Some(listed) = &self.listed {
+        if let Some(shared) = &self.shared {
             let parts = context.extensions.get::<axum::http::request::Parts>();
             let session = parts.and_then(|p| p.headers.get("mcp-session-id")?.to_str().ok());
             if let Some(id) = session {
-                listed.note_session(id, self.card_for(context).is_some());
+                shared.note_session(id, self.card_for(context).is_some());
             }
         }
-    }
-
-    /// The tools this request's client is answered with (its session
-    /// made known to the shared reads).
-    fn list_for(&self, context: &RequestContext<RoleServer>) -> Result<ListToolsResult, Error> {
-        self.note_session(context);
-        let cards = self.card_for(context).is_some();
-        http::shared_reads::SharedReads::reply(&self.app, self.card.as_deref(), cards)
     }
 }

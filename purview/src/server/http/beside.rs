@@ -29,23 +29,23 @@ where
 }
 
 /// `router` with every request body read within `limits`: an MCP
-/// request's as one JSON-RPC message (`answer_malformed`; a tools/list
-/// answered from `listed`'s shared bytes where it can be), one served
+/// request's as one JSON-RPC message (`answer_malformed`; a common read
+/// answered from the `shared` reads' bytes where it can be), one served
 /// beside it as bytes.
 pub(super) fn read_bodies(
     router: axum::Router,
     prefixes: Arc<[String]>,
     limits: BodyLimits,
-    listed: Arc<super::shared_reads::SharedReads>,
+    shared: Arc<super::shared_reads::SharedReads>,
 ) -> axum::Router {
     router.layer(middleware::from_fn(move |request: Request, next: Next| {
         let beside = is_beside(&prefixes, request.uri().path());
-        let listed = listed.clone();
+        let shared = shared.clone();
         async move {
             if beside {
                 read_whole(limits, request, next).await
             } else {
-                answer_malformed(limits, listed, request, next).await
+                answer_malformed(limits, shared, request, next).await
             }
         }
     }))

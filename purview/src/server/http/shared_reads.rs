@@ -36,9 +36,7 @@ use axum::{
     http::{HeaderMap, StatusCode, header, request::Parts},
     response::{IntoResponse, Response},
 };
-use rmcp::model::{
-    ClientRequest, GetMeta, JsonRpcRequest, ListToolsResult, ProtocolVersion, ServerResult,
-};
+use rmcp::model::{ClientRequest, GetMeta, JsonRpcRequest, ProtocolVersion, ServerResult};
 use serde_json::Value;
 
 use crate::{
@@ -147,31 +145,14 @@ impl SharedReads {
         }
     }
 
-    /// The answer to tools/list as rmcp's handler makes it: the app's
-    /// tools, and the card's for a client that renders cards.
-    pub(crate) fn reply(
-        app: &App,
-        card: Option<&Card>,
-        cards: bool,
-    ) -> Result<ListToolsResult, Error> {
-        let mut reply = app.tools_reply()?;
-        if let Some(card) = card.filter(|_| cards) {
-            reply.tools = card.list(std::mem::take(&mut reply.tools));
-        }
-        Ok(reply)
-    }
-
     /// The JSON of `read` as the app is now, in the shape for `stateless`
     /// (and `cards`, for the list).
     fn bytes(&self, read: Read, stateless: bool, cards: bool) -> Result<Bytes, Error> {
         match read {
             Read::Tools => {
                 written(&self.tools, self.app.listed_tools()?, (stateless, cards), || {
-                    Ok(ServerResult::ListToolsResult(Self::reply(
-                        &self.app,
-                        self.card.as_deref(),
-                        cards,
-                    )?))
+                    let card = self.card.as_deref().filter(|_| cards);
+                    Ok(ServerResult::ListToolsResult(self.app.tools_reply_for(card)?))
                 })
             }
             Read::Windows => {
@@ -195,6 +176,10 @@ impl SharedReads {
     /// cards (as it said when the session opened, not in one request).
     pub(crate) fn note_session(&self, id: &str, cards: bool) {
         let mut known = lock_unpoisoned(&self.known);
+        if let Some(seen) = known.get_mut(id) {
+            *seen = (cards, Instant::now());
+            return;
+        }
         // Only live sessions are kept: as many as the server holds.
         known.retain(|id, _| self.sessions.holds(id));
         known.insert(id.to_owned(), (cards, Instant::now()));
