@@ -73,11 +73,11 @@ async fn s12_an_agents_bearer_token_never_opens_the_face() -> Result<()> {
         ensure!(answer.status() == 401, "{path} with the agent's token: {}", answer.status());
     }
     let call = client
-        .post(format!("{}/person/answer", base(&server)))
+        .post(format!("{}/person/intent", base(&server)))
         .header("authorization", &bearer)
         .header("origin", base(&server))
         .header("content-type", "application/json")
-        .body(r#"{"id": 1, "approve": true}"#)
+        .body(r#"{"kind": "approve", "id": 1}"#)
         .send()
         .await?;
     ensure!(call.status() == 401, "an answer with the agent's token: {}", call.status());
@@ -154,10 +154,10 @@ async fn s12_the_page_holds_no_credential_and_a_cookie_opens_nothing() -> Result
 async fn a_write_needs_the_pages_origin_json_and_the_session() -> Result<()> {
     let (face, server, client) = serve(HttpOptions::default()).await?;
     let session = open(&face, &server, &client).await?;
-    let body = r#"{"window": null, "action": "new_editor", "values": {}}"#;
+    let body = r#"{"kind": "press", "window": null, "action": "new_editor"}"#;
     let post = |origin: String, credential: Option<&str>, kind: &str| {
         let mut request = client
-            .post(format!("{}/person/call", base(&server)))
+            .post(format!("{}/person/intent", base(&server)))
             .header("origin", origin)
             .header("content-type", kind)
             .body(body);

@@ -189,7 +189,7 @@ fn answer_script(id: u64) -> String {
     format!(
         "var done = arguments[arguments.length - 1];
          var session = localStorage.getItem('purview-session:/person');
-         fetch('/person/answer', {{method: 'POST', headers: {{'content-type': 'application/json', 'x-purview-session': session}}, body: JSON.stringify({{id: {id}, approve: true}})}})
+         fetch('/person/intent', {{method: 'POST', headers: {{'content-type': 'application/json', 'x-purview-session': session}}, body: JSON.stringify({{kind: 'approve', id: {id}}})}})
            .then(function (r) {{ return r.json(); }}).then(done, function (e) {{ done(String(e)); }});"
     )
 }
@@ -380,10 +380,9 @@ async fn s12_nothing_another_port_receives_acts_as_the_person() -> Result<()> {
     }
     let page = replayed(http.get(format!("{origin}/person/"))).send().await?.text().await?;
     ensure!(!page.contains(&session), "the page handed out the credential");
-    let call = json!({"window": editor, "action": "set_details",
-        "values": {"recipient": "Mallory", "amount": "999999.99"}});
+    let call = json!({"kind": "press", "window": editor, "action": "submit"});
     for (path, body) in
-        [("/person/call", call), ("/person/answer", json!({"id": 1, "approve": true}))]
+        [("/person/intent", call), ("/person/intent", json!({"kind": "approve", "id": 1}))]
     {
         let answer = replayed(http.post(format!("{origin}{path}")))
             .header("origin", &origin)
@@ -407,8 +406,8 @@ async fn a_cross_site_form_post_is_refused() -> Result<()> {
     let evil = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let evil_url = format!("http://{}/", evil.local_addr()?);
     let page = format!(
-        "<!doctype html><form id=f method=post enctype=text/plain action=\"{}/person/call\">\
-         <input name='{{\"window\":\"{editor}\",\"action\":\"edit_field\",\"values\":{{\"field\":\"recipient\",\"value\":\"Mallory\"}},\"x\":\"' value='\"}}'>\
+        "<!doctype html><form id=f method=post enctype=text/plain action=\"{}/person/intent\">\
+         <input name='{{\"kind\":\"press\",\"window\":\"{editor}\",\"action\":\"submit\",\"x\":\"' value='\"}}'>\
          </form><script>document.getElementById('f').submit()</script>",
         desk.origin()
     );

@@ -307,11 +307,24 @@ async fn the_cards_scene_shows_a_client_only_its_own_questions() -> Result<()> {
 
     let editors = app.windows_of::<order_desk::OrderEditor>()?;
     let editor = editors.first().map(|w| w.id().to_owned()).ok_or_else(|| anyhow!("no editor"))?;
-    let arguments = json!({"window": editor, "action": "set_details",
-        "values": {"recipient": "Mallory Secret", "amount": "999999.99"}});
-    let params = rmcp::model::CallToolRequestParams::new("app__card_call")
-        .with_arguments(arguments.as_object().cloned().unwrap_or_default());
-    let peer = asker.peer().clone();
+    // The person's steps in the asker's card: open the form, type, submit.
+    let tool = |name: &str, arguments: Value| {
+        rmcp::model::CallToolRequestParams::new(name.to_owned())
+            .with_arguments(arguments.as_object().cloned().unwrap_or_default())
+    };
+    let intents = [
+        json!({"kind": "press", "window": editor, "action": "set_details"}),
+        json!({"kind": "type", "window": editor, "action": "set_details", "field": "recipient", "text": "Mallory Secret"}),
+        json!({"kind": "type", "window": editor, "action": "set_details", "field": "amount", "text": "999999.99"}),
+        json!({"kind": "submit", "window": editor, "action": "set_details"}),
+    ];
+    let mut asks = Value::Null;
+    for intent in intents {
+        let answer = asker.call_tool(tool("app__card_intent", json!({"card": "c1", "intent": intent}))).await?;
+        asks = answer.structured_content.unwrap_or_default();
+    }
+    ensure!(asks["call"] == true, "the submit asked for no call: {asks}");
+    let params = tool("app__card_call", json!({"card": "c1"}));    let peer = asker.peer().clone();
     let waiting = tokio::spawn(async move { peer.call_tool(params).await });
     for _ in 0..200 {
         if !approvals.pending().is_empty() {

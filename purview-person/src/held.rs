@@ -12,6 +12,42 @@ use crate::{
 };
 
 impl Person {
+    /// Whether the person holds anything in `scope` (a window's id, or
+    /// `None` for the app's own actions): an open form, a failure, a
+    /// question asked, a page of rows chosen or a row number refused. A
+    /// face draws a scope the person holds nothing in as every person
+    /// sees it.
+    ///
+    /// ```
+    /// # use purview::prelude::*;
+    /// # use purview_person::*;
+    /// # #[window(summary = "Counts to {count}")]
+    /// # #[derive(Clone, Default)]
+    /// # struct Counter { #[block(field)] count: u32 }
+    /// # #[actions]
+    /// # impl Counter {
+    /// #     /// Count from here.
+    /// #     #[action]
+    /// #     fn set(&mut self, count: u32) { self.count = count; }
+    /// # }
+    /// # let app = App::builder().build();
+    /// # let id = app.open(Counter::default()).unwrap().id().to_owned();
+    /// # let model = Reader::default().read(&app.scene().unwrap(), Around::default());
+    /// let scope: Scope = Some(id);
+    /// let mut person = Person::default();
+    /// assert!(!person.holds(&scope));
+    /// person.intend(&model, Intent::Press { scope: scope.clone(), action: "set".into() });
+    /// assert!(person.holds(&scope) && !person.holds(&None));
+    /// ```
+    pub fn holds(&self, scope: &Scope) -> bool {
+        let of_window = |(window, _): &(String, String)| scope.as_deref() == Some(window);
+        self.forms.keys().any(|(s, _)| s == scope)
+            || self.failures.contains_key(scope)
+            || self.confirming.as_ref().is_some_and(|c| &c.scope == scope)
+            || self.pages.keys().any(of_window)
+            || self.refused_rows.keys().any(of_window)
+    }
+
     /// What is typed in the open form of `action` in `scope`, if it is open.
     ///
     /// ```

@@ -34,6 +34,8 @@
   var seen = null;       // when the last scene arrived
   var result = null;     // the last tool result's windows, and when it came
   var windowsRead = Object.create(null); // window id -> {text, win}, as last read
+  // This card's name: what the person holds open in it is kept for it.
+  var name = Array.prototype.map.call(crypto.getRandomValues(new Uint8Array(12)), function (b) { return (b + 256).toString(16).slice(1); }).join('');
 
   function send(message) { if (!closed) host.postMessage(message, '*'); }
   function later(fn, ms) {
@@ -69,18 +71,19 @@
     if (closed) return;
     if (reading) { again = again || now; return; }
     reading = true;
-    tool('app__card_scene', now || change === null ? {} : { after: change }).then(function (answer) {
+    tool('app__card_scene', now || change === null ? { card: name } : { after: change, card: name }).then(function (answer) {
       if (typeof answer.sceneJson !== 'string') { unreachable(); return 3000; }
-      // Every client's card shares the scene's text; its own questions
-      // come beside it, window by window in the scene's order.
-      var scene = JSON.parse(answer.sceneJson), mine = answer.windowQuestions || [];
+      // Every client's card shares the scene's text; its own questions,
+      // and what the person holds open in this card, come beside it.
+      var scene = JSON.parse(answer.sceneJson), mine = answer.windowQuestions || [], own = answer.ownWindows || [];
       scene.questions = answer.questions || [];
+      scene.app = JSON.parse(answer.app || 'null');
       // An unchanged window keeps its object: the face keeps it as drawn.
       var kept = Object.create(null);
       scene.windows = (scene.windows || []).map(function (w, i) {
-        w.questions = mine[i] || [];
-        var text = JSON.stringify(w), was = windowsRead[w.id];
-        return (kept[w.id] = was && was.text === text ? was : { text: text, win: w }).win;
+        var text = (own[i] || JSON.stringify(w)) + JSON.stringify(mine[i] || []), was = windowsRead[w.id];
+        if (!(was && was.text === text)) { was = { text: text, win: own[i] ? JSON.parse(own[i]) : w }; was.win.questions = mine[i] || []; }
+        return (kept[w.id] = was).win;
       });
       windowsRead = kept;
       transport.whereToAnswer = answer.whereToAnswer;
@@ -89,6 +92,8 @@
       if (/cannot be reached/.test(notice.textContent)) say('');
       onScene(scene);
       onStatus('Live');
+      // Pages of rows the person chose, loaded again after a change.
+      if (answer.again) makeCall();
       return 100;
     }, function () { unreachable(); return 3000; })
       .catch(function () { return 3000; })
@@ -97,6 +102,17 @@
         var soon = again; again = false;
         later(function () { read(soon); }, soon ? 0 : pause);
       });
+  }
+
+  // The call an intent asked for, made as the client's own; its raw
+  // outcome goes back to what the card shows.
+  function makeCall() {
+    return request('tools/call', { name: 'app__card_call', arguments: { card: name } }).then(function (answer) {
+      var out = (answer && answer.structuredContent) || {};
+      if (out.done) return out;
+      var failed = !!(answer && answer.isError);
+      return tool('app__card_outcome', { card: name, value: failed ? null : out.result, error: failed ? out : null });
+    }).then(function (done) { read(true); return done; });
   }
 
   // The app is gone (or the host passes nothing on): the last scene stays
@@ -234,21 +250,11 @@
   var transport = {
     canAnswer: false,
     whereToAnswer: 'Only the person answers this, at the app itself.',
-    post: function (kind, body) {
-      if (kind !== 'call') {
-        return Promise.resolve({ error: { message: 'Only the person answers approval questions, at the app itself.' } });
-      }
-      return request('tools/call', { name: 'app__card_call', arguments: body }).then(function (answer) {
+    post: function (intent) {
+      return tool('app__card_intent', { card: name, intent: intent }).then(function (out) {
+        if (out.call) return makeCall();
         read(true);
-        var out = (answer && answer.structuredContent) || {};
-        // Refused before the call (a field as typed), or by the app.
-        if (out.error) return out;
-        var failed = !!answer.isError;
-        var done = failed ? { error: out, said: out.message } : { ok: true, message: out.message, value: out.result };
-        if (!failed && !body.page) return done;
-        // The outcome comes back raw: the app says what it means to the person.
-        return tool('app__card_outcome', { window: body.window, action: body.action, page: body.page || null, value: out.result, error: failed ? out : null })
-          .then(function (told) { done.page = told.page; if (failed) done.said = told.said; return done; }, function () { return done; });
+        return out;
       });
     },
     listen: function (scene, status) {

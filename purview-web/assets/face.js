@@ -14,6 +14,8 @@
     var session = null;
     try { session = localStorage.getItem(stored); } catch (e) { session = null; }
     var key = /[#&]key=([0-9a-f]+)/.exec(location.hash);
+    // This tab's name: what the person holds open here is kept for it.
+    var page = Array.prototype.map.call(crypto.getRandomValues(new Uint8Array(12)), function (b) { return (b + 256).toString(16).slice(1); }).join('');
     // The one-time key came in the link's fragment, which no server saw;
     // it leaves the address bar and the history now.
     if (key) history.replaceState(null, '', location.pathname + location.search);
@@ -33,28 +35,29 @@
       return fetch(prefix + '/' + kind, {
         method: 'POST',
         credentials: 'omit',
-        headers: { 'content-type': 'application/json', 'x-purview-session': session || '' },
+        headers: { 'content-type': 'application/json', 'x-purview-session': session || '', 'x-purview-page': page },
         body: JSON.stringify(body)
       }).then(function (r) {
         return r.json().catch(function () { return { error: { message: 'The app answered ' + r.status + '.' } }; });
       });
     }
     // An event carries the page's top, the windows' order if it changed,
-    // and the windows changed since the stream's last event (all at first).
-    var had = Object.create(null), order = [];
+    // the windows changed since the stream's last event (all at first),
+    // and the app's own actions as this person has them, if they changed.
+    var had = Object.create(null), order = [], app = null;
     function merge(cut) {
       cut.windows.forEach(function (w) { had[w.id] = w; });
       var next = cut.top, kept = Object.create(null);
       order = cut.ids || order;
       next.windows = order.map(function (id) { return (kept[id] = had[id]); });
-      had = kept; next.words = cut.words;
+      had = kept; next.words = cut.words; next.app = app = cut.app || app;
       return next;
     }
     // The live events: server-sent events read through fetch, since an
     // EventSource cannot carry the credential's header.
     function events(onScene, onStatus) {
       var retry = function () { onStatus('Reconnecting…'); setTimeout(function () { events(onScene, onStatus); }, 2000); };
-      fetch(prefix + '/events', { credentials: 'omit', cache: 'no-store', headers: { 'x-purview-session': session || '' } })
+      fetch(prefix + '/events', { credentials: 'omit', cache: 'no-store', headers: { 'x-purview-session': session || '', 'x-purview-page': page } })
         .then(function (r) {
           if (r.status === 401 || r.status === 403) {
             try { localStorage.removeItem(stored); } catch (e) { /* nothing kept */ }
@@ -87,28 +90,23 @@
     }
     return {
       canAnswer: true,
-      post: function (kind, body) { return ready.then(function () { return send(kind, body); }); },
+      post: function (intent) { return ready.then(function () { return send('intent', intent); }); },
       listen: function (onScene, onStatus) { ready.then(function () { events(onScene, onStatus); }); }
     };
   })();
 
-  // The page draws the model the server sends (purview_person): every
-  // sentence, field, confirmation question and pager target comes in it.
-  // What stays here is what the person holds open in this page: typed
-  // text, the page of rows shown, the question asked, the last failure.
+  // The page draws what the server sends: the model (purview_person) and
+  // what the person holds open in this tab, every sentence, field value,
+  // question and pager target in it. It reports what the person does (an
+  // intent) and decides nothing; the server's person does.
   var root = document.getElementById('purview');
   var status = document.getElementById('pv-status');
   var scene = null, words = {};
-  // Keyed by window ids, which may be any name (`constructor` too): maps
-  // without a prototype.
-  var forms = Object.create(null);      // scope|action -> {values}
-  var failures = Object.create(null);   // scope -> {action, error, said: the model's sentence}
-  var confirming = null;                // {scope, win, action, values}
-  var pages = Object.create(null);      // window|table -> {version, offset, rows, paging}
-  var seenModals = Object.create(null); // dialogs already brought into view
   var drawn = Object.create(null);      // window id -> {win, node}: as last drawn
   var drawnApp = {};                    // the app's own actions, as last drawn
-  var busy = 0;
+  var seenModals = Object.create(null); // dialogs already brought into view
+  var busy = 0, lost = false, focusNext = null;
+  var queue = Promise.resolve(), typing = null;
 
   function el(tag, attrs) {
     var node = document.createElement(tag);
@@ -128,97 +126,63 @@
     return node;
   }
   function slug(s) { return String(s).replace(/[^A-Za-z0-9_-]/g, '_'); }
-  function scopeKey(win) { return win ? win.id : ''; }
-  function fill(template, values) {
-    return String(template).replace(/\{(\w+)\}/g, function (m, k) { return values[k] !== undefined ? values[k] : m; });
-  }
+  function base(win, action) { return 'pv-' + slug(win ? win.id : 'app') + '-' + slug(action.name); }
 
-  // ---- calls -------------------------------------------------------------
-  function call(win, action, body, then) {
-    var scope = scopeKey(win);
-    busy++;
-    body.window = win ? win.id : null;
-    body.action = action.name;
-    transport.post('call', body)
-      .then(function (answer) {
-        if (answer && answer.error) {
-          failures[scope] = { action: body.page ? null : action.name, error: answer.error, said: answer.said };
-        } else {
-          delete failures[scope];
-          if (!body.page) delete forms[scope + '|' + action.name];
-          if (then) then(answer || {});
-        }
-      })
-      .catch(function () { failures[scope] = { action: action.name, error: { message: words.unreachable }, said: words.unreachable }; })
-      .then(function () { busy--; render(); });
-    render(); // "Working…", and a secret just sent is gone from its field
-  }
-  function start(win, action, values) {
-    if (action.confirm) {
-      confirming = { scope: scopeKey(win), win: win, action: action, values: values };
-      render();
-      var no = document.getElementById('pv-confirm-no');
-      if (no) no.focus();
+  // ---- intents -------------------------------------------------------------
+  // Reported one after another, in order; typing into one field again
+  // before the last was reported replaces it. What the person typed shows
+  // already, so it is reported quietly.
+  function intend(intent) {
+    var quiet = intent.kind === 'type';
+    if (quiet && typing && typing.window === intent.window && typing.action === intent.action && typing.field === intent.field) {
+      typing.text = intent.text;
       return;
     }
-    call(win, action, { values: values, confirmed: false });
+    if (quiet) typing = intent;
+    if (!quiet) { busy++; drawStatus(); }
+    queue = queue.then(function () {
+      if (typing === intent) typing = null;
+      return transport.post(intent);
+    }).then(function (answer) { lost = !answer || !!answer.error; }, function () { lost = true; })
+      .then(function () { if (!quiet) busy--; render(); });
   }
-  function answer(id, approve) { transport.post('answer', { id: id, approve: approve }).then(render, render); }
-  function load(win, table, where) {
-    var key = win.id + '|' + table.key;
-    call(win, { name: table.loader }, { page: Object.assign({ table: table.key }, where) }, function (ans) {
-      if (ans.page) pages[key] = { version: win.version, offset: ans.page.offset, rows: ans.page.rows, paging: ans.page.paging };
-    });
-  }
+  function act(intent) { return function (e) { if (e) e.preventDefault(); intend(intent); }; }
 
   // ---- blocks ------------------------------------------------------------
   function tableBlock(win, b) {
-    var key = win.id + '|' + b.key;
-    var page = pages[key];
-    // The person's page stays through a change, loaded again at its rows.
-    if (page && page.version !== win.version && !page.again && b.loader) {
-      page.again = true;
-      setTimeout(function () { load(win, b, { offset: page.offset }); }, 0);
-    }
-    var rows = page ? page.rows : b.rows;
-    var paging = page ? page.paging : b.paging;
-    // The model says which open forms' arguments its rows may fill.
-    var pickers = (win.operable ? b.fills : []).filter(function (f) { return forms[win.id + '|' + f.action]; });
+    var pickers = b.pickers || [];
     var table = el('table', { 'class': 'pv-table' },
       el('thead', null, el('tr', null,
         pickers.map(function (p) { return el('th', { scope: 'col', 'class': 'pv-pick', 'aria-label': p.note }); }),
         b.columns.map(function (c) { return el('th', { scope: 'col', text: c }); }))),
-      el('tbody', null, rows.map(function (r) {
+      el('tbody', null, b.rows.map(function (r, i) {
         return el('tr', null,
-          pickers.map(function (p) { return el('td', { 'class': 'pv-pick' }, pickButton(win, p, r)); }),
+          pickers.map(function (p, k) {
+            var button = p.buttons[i];
+            return el('td', { 'class': 'pv-pick' }, el('button', { type: 'button', 'aria-pressed': String(button[1]), 'aria-label': button[2],
+              onclick: act({ kind: 'choose', window: win.id, table: b.key, row: i, picker: k }) }, button[0]));
+          }),
           r.map(function (v) { return el('td', { text: v }); }));
       })));
     var parts = pickers.map(function (p) { return el('p', { 'class': 'pv-weak', text: p.note }); });
     parts.push(el('div', { 'class': 'pv-tablewrap', id: 'pv-rows-' + slug(win.id) + '-' + slug(b.key) }, table));
-    if (paging) parts.push(el('p', { 'class': 'pv-weak', text: paging.label }));
-    if (paging && b.loader && win.operable) parts.push(pager(win, b, paging));
+    if (b.paging) parts.push(el('p', { 'class': 'pv-weak', text: b.paging.label }));
+    if (b.paging && b.loader && win.operable) parts.push(pager(win, b, b.paging));
+    if (b.refused) parts.push(el('p', { 'class': 'pv-error', role: 'alert', text: b.refused }));
     return el('div', { 'class': 'pv-tableblock' }, parts);
   }
   function pager(win, b, paging) {
     var go = function (label, to) {
-      return el('button', { type: 'button', disabled: to === null, onclick: function () { load(win, b, { offset: to }); } }, label);
+      return el('button', { type: 'button', disabled: to === null, onclick: act({ kind: 'page', window: win.id, table: b.key, offset: to }) }, label);
     };
     var id = 'pv-row-' + slug(win.id) + '-' + slug(b.key);
-    var jump = function (e) { e.preventDefault(); load(win, b, { row: document.getElementById(id).value }); };
+    var jump = function (e) { e.preventDefault(); intend({ kind: 'goTo', window: win.id, table: b.key, text: document.getElementById(id).value }); };
     return el('form', { 'class': 'pv-bar pv-pager', onsubmit: jump },
       go(words.firstRows, paging.first), go(words.previousRows, paging.previous),
       go(words.nextRows, paging.next), go(words.lastRows, paging.last),
       el('label', { 'for': id, text: words.goToRow }),
       el('input', { id: id, type: 'text', inputmode: 'numeric', size: 6, placeholder: paging.rowHint }),
       el('button', { type: 'submit', onclick: jump }, words.go));
-  }
-  function pickButton(win, p, row) {
-    var values = forms[win.id + '|' + p.action].values, value = row[p.column] || '';
-    var chosen = value !== '' && String(values[p.field] || '') === value;
-    return el('button', { type: 'button', 'aria-pressed': String(chosen),
-      'aria-label': fill(words.chooseValue, { value: value, label: p.label, action: p.actionTitle }),
-      onclick: function () { values[p.field] = value; render(); } },
-      chosen ? words.chosen : words.choose);
   }
   function block(win, b) {
     switch (b.type) {
@@ -243,59 +207,44 @@
   }
 
   // ---- forms and actions -------------------------------------------------
-  function fieldError(failure, action, name) {
-    if (!failure || failure.action !== action.name || !failure.error.fields) return null;
-    var f = failure.error.fields.filter(function (x) { return x.field === name; })[0];
-    return f ? f.error : null;
-  }
-  function input(id, f, values, problem, describe) {
-    var common = { id: id, name: f.name, 'aria-invalid': problem ? 'true' : null, 'aria-describedby': describe || null, required: f.required && f.kind !== 'bool' };
-    var set = function (e) { values[f.name] = f.kind === 'bool' ? e.target.checked : e.target.value; };
+  function input(id, f, typed, describe) {
+    var common = { id: id, name: f.name, 'aria-invalid': f.problem ? 'true' : null, 'aria-describedby': describe || null, required: f.required && f.kind !== 'bool' };
+    var set = function (e) { typed(f.kind === 'bool' ? e.target.checked : e.target.value); };
     if (f.kind === 'bool') {
-      common.type = 'checkbox'; common.checked = !!values[f.name]; common.onchange = set;
+      common.type = 'checkbox'; common.checked = f.value === 'true'; common.onchange = set;
       return el('input', common);
     }
     if (f.kind === 'choice') {
       common.onchange = set;
-      var current = values[f.name] || '';
       return el('select', common, el('option', { value: '', text: words.choosePlaceholder }),
-        f.choices.map(function (c) { return el('option', { value: c, selected: c === current, text: c }); }));
+        f.choices.map(function (c) { return el('option', { value: c, selected: c === f.value, text: c }); }));
     }
     common.type = f.kind === 'secret' ? 'password' : 'text';
     if (f.kind === 'integer' || f.kind === 'number') common.inputmode = f.kind === 'integer' ? 'numeric' : 'decimal';
     if (f.kind === 'secret') common.autocomplete = 'off';
     common.placeholder = f.placeholder;
-    common.value = values[f.name] || '';
+    common.value = f.value || '';
     common.oninput = set;
     return el('input', common);
   }
-  function actionForm(win, action, failure) {
-    var scope = scopeKey(win);
-    var state = forms[scope + '|' + action.name];
-    var base = 'pv-' + slug(scope || 'app') + '-' + slug(action.name);
+  function actionForm(win, action) {
+    var scope = win ? win.id : null, at = base(win, action);
     var rows = action.fields.map(function (f) {
-      var id = base + '-' + slug(f.name);
-      var problem = fieldError(failure, action, f.name);
+      var id = at + '-' + slug(f.name);
       var hint = [f.help, f.from ? f.from.hint : null, f.bounds].filter(Boolean).join(' ');
       var hintId = hint ? id + '-hint' : null;
+      var typed = function (text) { intend({ kind: 'type', window: scope, action: action.name, field: f.name, text: text }); };
       return el('div', { 'class': 'pv-row' },
         el('label', { 'for': id }, f.label + (f.required ? ' *' : '')),
-        input(id, f, state.values, problem, [hintId, problem ? id + '-error' : null].filter(Boolean).join(' ')),
+        input(id, f, typed, [hintId, f.problem ? id + '-error' : null].filter(Boolean).join(' ')),
         hintId ? el('span', { id: hintId, 'class': 'pv-weak', text: hint }) : null,
-        problem ? el('span', { id: id + '-error', 'class': 'pv-error', text: fill(words.fieldProblem, { label: f.label, problem: problem }) }) : null);
+        f.problem ? el('span', { id: id + '-error', 'class': 'pv-error', text: f.problem }) : null);
     });
     var submit = function (e) {
       e.preventDefault();
-      // What was typed goes to the call as it is (a copy); a secret is
-      // then forgotten by the page.
-      var values = Object.assign({}, state.values);
-      action.fields.forEach(function (f) { if (f.kind === 'secret') delete state.values[f.name]; });
-      start(win, action, values);
-    };
-    var cancel = function () {
-      delete forms[scope + '|' + action.name];
-      if (failures[scope] && failures[scope].action === action.name) delete failures[scope];
-      render();
+      intend({ kind: 'submit', window: scope, action: action.name });
+      // A secret goes with the call and is gone from its field.
+      e.target.closest('form').querySelectorAll('input[type=password]').forEach(function (n) { n.value = ''; });
     };
     return el('form', { 'class': 'pv-form', 'aria-label': action.title, onsubmit: submit },
       action.description ? el('p', { 'class': 'pv-weak', text: action.description }) : null,
@@ -304,39 +253,34 @@
         // The click itself submits: a host's sandboxed frame may forbid
         // form submission (Enter still clicks this default button).
         el('button', { type: 'submit', 'class': action.destructive ? 'pv-danger' : null, onclick: submit }, action.title),
-        el('button', { type: 'button', 'aria-label': fill(words.closeForm, { action: action.title }), onclick: cancel }, words.cancel)));
+        el('button', { type: 'button', 'aria-label': fill(words.closeForm, { action: action.title }),
+          onclick: act({ kind: 'cancel', window: scope, action: action.name }) }, words.cancel)));
   }
-  function confirmBox(win) {
-    if (!confirming || confirming.scope !== scopeKey(win)) return null;
-    var c = confirming, q = c.action.confirm;
-    return el('div', { 'class': 'pv-confirm', role: 'alertdialog', 'aria-labelledby': 'pv-confirm-text' },
-      el('p', { id: 'pv-confirm-text', text: q.question }),
-      q.description ? el('p', { 'class': 'pv-weak', text: q.description }) : null,
-      el('div', { 'class': 'pv-bar' },
-        el('button', { type: 'button', 'class': 'pv-danger', onclick: function () { confirming = null; call(c.win, c.action, { values: c.values, confirmed: true }); } }, q.yes),
-        el('button', { type: 'button', id: 'pv-confirm-no', onclick: function () { confirming = null; render(); } }, q.no)));
+  function fill(template, values) {
+    return String(template).replace(/\{(\w+)\}/g, function (m, k) { return values[k] !== undefined ? values[k] : m; });
   }
-  function actionBar(win, actions, enabled) {
-    var scope = scopeKey(win);
-    var failure = failures[scope];
+  // `held`: the window, or the app's own part, with the person's failure
+  // and the question a destructive action asks, if any.
+  function actionBar(win, actions, enabled, held) {
+    var q = held.confirm;
     var buttons = actions.map(function (a) {
-      var open = forms[scope + '|' + a.name];
       return el('button', { type: 'button', disabled: !enabled, 'class': a.destructive ? 'pv-danger' : null,
-        'aria-expanded': a.fields.length ? String(!!open) : null, title: a.description || null,
+        'aria-expanded': a.fields.length ? String(!!a.open) : null, title: a.description || null,
         onclick: function () {
-          if (!a.fields.length) { start(win, a, {}); return; }
-          if (open) delete forms[scope + '|' + a.name]; else forms[scope + '|' + a.name] = { values: Object.create(null) };
-          render();
-          var first = document.getElementById('pv-' + slug(scope || 'app') + '-' + slug(a.name) + '-' + slug(a.fields[0].name));
-          if (first && !open) first.focus();
+          if (a.fields.length && !a.open) focusNext = base(win, a) + '-' + slug(a.fields[0].name);
+          intend({ kind: 'press', window: win ? win.id : null, action: a.name });
         } }, a.button);
     });
-    var open = actions.filter(function (a) { return forms[scope + '|' + a.name] && a.fields.length; });
     return el('div', null,
       el('div', { 'class': 'pv-bar', role: 'toolbar', 'aria-label': words.regions[2] }, buttons),
-      enabled ? open.map(function (a) { return actionForm(win, a, failure); }) : null,
-      confirmBox(win),
-      failure && failure.said ? el('p', { 'class': 'pv-error', role: 'alert', text: failure.said }) : null);
+      enabled ? actions.filter(function (a) { return a.open; }).map(function (a) { return actionForm(win, a); }) : null,
+      q ? el('div', { 'class': 'pv-confirm', role: 'alertdialog', 'aria-labelledby': 'pv-confirm-text' },
+        el('p', { id: 'pv-confirm-text', text: q.question }),
+        q.description ? el('p', { 'class': 'pv-weak', text: q.description }) : null,
+        el('div', { 'class': 'pv-bar' },
+          el('button', { type: 'button', 'class': 'pv-danger', onclick: act({ kind: 'confirm' }) }, q.yes),
+          el('button', { type: 'button', id: 'pv-confirm-no', onclick: act({ kind: 'refuse' }) }, q.no))) : null,
+      held.failure ? el('p', { 'class': 'pv-error', role: 'alert', text: held.failure }) : null);
   }
 
   // ---- windows -----------------------------------------------------------
@@ -344,15 +288,15 @@
     return el('div', { 'class': 'pv-question', role: 'group', 'aria-label': words.regions[3] },
       el('pre', { text: q.text }),
       transport.canAnswer && scene.answering ? el('div', { 'class': 'pv-bar' },
-        el('button', { type: 'button', onclick: function () { answer(q.id, true); } }, words.approve),
-        el('button', { type: 'button', onclick: function () { answer(q.id, false); } }, words.decline)) :
+        el('button', { type: 'button', onclick: act({ kind: 'approve', id: q.id }) }, words.approve),
+        el('button', { type: 'button', onclick: act({ kind: 'decline', id: q.id }) }, words.decline)) :
         el('p', { 'class': 'pv-weak', text: transport.whereToAnswer || words.answerElsewhere }));
   }
   function windowCard(win) {
     var titleId = 'pv-title-' + slug(win.id);
     var content = el('div', { 'class': 'pv-content', inert: !win.operable },
       win.blocks.map(function (b) { return block(win, b); }),
-      actionBar(win, win.actions, win.operable));
+      actionBar(win, win.actions, win.operable, win));
     return el('section', {
       'class': 'pv-window' + (win.operable ? '' : ' pv-blocked') + (win.agentHere ? ' pv-agent' : '') + (win.modal ? ' pv-modal' : ''),
       id: 'pv-window-' + slug(win.id), role: win.modal ? 'dialog' : 'region', 'aria-labelledby': titleId,
@@ -375,36 +319,41 @@
     Array.prototype.slice.call(parent.children).forEach(function (n) { if (!wanted.has(n)) n.remove(); });
     nodes.forEach(function (n, i) { if (parent.children[i] !== n) parent.insertBefore(n, parent.children[i] || null); });
   }
-  // A change the app made redraws only the windows it changed; what the
-  // person did redraws them all. A kept window keeps everything the page
-  // holds in it: the field being typed into (an input method's unfinished
-  // word too), its selection, how far its tables are scrolled.
-  function render(fromEvent) {
+  function drawStatus() { status.textContent = busy ? words.working : (status.dataset.live || 'Live'); }
+  // Only the windows that changed are drawn again. A kept window keeps
+  // everything the page holds in it: the field being typed into (an input
+  // method's unfinished word too), its selection, how far its tables are
+  // scrolled. A window drawn again keeps the focused field's text and
+  // caret, and a typed secret, which the server never sends back.
+  function render() {
     if (!scene) return;
-    var focused = document.activeElement && document.activeElement.id;
-    var caret = focused ? document.activeElement.selectionStart : null;
-    var scrollers = '.pv-tablewrap, .pv-overlay .pv-window', scrolled = Object.create(null);
+    var active = document.activeElement, focused = active && active.id;
+    var caret = focused ? [active.selectionStart, active.value] : null;
+    var scrollers = '.pv-tablewrap, .pv-overlay .pv-window', scrolled = Object.create(null), secrets = Object.create(null);
     root.querySelectorAll(scrollers).forEach(function (n) { scrolled[n.id] = [n.scrollLeft, n.scrollTop]; });
+    root.querySelectorAll('input[type=password]').forEach(function (n) { secrets[n.id] = n.value; });
+    var asked = !!document.getElementById('pv-confirm-no');
     var before = drawn;
     drawn = Object.create(null);
     if (scene.error) { root.replaceChildren(el('p', { 'class': 'pv-error', role: 'alert', text: scene.error })); return; }
     var keep = function (w) {
       var was = before[w.id];
-      drawn[w.id] = { win: w, node: fromEvent === true && was && was.win === w ? was.node : windowCard(w) };
+      drawn[w.id] = { win: w, node: was && was.win === w ? was.node : windowCard(w) };
       return drawn[w.id].node;
     };
-    var modalId = scene.appModal;
-    // The app's own actions stay as drawn while an event leaves them alike.
-    var actionsAre = JSON.stringify([scene.appActions, scene.appActionsEnabled]);
-    var bar = fromEvent === true && drawnApp.are === actionsAre ? drawnApp.bar :
-      (scene.appActions.length ? actionBar(null, scene.appActions, scene.appActionsEnabled) : null);
+    var modalId = scene.appModal, own = scene.app || { actions: scene.appActions };
+    // The app's own actions stay as drawn while they are alike.
+    var actionsAre = JSON.stringify([own, scene.appActionsEnabled]);
+    var bar = drawnApp.are === actionsAre ? drawnApp.bar :
+      (own.actions.length ? actionBar(null, own.actions, scene.appActionsEnabled, own) : null);
     drawnApp = { are: actionsAre, bar: bar };
     var app = root.querySelector('.pv-app') || el('section', { 'class': 'pv-app', 'aria-label': words.regions[0] });
     app.inert = !!modalId;
     var lines = el('ul', { 'class': 'pv-list', 'aria-label': words.regions[1] }, scene.windows.map(function (w) {
       return el('li', null, el('a', { href: '#pv-window-' + slug(w.id), text: w.line }));
     }));
-    place(app, [scene.agentLast ? el('p', { 'class': 'pv-cue', role: 'status', text: scene.agentLast }) : null]
+    place(app, [lost ? el('p', { 'class': 'pv-error', role: 'alert', text: words.unreachable }) : null,
+      scene.agentLast ? el('p', { 'class': 'pv-cue', role: 'status', text: scene.agentLast }) : null]
       .concat(scene.questions.map(prompt), [lines, bar]).filter(Boolean));
     var list = root.querySelector('.pv-windows') || el('div', { 'class': 'pv-windows' });
     list.inert = !!modalId;
@@ -414,11 +363,15 @@
     var overlay = root.querySelector('.pv-overlay') || el('div', { 'class': 'pv-overlay' });
     place(overlay, modal);
     place(root, [app, list].concat(modal.length ? [overlay] : []));
+    Object.keys(secrets).forEach(function (id) { var n = document.getElementById(id); if (n && !n.value) n.value = secrets[id]; });
     var again = focused && document.getElementById(focused);
-    if (again && again !== document.activeElement) {
+    if (again && again !== active) {
+      if (again.type === 'text' || again.type === 'password') again.value = caret[1];
       again.focus();
-      try { if (caret != null) again.setSelectionRange(caret, caret); } catch (e) { /* no caret now */ }
+      try { if (caret[0] != null) again.setSelectionRange(caret[0], caret[0]); } catch (e) { /* no caret now */ }
     }
+    var next = (focusNext && document.getElementById(focusNext)) || (!asked && document.getElementById('pv-confirm-no'));
+    if (next) { next.focus(); focusNext = null; }
     root.querySelectorAll(scrollers).forEach(function (n) {
       if (scrolled[n.id]) { n.scrollLeft = scrolled[n.id][0]; n.scrollTop = scrolled[n.id][1]; }
     });
@@ -429,12 +382,12 @@
       var shown = document.getElementById('pv-window-' + slug(w.id));
       if (shown && shown.scrollIntoView) shown.scrollIntoView({ block: 'nearest' });
     });
-    status.textContent = busy ? words.working : (status.dataset.live || 'Live');
+    drawStatus();
   }
 
   transport.listen(function (next) {
     scene = next;
     words = next.words || words;
-    render(true);
+    render();
   }, function (word) { status.dataset.live = word; status.textContent = word; });
 })();

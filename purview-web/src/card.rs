@@ -27,14 +27,15 @@ use std::{sync::Arc, time::Duration};
 use purview::{
     activity::ClientId,
     http::mcp_apps::{Card, CardReply, CardTool},
-    model::{JsonObject, ToolError},
+    model::{ErrorCode, JsonObject, ToolError},
     serde_json::{Value, json},
 };
+use purview_person::{Effect, Intent};
 
 use crate::{
     Inner,
     assets::{SCRIPT, STYLE, escape},
-    routes::prepare_call,
+    page::{Handle, Own},
 };
 
 /// Where the card lives, as hosts read it.
@@ -46,10 +47,11 @@ pub const CARD_URI: &str = "ui://purview/windows";
 
 /// The card tool that reads the scene.
 pub(crate) const SCENE_TOOL: &str = "app__card_scene";
-/// The card tool that calls an action.
+/// The card tool that takes what the person did in the card.
+pub(crate) const INTENT_TOOL: &str = "app__card_intent";
+/// The card tool that makes the call an intent asked for.
 pub(crate) const CALL_TOOL: &str = "app__card_call";
-/// The card tool that says what a call's raw outcome means to the person:
-/// a table's loaded rows as a page with its paging, a failure's sentence.
+/// The card tool that hands a call's raw outcome to the card's person.
 pub(crate) const OUTCOME_TOOL: &str = "app__card_outcome";
 
 /// The card's own script: the host's postMessage JSON-RPC.
@@ -75,18 +77,20 @@ pub(crate) const SHOWN_WITH: &str = "app__read_windows";
 
 /// The card for the face `inner`: shown with the read of the windows.
 pub(crate) fn card(inner: &Arc<Inner>) -> Card {
-    let scene = inner.clone();
-    let call = inner.clone();
-    let told = inner.clone();
+    let (scene, intent, call, told) = (inner.clone(), inner.clone(), inner.clone(), inner.clone());
+    let card_name = json!({"type": "string", "maxLength": 64, "description": "The card's own name for itself."});
     Card::new(CARD_URI, document(&inner.title))
         .titled(format!("{} windows", inner.title))
         .shown_with(SHOWN_WITH)
         .with_tool(CardTool::new(
             SCENE_TOOL,
-            "The app's windows as the card draws them; with `after`, waits until they change from that read.",
+            "The app's windows as the card draws them, with what the person holds open in this card; with `after`, waits until they change from that read.",
             json!({
                 "type": "object",
-                "properties": {"after": {"type": "integer", "minimum": 0, "description": "The `change` of the last read."}},
+                "properties": {
+                    "after": {"type": "integer", "minimum": 0, "description": "The `change` of the last read."},
+                    "card": card_name
+                },
                 "additionalProperties": false
             }),
             move |arguments, caller| {
@@ -98,89 +102,152 @@ pub(crate) fn card(inner: &Arc<Inner>) -> Card {
         )
         .read_only())
         .with_tool(CardTool::new(
-            CALL_TOOL,
-            "Calls an action as the card's form describes it (window, action, values as typed, confirmed): the client's own call of the action's tool.",
+            INTENT_TOOL,
+            "What the person did in the card (opened a form, typed, chose a row, asked for rows, submitted, confirmed, cancelled): it changes only what the card shows, and says whether it asks for a call (then made with app__card_call).",
             json!({
                 "type": "object",
-                "properties": {
-                    "window": {"type": ["string", "null"]},
-                    "action": {"type": "string"},
-                    "values": {"type": "object"},
-                    "confirmed": {"type": "boolean"}
-                },
-                "required": ["action"]
+                "properties": {"card": card_name, "intent": {"type": "object", "description": "{\"kind\": …} and what that kind names."}},
+                "required": ["card", "intent"]
             }),
-            move |arguments, _caller| {
-                let reply = match prepare_call(&call, &arguments) {
-                    Ok((action, arguments)) => {
-                        let tool = action.call(&call.app, arguments.clone()).tool_name();
-                        CardReply::Call { tool, arguments }
+            move |arguments, caller| {
+                let answer = card_intent(&intent, &arguments, &caller);
+                Box::pin(async move { CardReply::Answer(answer) })
+            },
+        )
+        .read_only())
+        .with_tool(CardTool::new(
+            CALL_TOOL,
+            "Makes the call the person's last intent in the card asked for (or loads again a page of rows they chose): the client's own call of the action's tool.",
+            json!({"type": "object", "properties": {"card": card_name}, "required": ["card"]}),
+            move |arguments, caller| {
+                let page = card_page(&call, &arguments, &caller);
+                let next = {
+                    let mut page = crate::calls_lock(&page.page);
+                    let next = page.making.clone().or_else(|| page.again.pop());
+                    page.making.clone_from(&next);
+                    next
+                };
+                let made = call.kept();
+                let reply = match next.map(|c| made.model().ok().map(|m| (crate::page::action_of(m, &c), c))) {
+                    Some(Some((Ok(action), c))) => CardReply::Call {
+                        tool: action.info.call(&call.app, c.arguments.clone()).tool_name(),
+                        arguments: c.arguments,
+                    },
+                    Some(Some((Err(error), c))) => {
+                        page.finished(&c, Err(error));
+                        crate::calls_lock(&page.page).making = None;
+                        CardReply::Answer(json!({ "done": true }))
                     }
-                    Err(refused) => {
-                        let said = crate::person::said(&call, &arguments, &refused.1);
-                        CardReply::Answer(json!({ "error": refused.1, "said": said }))
-                    }
+                    _ => CardReply::Answer(json!({ "done": true })),
                 };
                 Box::pin(async move { reply })
             },
         ))
         .with_tool(CardTool::new(
             OUTCOME_TOOL,
-            "What a call the card made came back with, as the card shows it: a table's rows as a page with where they stand, or what the person reads of a failure.",
+            "What the call the card made came back with (`value`, or `error`), handed to what the card shows: a table's rows as the page chosen, or a failure where the person reads it.",
             json!({
                 "type": "object",
                 "properties": {
-                    "window": {"type": ["string", "null"]},
-                    "action": {"type": "string"},
-                    "page": {"type": ["object", "null"], "description": "The call's `page`, for a table's loader."},
+                    "card": card_name,
                     "value": {"description": "What the action returned."},
                     "error": {"type": ["object", "null"], "description": "How the call failed."}
                 },
-                "required": ["action"]
+                "required": ["card"]
             }),
-            move |arguments, _caller| {
-                let answer = outcome(&told, &arguments);
-                Box::pin(async move { CardReply::Answer(answer) })
+            move |arguments, caller| {
+                let page = card_page(&told, &arguments, &caller);
+                let error = arguments.get("error").filter(|e| e.is_object());
+                let error = error.and_then(|e| purview::serde_json::from_value::<ToolError>(e.clone()).ok());
+                let outcome = error.map_or_else(|| Ok(arguments.get("value").cloned()), Err);
+                let making = crate::calls_lock(&page.page).making.take();
+                if let Some(call) = making {
+                    page.finished(&call, outcome);
+                }
+                Box::pin(async move { CardReply::Answer(json!({ "done": true })) })
             },
         )
         .read_only())
 }
 
-/// A card call's outcome as the person reads it. The card's call goes the
-/// client's way and comes back raw, so what it means is made here, by the
-/// model's rules, and the card computes none.
-fn outcome(inner: &Inner, arguments: &JsonObject) -> Value {
-    let error = arguments.get("error").filter(|e| e.is_object());
-    let error = error.and_then(|e| purview::serde_json::from_value::<ToolError>(e.clone()).ok());
-    let said = error.and_then(|error| crate::person::said(inner, arguments, &error));
-    let page = crate::person::page_for(inner, arguments, arguments.get("value"));
-    json!({ "page": page, "said": said })
+/// The page of the card named in `arguments` (`card`), of `caller`'s.
+fn card_page(inner: &Inner, arguments: &JsonObject, caller: &ClientId) -> Arc<Handle> {
+    let name = arguments.get("card").and_then(Value::as_str).unwrap_or("");
+    let name: String = name.chars().filter(char::is_ascii_alphanumeric).take(64).collect();
+    inner.pages.get(format!("card-{caller}:{name}"))
+}
+
+/// An intent in the card, through its person: `{"call": true}` when it
+/// asks for a call, which the card then makes with [`CALL_TOOL`]. The
+/// card never answers an approval question.
+fn card_intent(inner: &Inner, arguments: &JsonObject, caller: &ClientId) -> Value {
+    let intent = arguments.get("intent").and_then(Value::as_object).and_then(crate::page::intent);
+    let Some(intent) = intent.filter(|i| !matches!(i, Intent::Approve(_) | Intent::Decline(_)))
+    else {
+        let error = ToolError::new(ErrorCode::ActionFailed, "The card's request was not understood.");
+        return json!({ "error": error });
+    };
+    let page = card_page(inner, arguments, caller);
+    let made = inner.kept();
+    match crate::intents::intend(&made, &page, intent) {
+        Effect::Call(call) => {
+            crate::calls_lock(&page.page).making = Some(call);
+            json!({ "call": true })
+        }
+        Effect::Redraw | Effect::Answer { .. } => json!({ "call": false }),
+    }
 }
 
 /// The scene, once it differs from the read numbered `after` (or at once,
 /// or after [`LONGEST_WAIT`]), with where approvals are answered: the
 /// person's windows as JSON text (`sceneJson`, the same for every client,
-/// written once per change) and the questions `caller`'s own calls wait on
+/// written once per change), the questions `caller`'s own calls wait on
 /// (`questions`, and `windowQuestions` window by window in the scene's
-/// order), which the card puts back in their places.
+/// order), and what the person holds open in this card (`ownWindows`, by
+/// the same order, and `app`), which the card puts in their places.
 async fn read_scene(inner: &Inner, arguments: &JsonObject, caller: &ClientId) -> Value {
     let mut changes = inner.changes.subscribe();
+    let page = card_page(inner, arguments, caller);
     if let Some(after) = arguments.get("after").and_then(Value::as_u64)
         && *changes.borrow_and_update() == after
     {
-        let _ = tokio::time::timeout(LONGEST_WAIT, changes.changed()).await;
+        let mut woken = page.woken.subscribe();
+        let wait = async { tokio::select! { _ = changes.changed() => {}, _ = woken.changed() => {} } };
+        let _ = tokio::time::timeout(LONGEST_WAIT, wait).await;
     }
     let change = *changes.borrow();
     // One text of the scene per change for every client, written once;
-    // this client's own questions beside it.
+    // this client's own questions and this card's own state beside it.
     let (document, shared) = inner.card_view();
     let (questions, by_window) =
         crate::scene::questions_for(&document, inner.approvals.as_ref(), caller);
+    let made = inner.kept();
+    let model = made.model().ok();
+    let windows = model.map(|m| m.windows.as_slice()).unwrap_or_default();
+    let mut page = crate::calls_lock(&page.page);
+    if let Some(model) = model {
+        let again = page.person.settle(model);
+        page.again.extend(again);
+    }
+    let own = Own::of(model, &page.person);
+    let own_windows: Vec<Value> = windows
+        .iter()
+        .map(|w| match own.windows.get(&w.id) {
+            Some(text) => Value::String(page.for_card(&w.id, text).to_string()),
+            None => Value::Null,
+        })
+        .collect();
+    let app = page.for_card(crate::page::APP, &own.app);
+    let again = !page.again.is_empty();
+    drop(page);
     json!({
         "change": change,
         "sceneJson": &*shared,
         "questions": questions,
         "windowQuestions": by_window,
+        "ownWindows": own_windows,
+        "app": &*app,
+        "again": again,
         "whereToAnswer": where_to_answer(inner),
     })
 }

@@ -13,6 +13,8 @@ use std::{collections::HashMap, sync::Arc};
 use purview::serde_json::{self, Value, json};
 use purview_person::{Model, Window};
 
+use crate::page::Own;
+
 /// One change, cut.
 pub(crate) struct Cut {
     change: u64,
@@ -32,11 +34,33 @@ struct Part {
     since: u64,
 }
 
-/// What a stream last sent: the page holds every window as of `change`.
+/// What a stream last sent: the page holds every window as of `change`,
+/// and what the person holds in it as `own`.
 pub(crate) struct Sent {
     change: u64,
     top: Arc<str>,
     ids: Arc<str>,
+    own: Own,
+}
+
+impl Sent {
+    /// Notes that the page already shows `scope` as `after` has it (what
+    /// the person typed there), if it showed it as `before` has it: nothing
+    /// else changed there since, so nothing need be sent again.
+    pub fn shown(&mut self, scope: Option<&str>, before: &Own, after: &Own) {
+        match scope {
+            None if self.own.app == before.app => self.own.app = after.app.clone(),
+            None => {}
+            Some(id) => {
+                let (Some(was), Some(now)) = (before.windows.get(id), after.windows.get(id)) else {
+                    return;
+                };
+                if self.own.windows.get(id) == Some(was) {
+                    self.own.windows.insert(id.to_owned(), now.clone());
+                }
+            }
+        }
+    }
 }
 
 impl Cut {
@@ -106,19 +130,28 @@ impl Cut {
     }
 
     /// The event for a stream that last sent `sent` (`None`: nothing yet,
-    /// so every window and the page's `words`), and what it will then have
-    /// sent; `None` when nothing the page draws changed since.
-    pub fn event(&self, sent: Option<&Sent>, words: &str) -> Option<(String, Sent)> {
+    /// so every window and the page's `words`), whose person holds `own`,
+    /// and what it will then have sent; `None` when nothing the page draws
+    /// changed since. A window the person holds something in is sent as
+    /// they see it, when that changed; one they no longer hold anything
+    /// in goes back to everyone's text.
+    pub fn event(&self, sent: Option<&Sent>, words: &str, own: Own) -> Option<(String, Sent)> {
         let after = sent.map(|s| s.change);
+        let was = |id: &str| sent.and_then(|s| s.own.windows.get(id));
         let changed: Vec<&str> = self
             .windows
             .iter()
-            .filter(|p| after.is_none_or(|after| is_later(p.since, after)))
-            .map(|p| &*p.text)
+            .filter_map(|p| match own.windows.get(&p.id) {
+                Some(mine) => (was(&p.id) != Some(mine)).then_some(&**mine),
+                None => (after.is_none_or(|after| is_later(p.since, after))
+                    || was(&p.id).is_some())
+                .then_some(&*p.text),
+            })
             .collect();
-        let now = Sent { change: self.change, top: self.top.clone(), ids: self.ids.clone() };
+        let app_changed = sent.is_none_or(|sent| sent.own.app != own.app);
         if let Some(sent) = sent
             && changed.is_empty()
+            && !app_changed
             && Arc::ptr_eq(&sent.top, &self.top)
             && Arc::ptr_eq(&sent.ids, &self.ids)
         {
@@ -140,11 +173,17 @@ impl Cut {
         event.push_str(",\"windows\":[");
         event.push_str(&changed.join(","));
         event.push(']');
+        // The app's own actions as this person has them, when that changed.
+        if app_changed {
+            event.push_str(",\"app\":");
+            event.push_str(&own.app);
+        }
         if sent.is_none() {
             event.push_str(",\"words\":");
             event.push_str(words);
         }
         event.push('}');
+        let now = Sent { change: self.change, top: self.top.clone(), ids: self.ids.clone(), own };
         Some((event, now))
     }
 }
@@ -189,17 +228,17 @@ mod tests {
         let windows: Vec<_> = (0..3).map(|_| app.open(Counter::default()).unwrap()).collect();
         let mut reader = Reader::default();
         let first = Cut::new(&model(&app, &mut reader), ABOUT, 1, None);
-        let (text, sent) = first.event(None, "{\"go\":\"Go\"}").unwrap();
+        let (text, sent) = first.event(None, "{\"go\":\"Go\"}", Own::default()).unwrap();
         let opened = parsed(&text);
         assert_eq!(carried(&opened).len(), 3, "the first event has every window: {text}");
         assert_eq!(opened["words"]["go"], "Go");
         assert_eq!(opened["top"]["name"], "counters");
         assert!(opened["top"].get("windows").is_none(), "{text}");
-        assert!(first.event(Some(&sent), "{}").is_none(), "nothing changed, nothing sent");
+        assert!(first.event(Some(&sent), "{}", Own::default()).is_none(), "nothing changed, nothing sent");
 
         windows[1].update(|c| c.count = 7).unwrap();
         let second = Cut::new(&model(&app, &mut reader), ABOUT, 2, Some(&first));
-        let (text, sent) = second.event(Some(&sent), "{}").unwrap();
+        let (text, sent) = second.event(Some(&sent), "{}", Own::default()).unwrap();
         let changed = parsed(&text);
         assert_eq!(carried(&changed), [format!("\"{}\"", windows[1].id())], "{text}");
         assert!(changed.get("words").is_none(), "{text}");
@@ -211,10 +250,10 @@ mod tests {
         // the newest only.
         windows[2].update(|c| c.count = 1).unwrap();
         let third = Cut::new(&model(&app, &mut reader), ABOUT, 3, Some(&second));
-        let (_, behind) = first.event(None, "{}").unwrap();
-        let (text, _) = third.event(Some(&behind), "{}").unwrap();
+        let (_, behind) = first.event(None, "{}", Own::default()).unwrap();
+        let (text, _) = third.event(Some(&behind), "{}", Own::default()).unwrap();
         assert_eq!(carried(&parsed(&text)).len(), 2, "{text}");
-        let (text, _) = third.event(Some(&sent), "{}").unwrap();
+        let (text, _) = third.event(Some(&sent), "{}", Own::default()).unwrap();
         assert_eq!(carried(&parsed(&text)), [format!("\"{}\"", windows[2].id())], "{text}");
     }
 
@@ -226,10 +265,10 @@ mod tests {
         let first = Cut::new(&model(&app, &mut reader), ABOUT, 1, None);
         counter.update(|c| c.count = 5).unwrap();
         let second = Cut::new(&model(&app, &mut reader), ABOUT, 2, Some(&first));
-        let (_, middle) = second.event(None, "{}").unwrap();
+        let (_, middle) = second.event(None, "{}", Own::default()).unwrap();
         counter.update(|c| c.count = 0).unwrap();
         let third = Cut::new(&model(&app, &mut reader), ABOUT, 3, Some(&second));
-        let (text, _) = third.event(Some(&middle), "{}").expect("the window changed back");
+        let (text, _) = third.event(Some(&middle), "{}", Own::default()).expect("the window changed back");
         assert!(text.contains("Counts to 0"), "{text}");
     }
 
@@ -240,20 +279,20 @@ mod tests {
         let closed = app.open(Counter::default()).unwrap();
         let mut reader = Reader::default();
         let first = Cut::new(&model(&app, &mut reader), ABOUT, 1, None);
-        let (_, sent) = first.event(None, "{}").unwrap();
+        let (_, sent) = first.event(None, "{}", Own::default()).unwrap();
         closed.close().unwrap();
         let second = Cut::new(&model(&app, &mut reader), ABOUT, 2, Some(&first));
-        let (text, sent) = second.event(Some(&sent), "{}").unwrap();
+        let (text, sent) = second.event(Some(&sent), "{}", Own::default()).unwrap();
         assert_eq!(parsed(&text)["ids"], json!([kept.id()]), "a window closed: {text}");
         assert!(carried(&parsed(&text)).is_empty(), "{text}");
 
         let broken = Cut::new(&Err("the app is gone".into()), ABOUT, 3, Some(&second));
-        let (text, sent) = broken.event(Some(&sent), "{}").unwrap();
+        let (text, sent) = broken.event(Some(&sent), "{}", Own::default()).unwrap();
         assert_eq!(parsed(&text)["top"]["error"], "the app is gone");
         assert_eq!(parsed(&text)["ids"], json!([]));
         // Back again: every window is sent, for the page has none.
         let again = Cut::new(&model(&app, &mut reader), ABOUT, 4, Some(&broken));
-        let (text, _) = again.event(Some(&sent), "{}").unwrap();
+        let (text, _) = again.event(Some(&sent), "{}", Own::default()).unwrap();
         assert_eq!(carried(&parsed(&text)), [format!("\"{}\"", kept.id())], "{text}");
     }
 

@@ -22,7 +22,7 @@ use crate::{
     Inner,
     access::{self, refused},
     calls_lock,
-    cut::Sent,
+    page::{Handle, Own},
     scene,
 };
 
@@ -38,10 +38,14 @@ pub const MAX_STREAMS: usize = 4;
 /// What one open stream waits on.
 struct Waiting {
     changes: watch::Receiver<u64>,
+    /// Woken when the page's person changed what the page shows.
+    woken: watch::Receiver<u64>,
     /// Resolves when a newer stream took this one's place.
     ended: oneshot::Receiver<()>,
-    /// What this stream sent last (`None`: nothing yet).
-    sent: Option<Sent>,
+    /// The page it draws: what its person holds, what it was sent.
+    page: Arc<Handle>,
+    /// The change the page's person was last carried through.
+    settled: Option<u64>,
     inner: Arc<Inner>,
 }
 
@@ -51,9 +55,13 @@ pub(crate) async fn stream(
     method: Method,
     headers: HeaderMap,
 ) -> Response {
-    if let Err(why) = access::check(&inner.access, &method, &headers) {
-        return refused(why);
-    }
+    let session = match access::check(&inner.access, &method, &headers) {
+        Ok(session) => session,
+        Err(why) => return refused(why),
+    };
+    let page = inner.page(&session, &headers);
+    // A page drawn anew (its stream opened again) is sent everything.
+    calls_lock(&page.page).sent = None;
     let (end, ended) = oneshot::channel();
     {
         let mut streams = calls_lock(&inner.streams);
@@ -66,7 +74,8 @@ pub(crate) async fn stream(
     }
     let mut changes = inner.changes.subscribe();
     changes.mark_changed();
-    let waiting = Waiting { changes, ended, sent: None, inner };
+    let woken = page.woken.subscribe();
+    let waiting = Waiting { changes, woken, ended, page, settled: None, inner };
     let events = futures_util::stream::unfold(waiting, next_event);
     Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))).into_response()
 }
@@ -76,11 +85,27 @@ async fn next_event(mut waiting: Waiting) -> Option<(Result<Event, Infallible>, 
     loop {
         tokio::select! {
             changed = waiting.changes.changed() => changed.ok()?,
+            woken = waiting.woken.changed() => woken.ok()?,
             _ = &mut waiting.ended => return None,
         }
         let made = waiting.inner.kept();
-        if let Some((text, sent)) = made.cut().event(waiting.sent.as_ref(), scene::words_text()) {
-            waiting.sent = Some(sent);
+        let model = made.model().ok();
+        let mut page = calls_lock(&waiting.page.page);
+        // Carried through each change once: a page of rows the person
+        // chose is loaded again at the same rows.
+        if waiting.settled != Some(made.cut().change()) {
+            waiting.settled = Some(made.cut().change());
+            if let Some(model) = model {
+                for call in page.person.settle(model) {
+                    crate::intents::make(&waiting.inner, &waiting.page, &made, call);
+                }
+            }
+        }
+        let own = Own::of(model, &page.person);
+        let event = made.cut().event(page.sent.as_ref(), scene::words_text(), own);
+        if let Some((text, sent)) = event {
+            page.sent = Some(sent);
+            drop(page);
             let event = Event::default().event("scene").data(text);
             return Some((Ok(event), waiting));
         }

@@ -65,7 +65,8 @@ mod cut;
 mod events;
 #[cfg(test)]
 mod fixture;
-mod person;
+mod intents;
+mod page;
 mod routes;
 mod scene;
 
@@ -83,6 +84,7 @@ use tokio::sync::{oneshot, watch};
 pub use assets::BUDGET_BYTES;
 pub use card::CARD_URI;
 pub use events::MAX_STREAMS as MAX_EVENT_STREAMS;
+pub use page::MAX_PAGES;
 
 /// The weight of the face's embedded script and style sheet together,
 /// uncompressed, in bytes; a test holds it to [`BUDGET_BYTES`].
@@ -130,6 +132,8 @@ pub(crate) struct Inner {
     /// The last document made, and the change it was made at: every open
     /// stream and the card's reads share one per change.
     pub kept: Mutex<Option<Arc<Made>>>,
+    /// What the person holds open in each page and card.
+    pub pages: page::Pages,
 }
 
 pub(crate) fn calls_lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -163,6 +167,18 @@ impl Made {
 }
 
 impl Inner {
+    /// The page of `session` named in the request's `x-purview-page`
+    /// header (each tab of the person's names itself).
+    pub(crate) fn page(
+        &self,
+        session: &access::Session,
+        headers: &axum::http::HeaderMap,
+    ) -> Arc<page::Handle> {
+        let name = headers.get("x-purview-page").and_then(|v| v.to_str().ok()).unwrap_or("");
+        let name: String = name.chars().filter(char::is_ascii_alphanumeric).take(64).collect();
+        self.pages.get(format!("person-{}:{name}", session.number))
+    }
+
     /// What the page draws now, made once per change.
     pub(crate) fn kept(&self) -> Arc<Made> {
         let change = *self.changes.borrow();
@@ -298,6 +314,7 @@ impl Face {
             streams: Mutex::default(),
             reader: Mutex::default(),
             kept: Mutex::default(),
+            pages: page::Pages::default(),
         };
         Self { inner: Arc::new(inner) }
     }
