@@ -129,7 +129,7 @@ fn remind(app: &App, clinic: &str) -> tokio::task::JoinHandle<Result<(), purview
 
 /// The desk's harness, drawn until `label` is on screen.
 async fn desk_until(harness: &mut Harness<'static, Desk>, label: &str) {
-    for _ in 0..250 {
+    for _ in 0..500 {
         let _ = harness.try_run();
         if harness.query_by_label_contains(label).is_some() {
             return;

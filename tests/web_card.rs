@@ -320,11 +320,14 @@ async fn the_cards_scene_shows_a_client_only_its_own_questions() -> Result<()> {
     ];
     let mut asks = Value::Null;
     for intent in intents {
-        let answer = asker.call_tool(tool("app__card_intent", json!({"card": "c1", "intent": intent}))).await?;
+        let answer = asker
+            .call_tool(tool("app__card_intent", json!({"card": "c1", "intent": intent})))
+            .await?;
         asks = answer.structured_content.unwrap_or_default();
     }
     ensure!(asks["call"] == true, "the submit asked for no call: {asks}");
-    let params = tool("app__card_call", json!({"card": "c1"}));    let peer = asker.peer().clone();
+    let params = tool("app__card_call", json!({"card": "c1"}));
+    let peer = asker.peer().clone();
     let waiting = tokio::spawn(async move { peer.call_tool(params).await });
     for _ in 0..200 {
         if !approvals.pending().is_empty() {

@@ -85,10 +85,11 @@ async fn measure(windows: usize, streams: usize, changes: usize) -> Result<Cost>
 
     let heard = Arc::new(Heard::default());
     let mut readers = Vec::new();
-    for _ in 0..streams {
+    for tab in 0..streams {
         let mut response = client
             .get(format!("{page}events"))
             .header("x-purview-session", &session)
+            .header("x-purview-page", format!("tab{tab}"))
             .send()
             .await?;
         ensure!(response.status().is_success(), "the stream: {}", response.status());

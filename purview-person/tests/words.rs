@@ -111,7 +111,8 @@ fn the_page_reads_no_schema_and_decides_no_confirmation_or_page() {
     for held in ["forms[", "failures[", "confirming", "pages[", ".values["] {
         assert!(!face.contains(held) && !card.contains(held), "the page keeps {held} itself");
     }
-    for kind in ["press", "type", "choose", "page", "goTo", "submit", "confirm", "refuse", "cancel"] {
+    for kind in ["press", "type", "choose", "page", "goTo", "submit", "confirm", "refuse", "cancel"]
+    {
         assert!(face.contains(&format!("kind: '{kind}'")), "the page does not report {kind}");
     }
     // Budgets that keep decisions out of the scripts. face.js draws the

@@ -120,26 +120,7 @@ pub(crate) fn card(inner: &Arc<Inner>) -> Card {
             "Makes the call the person's last intent in the card asked for (or loads again a page of rows they chose): the client's own call of the action's tool.",
             json!({"type": "object", "properties": {"card": card_name}, "required": ["card"]}),
             move |arguments, caller| {
-                let page = card_page(&call, &arguments, &caller);
-                let next = {
-                    let mut page = crate::calls_lock(&page.page);
-                    let next = page.making.clone().or_else(|| page.again.pop());
-                    page.making.clone_from(&next);
-                    next
-                };
-                let made = call.kept();
-                let reply = match next.map(|c| made.model().ok().map(|m| (crate::page::action_of(m, &c), c))) {
-                    Some(Some((Ok(action), c))) => CardReply::Call {
-                        tool: action.info.call(&call.app, c.arguments.clone()).tool_name(),
-                        arguments: c.arguments,
-                    },
-                    Some(Some((Err(error), c))) => {
-                        page.finished(&c, Err(error));
-                        crate::calls_lock(&page.page).making = None;
-                        CardReply::Answer(json!({ "done": true }))
-                    }
-                    _ => CardReply::Answer(json!({ "done": true })),
-                };
+                let reply = card_call(&call, &arguments, &caller);
                 Box::pin(async move { reply })
             },
         ))
@@ -156,18 +137,55 @@ pub(crate) fn card(inner: &Arc<Inner>) -> Card {
                 "required": ["card"]
             }),
             move |arguments, caller| {
-                let page = card_page(&told, &arguments, &caller);
-                let error = arguments.get("error").filter(|e| e.is_object());
-                let error = error.and_then(|e| purview::serde_json::from_value::<ToolError>(e.clone()).ok());
-                let outcome = error.map_or_else(|| Ok(arguments.get("value").cloned()), Err);
-                let making = crate::calls_lock(&page.page).making.take();
-                if let Some(call) = making {
-                    page.finished(&call, outcome);
-                }
+                card_outcome(&told, &arguments, &caller);
                 Box::pin(async move { CardReply::Answer(json!({ "done": true })) })
             },
         )
         .read_only())
+}
+
+/// The call the card's last intent asked for (or the next page of rows
+/// to load again), as the client's own call of the action's tool; noted
+/// as the one the card is making, whose outcome comes back through
+/// [`OUTCOME_TOOL`].
+fn card_call(inner: &Inner, arguments: &JsonObject, caller: &ClientId) -> CardReply {
+    let page = card_page(inner, arguments, caller);
+    let next = {
+        let mut page = crate::calls_lock(&page.page);
+        let next = page.making.clone().or_else(|| page.again.pop());
+        page.making.clone_from(&next);
+        next
+    };
+    let Some(next) = next else { return CardReply::Answer(json!({ "done": true })) };
+    let made = inner.kept();
+    let action = made
+        .model()
+        .map_err(|why| ToolError::new(ErrorCode::ActionFailed, why))
+        .and_then(|model| crate::page::action_of(model, &next));
+    match action {
+        Ok(action) => CardReply::Call {
+            tool: action.info.call(&inner.app, next.arguments.clone()).tool_name(),
+            arguments: next.arguments,
+        },
+        Err(error) => {
+            crate::calls_lock(&page.page).making = None;
+            page.finished(&next, Err(error));
+            CardReply::Answer(json!({ "done": true }))
+        }
+    }
+}
+
+/// The outcome of the call the card made (`value`, or `error`), handed to
+/// the card's person.
+fn card_outcome(inner: &Inner, arguments: &JsonObject, caller: &ClientId) {
+    let page = card_page(inner, arguments, caller);
+    let error = arguments.get("error").filter(|e| e.is_object());
+    let error = error.and_then(|e| purview::serde_json::from_value::<ToolError>(e.clone()).ok());
+    let outcome = error.map_or_else(|| Ok(arguments.get("value").cloned()), Err);
+    let making = crate::calls_lock(&page.page).making.take();
+    if let Some(call) = making {
+        page.finished(&call, outcome);
+    }
 }
 
 /// The page of the card named in `arguments` (`card`), of `caller`'s.
@@ -184,7 +202,8 @@ fn card_intent(inner: &Inner, arguments: &JsonObject, caller: &ClientId) -> Valu
     let intent = arguments.get("intent").and_then(Value::as_object).and_then(crate::page::intent);
     let Some(intent) = intent.filter(|i| !matches!(i, Intent::Approve(_) | Intent::Decline(_)))
     else {
-        let error = ToolError::new(ErrorCode::ActionFailed, "The card's request was not understood.");
+        let error =
+            ToolError::new(ErrorCode::ActionFailed, "The card's request was not understood.");
         return json!({ "error": error });
     };
     let page = card_page(inner, arguments, caller);
@@ -212,7 +231,9 @@ async fn read_scene(inner: &Inner, arguments: &JsonObject, caller: &ClientId) ->
         && *changes.borrow_and_update() == after
     {
         let mut woken = page.woken.subscribe();
-        let wait = async { tokio::select! { _ = changes.changed() => {}, _ = woken.changed() => {} } };
+        let wait = async {
+            tokio::select! { _ = changes.changed() => {}, _ = woken.changed() => {} }
+        };
         let _ = tokio::time::timeout(LONGEST_WAIT, wait).await;
     }
     let change = *changes.borrow();

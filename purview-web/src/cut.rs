@@ -234,7 +234,10 @@ mod tests {
         assert_eq!(opened["words"]["go"], "Go");
         assert_eq!(opened["top"]["name"], "counters");
         assert!(opened["top"].get("windows").is_none(), "{text}");
-        assert!(first.event(Some(&sent), "{}", Own::default()).is_none(), "nothing changed, nothing sent");
+        assert!(
+            first.event(Some(&sent), "{}", Own::default()).is_none(),
+            "nothing changed, nothing sent"
+        );
 
         windows[1].update(|c| c.count = 7).unwrap();
         let second = Cut::new(&model(&app, &mut reader), ABOUT, 2, Some(&first));
@@ -268,7 +271,8 @@ mod tests {
         let (_, middle) = second.event(None, "{}", Own::default()).unwrap();
         counter.update(|c| c.count = 0).unwrap();
         let third = Cut::new(&model(&app, &mut reader), ABOUT, 3, Some(&second));
-        let (text, _) = third.event(Some(&middle), "{}", Own::default()).expect("the window changed back");
+        let (text, _) =
+            third.event(Some(&middle), "{}", Own::default()).expect("the window changed back");
         assert!(text.contains("Counts to 0"), "{text}");
     }
 

@@ -44,6 +44,8 @@ struct Waiting {
     ended: oneshot::Receiver<()>,
     /// The page it draws: what its person holds, what it was sent.
     page: Arc<Handle>,
+    /// Its number among the page's streams.
+    number: u64,
     /// The change the page's person was last carried through.
     settled: Option<u64>,
     inner: Arc<Inner>,
@@ -60,8 +62,14 @@ pub(crate) async fn stream(
         Err(why) => return refused(why),
     };
     let page = inner.page(&session, &headers);
-    // A page drawn anew (its stream opened again) is sent everything.
-    calls_lock(&page.page).sent = None;
+    // A page drawn anew (its stream opened again) is sent everything, on
+    // this stream alone.
+    let number = {
+        let mut drawn = calls_lock(&page.page);
+        drawn.sent = None;
+        drawn.stream = drawn.stream.wrapping_add(1);
+        drawn.stream
+    };
     let (end, ended) = oneshot::channel();
     {
         let mut streams = calls_lock(&inner.streams);
@@ -75,7 +83,7 @@ pub(crate) async fn stream(
     let mut changes = inner.changes.subscribe();
     changes.mark_changed();
     let woken = page.woken.subscribe();
-    let waiting = Waiting { changes, woken, ended, page, settled: None, inner };
+    let waiting = Waiting { changes, woken, ended, page, number, settled: None, inner };
     let events = futures_util::stream::unfold(waiting, next_event);
     Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))).into_response()
 }
@@ -91,6 +99,9 @@ async fn next_event(mut waiting: Waiting) -> Option<(Result<Event, Infallible>, 
         let made = waiting.inner.kept();
         let model = made.model().ok();
         let mut page = calls_lock(&waiting.page.page);
+        if page.stream != waiting.number {
+            return None;
+        }
         // Carried through each change once: a page of rows the person
         // chose is loaded again at the same rows.
         if waiting.settled != Some(made.cut().change()) {

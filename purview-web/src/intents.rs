@@ -28,9 +28,10 @@ use crate::{
 
 /// `POST {prefix}/intent`: `{"kind": …}` as [`page::intent`] reads it,
 /// for the page named in the `x-purview-page` header. Answered once what
-/// it asked for is done (a call made, or refused), with `{"done": true}`
-/// (and, for an answer to an approval question, whether it was the one
-/// that answered it: `"answered"`); what the page draws then comes on its
+/// it asked for is done (a call made, or refused), with `{"done": true}`,
+/// whether the call it asked for succeeded (`"ok"`, `null` for none) and,
+/// for an answer to an approval question, whether it was the one that
+/// answered it (`"answered"`); what the page draws then comes on its
 /// stream.
 pub(crate) async fn intent(
     State(inner): State<Arc<Inner>>,
@@ -43,23 +44,26 @@ pub(crate) async fn intent(
         Err(why) => return refused(why),
     };
     let Some(intent) = body_object(&body).as_ref().and_then(page::intent) else {
-        let error = ToolError::new(ErrorCode::ActionFailed, "The page's request was not understood.");
+        let error =
+            ToolError::new(ErrorCode::ActionFailed, "The page's request was not understood.");
         return json_answer(StatusCode::BAD_REQUEST, &json!({ "error": error }));
     };
     let handle = inner.page(&session, &headers);
     let made = inner.kept();
-    let answered = match intend(&made, &handle, intent) {
-        Effect::Redraw => None,
+    let (ok, answered) = match intend(&made, &handle, intent) {
+        Effect::Redraw => (None, None),
+        // Made to its end even if the page goes away meanwhile.
         Effect::Call(call) => {
-            // Made to its end even if the page goes away meanwhile.
-            let _ = make(&inner, &handle, &made, call).await;
-            None
+            (Some(make(&inner, &handle, &made, call).await.unwrap_or(false)), None)
         }
-        Effect::Answer { id, approve } => Some(inner.approvals.as_ref().is_some_and(|queue| {
-            queue.answer(id, if approve { Approval::Approve } else { Approval::Decline })
-        })),
+        Effect::Answer { id, approve } => (
+            None,
+            Some(inner.approvals.as_ref().is_some_and(|queue| {
+                queue.answer(id, if approve { Approval::Approve } else { Approval::Decline })
+            })),
+        ),
     };
-    json_answer(StatusCode::OK, &json!({ "done": true, "answered": answered }))
+    json_answer(StatusCode::OK, &json!({ "done": true, "ok": ok, "answered": answered }))
 }
 
 /// `intent` through the page's person, against `made`'s model: what it
@@ -89,13 +93,14 @@ pub(crate) fn intend(made: &Made, handle: &Handle, intent: Intent) -> Effect {
 
 /// Makes `call` as the person, against `made`'s model, and hands its
 /// outcome to the page's person: on a task of its own, so a page that
-/// goes away never cuts a call short.
+/// goes away never cuts a call short. The task ends with whether the call
+/// succeeded.
 pub(crate) fn make(
     inner: &Arc<Inner>,
     handle: &Arc<Handle>,
     made: &Arc<Made>,
     call: PersonCall,
-) -> tokio::task::JoinHandle<()> {
+) -> tokio::task::JoinHandle<bool> {
     let made_call = made
         .model()
         .map_err(|why| ToolError::new(ErrorCode::ActionFailed, why))
@@ -107,6 +112,122 @@ pub(crate) fn make(
             Ok(running) => running.await.map(|performed| performed.value),
             Err(error) => Err(error),
         };
+        let ok = outcome.is_ok();
         handle.finished(&call, outcome);
+        ok
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use purview::{prelude::*, serde_json::Value};
+
+    use super::*;
+
+    #[window(summary = "Counts to {count}")]
+    #[derive(Clone, Default)]
+    struct Till {
+        #[block(field)]
+        count: u32,
+    }
+
+    #[actions]
+    impl Till {
+        /// Count from here.
+        #[action]
+        fn set(&mut self, #[arg(range(max = 99))] count: u32) {
+            self.count = count;
+        }
+        /// Open the till.
+        #[action]
+        fn unlock(&mut self, pin: Secret<String>) {
+            let _ = pin;
+        }
+    }
+
+    fn intent(value: Value) -> Intent {
+        page::intent(value.as_object().unwrap()).expect("an intent")
+    }
+
+    /// What a stream of `handle`'s page is sent now, and notes it sent.
+    fn event(made: &Made, handle: &Handle) -> Option<String> {
+        let mut page = calls_lock(&handle.page);
+        let own = Own::of(made.model().ok(), &page.person);
+        let (text, sent) = made.cut().event(page.sent.as_ref(), "{}", own)?;
+        page.sent = Some(sent);
+        Some(text)
+    }
+
+    #[test]
+    fn s7_what_the_person_holds_open_is_their_pages_own_and_their_typing_redraws_nothing() {
+        let app = App::builder().build();
+        let till = app.open(Till::default()).unwrap().id().to_owned();
+        let face = crate::Face::new(app);
+        let made = face.inner.kept();
+        let (mine, other) = (face.inner.pages.get("a".into()), face.inner.pages.get("b".into()));
+        let (_, _) = (event(&made, &mine), event(&made, &other));
+
+        let press = json!({"kind": "press", "window": till, "action": "set"});
+        assert_eq!(intend(&made, &mine, intent(press)), Effect::Redraw);
+        let opened = event(&made, &mine).expect("the form opened");
+        assert!(opened.contains(r#""open":true"#), "{opened}");
+        assert!(event(&made, &other).is_none(), "another page saw this one's form");
+
+        let typed = json!({"kind": "type", "window": till, "action": "set", "field": "count", "text": "abc"});
+        assert_eq!(intend(&made, &mine, intent(typed)), Effect::Redraw);
+        assert!(event(&made, &mine).is_none(), "the page's own typing was sent back to it");
+
+        let submit = json!({"kind": "submit", "window": till, "action": "set"});
+        assert_eq!(intend(&made, &mine, intent(submit)), Effect::Redraw, "refused before any call");
+        let refused = event(&made, &mine).expect("the refusal is drawn");
+        assert!(
+            refused.contains(r#""value":"abc""#) && refused.contains(r#""problem":"Count: "#),
+            "{refused}"
+        );
+
+        let cancel = json!({"kind": "cancel", "window": till, "action": "set"});
+        intend(&made, &mine, intent(cancel));
+        let closed = event(&made, &mine).expect("the form closed");
+        assert!(!closed.contains(r#""open":true"#) && !closed.contains("problem"), "{closed}");
+    }
+
+    #[test]
+    fn s4_5_a_typed_secret_goes_to_the_call_and_is_never_sent_back_to_the_page() {
+        let app = App::builder().build();
+        let till = app.open(Till::default()).unwrap().id().to_owned();
+        let face = crate::Face::new(app);
+        let made = face.inner.kept();
+        let mine = face.inner.pages.get("a".into());
+        intend(&made, &mine, intent(json!({"kind": "press", "window": till, "action": "unlock"})));
+        let typed = json!({"kind": "type", "window": till, "action": "unlock", "field": "pin", "text": "hunter2-pin"});
+        intend(&made, &mine, intent(typed));
+        let drawn = event(&made, &mine).expect("the open form");
+        assert!(drawn.contains(r#""open":true"#) && !drawn.contains("hunter2-pin"), "{drawn}");
+        let submit = json!({"kind": "submit", "window": till, "action": "unlock"});
+        let Effect::Call(call) = intend(&made, &mine, intent(submit)) else { panic!("a call") };
+        assert_eq!(call.arguments["pin"], "hunter2-pin", "the secret reaches the call");
+        let after = Own::of(made.model().ok(), &calls_lock(&mine.page).person);
+        assert!(!after.windows.values().any(|t| t.contains("hunter2-pin")), "kept after the call");
+    }
+
+    #[test]
+    fn an_intent_in_a_window_a_modal_blocks_changes_nothing_and_a_page_refuses_nonsense() {
+        assert!(page::intent(json!({"kind": "press"}).as_object().unwrap()).is_none());
+        assert!(page::intent(json!({"kind": "explode"}).as_object().unwrap()).is_none());
+        assert!(
+            page::intent(
+                json!({"kind": "press", "window": 5, "action": "set"}).as_object().unwrap()
+            )
+            .is_none()
+        );
+        let app = App::builder().build();
+        let till = app.open(Till::default()).unwrap();
+        till.open_modal(Till::default()).unwrap();
+        let face = crate::Face::new(app);
+        let made = face.inner.kept();
+        let mine = face.inner.pages.get("a".into());
+        let press = json!({"kind": "press", "window": till.id(), "action": "set"});
+        intend(&made, &mine, intent(press));
+        assert!(!calls_lock(&mine.page).person.holds(&Some(till.id().to_owned())));
+    }
 }

@@ -35,6 +35,9 @@ pub(crate) struct Page {
     pub person: Person,
     /// What the face's stream for this page sent last.
     pub sent: Option<Sent>,
+    /// The number of the page's stream: a page has one, and a newer one
+    /// (the same page drawn anew) ends the one before.
+    pub stream: u64,
     /// The call a card is making for this page as its client's own; its
     /// outcome comes back through the card.
     pub making: Option<PersonCall>,
@@ -62,7 +65,8 @@ impl Page {
             None => (Some(&before.app), Some(&after.app)),
             Some(id) => (before.windows.get(id), after.windows.get(id)),
         };
-        if let (Some(was), Some(now), Some(card)) = (was, now, self.card.get_mut(scope.unwrap_or(APP)))
+        if let (Some(was), Some(now), Some(card)) =
+            (was, now, self.card.get_mut(scope.unwrap_or(APP)))
             && card.1 == *was
         {
             card.1 = now.clone();
@@ -207,7 +211,8 @@ fn held_window(model: &Model, person: &Person, window: &Window) -> Value {
             .iter()
             .map(|p| {
                 let buttons = rows.rows.iter().map(|row| {
-                    let (text, chosen, name) = p.button(row.get(p.column).map_or("", String::as_str));
+                    let (text, chosen, name) =
+                        p.button(row.get(p.column).map_or("", String::as_str));
                     json!([text, chosen, name])
                 });
                 json!({ "note": p.note, "buttons": buttons.collect::<Vec<_>>() })
@@ -228,9 +233,8 @@ fn held_window(model: &Model, person: &Person, window: &Window) -> Value {
 /// `decline`), or `None` when it says no intent.
 pub(crate) fn intent(request: &JsonObject) -> Option<Intent> {
     let text = |key: &str| request.get(key).and_then(Value::as_str).map(str::to_owned);
-    let number = |key: &str| {
-        request.get(key).and_then(Value::as_u64).and_then(|n| usize::try_from(n).ok())
-    };
+    let number =
+        |key: &str| request.get(key).and_then(Value::as_u64).and_then(|n| usize::try_from(n).ok());
     let scope = || match request.get("window") {
         None | Some(Value::Null) => Some(None),
         Some(Value::String(id)) => Some(Some(id.clone())),
@@ -260,11 +264,9 @@ pub(crate) fn intent(request: &JsonObject) -> Option<Intent> {
             table: text("table")?,
             offset: number("offset")?,
         },
-        "goTo" => Intent::GoToRow {
-            window: text("window")?,
-            table: text("table")?,
-            typed: text("text")?,
-        },
+        "goTo" => {
+            Intent::GoToRow { window: text("window")?, table: text("table")?, typed: text("text")? }
+        }
         "submit" => Intent::Submit { scope: scope()?, action: text("action")? },
         "confirm" => Intent::Confirm,
         "refuse" => Intent::Refuse,
@@ -308,12 +310,13 @@ pub(crate) fn may_act(model: &Model, scope: Option<&str>) -> bool {
 
 /// The action a call names, made by the person, or why not.
 pub(crate) fn action_of<'a>(model: &'a Model, call: &PersonCall) -> Result<&'a Action, ToolError> {
-    model.action(call.scope.as_deref(), &call.action).filter(|_| may_act(model, call.scope.as_deref())).ok_or_else(
-        || {
+    model
+        .action(call.scope.as_deref(), &call.action)
+        .filter(|_| may_act(model, call.scope.as_deref()))
+        .ok_or_else(|| {
             ToolError::new(
                 ErrorCode::ActionNotAvailable,
                 "That action is not available now; the page shows what can be done.",
             )
-        },
-    )
+        })
 }

@@ -318,8 +318,8 @@ async fn person_request(person: &FaceSession, i: usize) -> bool {
     let request = if i.is_multiple_of(2) {
         http.get(format!("{}/person/scene", person.origin))
     } else {
-        let call = serde_json::json!({"window": "w1", "action": "increment", "values": {}});
-        http.post(format!("{}/person/call", person.origin))
+        let call = serde_json::json!({"kind": "press", "window": "w1", "action": "increment"});
+        http.post(format!("{}/person/intent", person.origin))
             .header("origin", &person.origin)
             .header("content-type", "application/json")
             .body(call.to_string())

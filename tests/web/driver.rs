@@ -213,15 +213,24 @@ impl Browser {
         bail!("the page never showed `{condition}`; it shows:\n{}", text.as_str().unwrap_or(""))
     }
 
+    /// The element `css` selects, waited for: what the person's last step
+    /// opened is drawn once the page's person has taken the step.
     async fn element(&self, css: &str) -> Result<String> {
-        let found = self
-            .send(
-                reqwest::Method::POST,
-                "/element",
-                Some(json!({"using": "css selector", "value": css})),
-            )
-            .await?;
-        found[ELEMENT].as_str().map(str::to_owned).ok_or_else(|| anyhow!("no element {css}"))
+        let find = Some(json!({"using": "css selector", "value": css}));
+        let mut tries = 0;
+        loop {
+            match self.send(reqwest::Method::POST, "/element", find.clone()).await {
+                Ok(found) => {
+                    return found[ELEMENT]
+                        .as_str()
+                        .map(str::to_owned)
+                        .ok_or_else(|| anyhow!("no element {css}"));
+                }
+                Err(error) if tries >= 100 => return Err(error),
+                Err(_) => tries += 1,
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
     }
 
     /// Clicks the element `css` selects, as a person's mouse would.
