@@ -186,6 +186,29 @@ async fn s7_the_persons_place_in_a_table_stays_while_an_agent_works() -> Result<
     Ok(())
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn s7_a_page_of_rows_the_person_chose_stays_chosen_through_a_change_and_shows_it()
+-> Result<()> {
+    let (app, _server, browser) = in_the_browser(1).await?;
+    browser.wait_for(&format!("({CARD}).includes('Rows 1–20 of 300')")).await?;
+    browser.press("section[data-window]", "Last rows").await?;
+    browser.wait_for(&format!("({CARD}).includes('Rows 281–300 of 300')")).await?;
+    // The app makes a refund the window shows and changes a row on the
+    // page the person is reading: the page stays where the person put it,
+    // loaded again, so it shows the change.
+    let desk = app.windows_of::<Returns>()?.into_iter().next().context("the returns desk")?;
+    desk.update(|r| {
+        r.refunded += 1;
+        r.returns[289].status = "refunded by the agent".to_owned();
+    })?;
+    browser
+        .wait_for(&format!(
+            "({CARD}).includes('refunded by the agent') && ({CARD}).includes('Rows 281–300 of 300')"
+        ))
+        .await?;
+    Ok(())
+}
+
 /// Opens the form `within` offers behind `button` and types half a word
 /// into its `field`, part of it selected, as an input method leaves an
 /// unfinished word; then the agent refunds a return in `refunded`, and the

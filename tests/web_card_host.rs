@@ -18,7 +18,7 @@ mod driver;
 
 use std::time::Duration;
 
-use anyhow::{Result, anyhow, ensure};
+use anyhow::{Context as _, Result, anyhow, ensure};
 use card_host::{desk, hosted, order_desk};
 use driver::Browser;
 use purview::{
@@ -309,6 +309,17 @@ async fn s9_a_page_of_rows_the_card_loads_comes_back_with_its_pager() -> Result<
     let next = "Array.from(document.querySelectorAll('.pv-pager button'))\
         .filter(function (b) { return b.textContent === 'Next rows'; })[0].disabled";
     ensure!(browser.run(&format!("return {next};")).await? == false, "Next is offered again");
+    // The app renames the first dog (which the window shows) and one on
+    // that page: the card stays on it, loaded again (the card's own call),
+    // and shows the change.
+    let kennel = app.windows_of::<Kennel>()?.into_iter().next().context("the kennel")?;
+    kennel.update(|k| {
+        k.dogs[0].1 = "Dog 1, renamed".to_owned();
+        k.dogs[22].1 = "Dog renamed by the app".to_owned();
+    })?;
+    browser
+        .wait_for(&format!("{} && {}", shows("Dog renamed by the app"), shows("Rows 21–25 of 30")))
+        .await?;
     Ok(())
 }
 

@@ -17,6 +17,14 @@ use crate::{
     words,
 };
 
+/// The most text, in bytes, one field keeps of what the person types
+/// ([`Intent::Type`]); more is not taken.
+///
+/// ```
+/// assert_eq!(purview_person::MAX_TYPED, 65_536);
+/// ```
+pub const MAX_TYPED: usize = 65_536;
+
 impl Person {
     /// What `intent` does, given what the person sees (`model`).
     ///
@@ -48,7 +56,15 @@ impl Person {
         match intent {
             Intent::Press { scope, action } => self.press(model, scope, &action),
             Intent::Type { scope, action, field, text } => {
-                if let Some(typed) = self.forms.get_mut(&(scope, action)) {
+                // Only a field the form has, and no more text than a field
+                // holds: what a face reports is kept, nothing beside it.
+                let has = model
+                    .action(scope.as_deref(), &action)
+                    .is_some_and(|a| a.fields.iter().any(|f| f.name == field));
+                if has
+                    && text.len() <= MAX_TYPED
+                    && let Some(typed) = self.forms.get_mut(&(scope, action))
+                {
                     typed.insert(field, text);
                 }
                 Effect::Redraw

@@ -56,6 +56,7 @@ pub mod words;
 
 pub use blocks::{Fill, Shown, Table, cell};
 pub use form::{Field, FieldKind, RowSource, Typed, arguments, fields, forget_secrets};
+pub use intend::MAX_TYPED;
 pub use paging::Paging;
 pub use person::{Effect, Failure, Intent, Person, PersonCall, Picker, Rows, Scope, failure_said};
 pub use seat::Seat;

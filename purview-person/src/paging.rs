@@ -55,7 +55,7 @@ impl Paging {
         let last_page = total.saturating_sub(1) / limit * limit;
         let before = offset > 0;
         let after = offset.saturating_add(shown) < total;
-        let from = if shown == 0 { offset } else { offset + 1 };
+        let from = if shown == 0 { offset } else { offset.saturating_add(1) };
         Self {
             offset,
             shown,

@@ -76,7 +76,8 @@ pub enum Intent {
         /// The action.
         action: String,
     },
-    /// Type into (or choose, or tick) a form's field.
+    /// Type into (or choose, or tick) a form's field: kept only for a
+    /// field of an open form, and only up to [`crate::MAX_TYPED`] bytes.
     Type {
         /// Its window, or `None` for the app's own.
         scope: Scope,

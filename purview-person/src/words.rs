@@ -74,6 +74,8 @@ pub const REGIONS: [&str; 4] = ["The app", "Open windows", "Actions", "Approval 
 pub const UNREADABLE: &str = "The app could not be read";
 /// A call the face could not deliver.
 pub const UNREACHABLE: &str = "The app could not be reached.";
+/// A call a card asked its host to make, which the host did not make.
+pub const NOT_MADE: &str = "The host did not make the call.";
 
 /// "Blocked by Confirm Delete": the window that holds this one.
 ///

@@ -34,6 +34,7 @@
   var seen = null;       // when the last scene arrived
   var result = null;     // the last tool result's windows, and when it came
   var windowsRead = Object.create(null); // window id -> {text, win}, as last read
+  var making = Promise.resolve(), calls = 1; // the calls the card makes, in turn
   // This card's name: what the person holds open in it is kept for it.
   var name = Array.prototype.map.call(crypto.getRandomValues(new Uint8Array(12)), function (b) { return (b + 256).toString(16).slice(1); }).join('');
 
@@ -104,15 +105,22 @@
       });
   }
 
-  // The call an intent asked for, made as the client's own; its raw
-  // outcome goes back to what the card shows.
+  // The call an intent asked for (or a page of rows to load again), made
+  // as the client's own, one at a time; its raw outcome, or the host's
+  // refusal to make it, goes back to what the card shows.
   function makeCall() {
-    return request('tools/call', { name: 'app__card_call', arguments: { card: name } }).then(function (answer) {
+    var number = calls++;
+    making = making.then(function () {
+      return request('tools/call', { name: 'app__card_call', arguments: { card: name, call: number } });
+    }).then(function (answer) {
       var out = (answer && answer.structuredContent) || {};
       if (out.done) return out;
       var failed = !!(answer && answer.isError);
-      return tool('app__card_outcome', { card: name, value: failed ? null : out.result, error: failed ? out : null });
-    }).then(function (done) { read(true); return done; });
+      return tool('app__card_outcome', { card: name, call: number, value: failed ? null : out.result, error: failed ? out : null });
+    }, function () {
+      return tool('app__card_outcome', { card: name, call: number, refused: true });
+    }).then(function (done) { read(true); return done; }, function () { read(true); });
+    return making;
   }
 
   // The app is gone (or the host passes nothing on): the last scene stays

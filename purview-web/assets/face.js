@@ -106,7 +106,7 @@
   var drawnApp = {};                    // the app's own actions, as last drawn
   var seenModals = Object.create(null); // dialogs already brought into view
   var busy = 0, lost = false, focusNext = null;
-  var queue = Promise.resolve(), typing = null;
+  var queue = Promise.resolve(), typing = null, unsent = Object.create(null);
 
   function el(tag, attrs) {
     var node = document.createElement(tag);
@@ -131,19 +131,23 @@
   // ---- intents -------------------------------------------------------------
   // Reported one after another, in order; typing into one field again
   // before the last was reported replaces it. What the person typed shows
-  // already, so it is reported quietly.
+  // already, so it is reported quietly, and kept in its field through any
+  // redraw until the server has it.
   function intend(intent) {
-    var quiet = intent.kind === 'type';
-    if (quiet && typing && typing.window === intent.window && typing.action === intent.action && typing.field === intent.field) {
-      typing.text = intent.text;
-      return;
-    }
-    if (quiet) typing = intent;
-    if (!quiet) { busy++; drawStatus(); }
+    var quiet = intent.kind === 'type', key = [intent.window, intent.action, intent.field].join('\n');
+    if (quiet) unsent[key] = intent;
+    if (quiet && typing && typing.key === key) { typing.text = intent.text; return; }
+    typing = quiet ? intent : null;
+    if (quiet) intent.key = key; else { busy++; drawStatus(); }
+    if (!quiet && intent.kind !== 'press') focusNext = null;
     queue = queue.then(function () {
       if (typing === intent) typing = null;
-      return transport.post(intent);
-    }).then(function (answer) { lost = !answer || !!answer.error; }, function () { lost = true; })
+      var text = intent.text;
+      return transport.post(Object.assign({}, intent, { key: undefined })).then(function (answer) {
+        if (unsent[key] && unsent[key].text === text) delete unsent[key];
+        return answer;
+      });
+    }).then(function (answer) { lost = !(answer && answer.done); }, function () { lost = true; })
       .then(function () { if (!quiet) busy--; render(); });
   }
   function act(intent) { return function (e) { if (e) e.preventDefault(); intend(intent); }; }
@@ -364,6 +368,10 @@
     place(overlay, modal);
     place(root, [app, list].concat(modal.length ? [overlay] : []));
     Object.keys(secrets).forEach(function (id) { var n = document.getElementById(id); if (n && !n.value) n.value = secrets[id]; });
+    Object.keys(unsent).forEach(function (key) {
+      var t = unsent[key], n = document.getElementById(base(t.window === null ? null : { id: t.window }, { name: t.action }) + '-' + slug(t.field));
+      if (n && n.type === 'checkbox') n.checked = t.text === true; else if (n) n.value = t.text;
+    });
     var again = focused && document.getElementById(focused);
     if (again && again !== active) {
       if (again.type === 'text' || again.type === 'password') again.value = caret[1];

@@ -1,7 +1,9 @@
 //! The window card for MCP Apps hosts: the face's renderer in one
 //! self-contained document (style and scripts inline, nothing fetched),
-//! talking to the app only through the host, with two tools only the card
-//! calls: the scene (waiting for its next change) and a call of an action.
+//! talking to the app only through the host, with four tools only the card
+//! calls: the scene (waiting for its next change, with what the person
+//! holds open in this card), the person's intents in it, the call an
+//! intent asked for, and that call's outcome.
 //!
 //! The host cannot tell the card's `tools/call` from the model's, so the
 //! card's calls are the host's own calls of the actions' tools (the one
@@ -18,9 +20,11 @@
 //! optional `toolInfo`, and shows that (with its time) when the app can no
 //! longer be reached.
 //!
-//! Why the scene read is `readOnlyHint`/`idempotentHint` and the call is
-//! not: hosts ask the person before any call a view makes to a tool not
-//! marked read-only; the card repeats its read, and the call acts.
+//! Why the scene read is `readOnlyHint`/`idempotentHint`, the intents and
+//! the outcome `readOnlyHint`, and the call is not marked: hosts ask the
+//! person before any call a view makes to a tool not marked read-only; the
+//! card repeats its read, an intent changes only what the card shows, an
+//! outcome only hands back what happened, and the call acts.
 
 use std::{sync::Arc, time::Duration};
 
@@ -118,7 +122,11 @@ pub(crate) fn card(inner: &Arc<Inner>) -> Card {
         .with_tool(CardTool::new(
             CALL_TOOL,
             "Makes the call the person's last intent in the card asked for (or loads again a page of rows they chose): the client's own call of the action's tool.",
-            json!({"type": "object", "properties": {"card": card_name}, "required": ["card"]}),
+            json!({
+                "type": "object",
+                "properties": {"card": card_name, "call": {"type": "integer", "minimum": 0, "description": "The card's number for this call; its outcome names it."}},
+                "required": ["card"]
+            }),
             move |arguments, caller| {
                 let reply = card_call(&call, &arguments, &caller);
                 Box::pin(async move { reply })
@@ -131,6 +139,8 @@ pub(crate) fn card(inner: &Arc<Inner>) -> Card {
                 "type": "object",
                 "properties": {
                     "card": card_name,
+                    "call": {"type": "integer", "minimum": 0, "description": "The card's number for the call."},
+                    "refused": {"type": "boolean", "description": "Whether the host declined to make the call."},
                     "value": {"description": "What the action returned."},
                     "error": {"type": ["object", "null"], "description": "How the call failed."}
                 },
@@ -150,10 +160,16 @@ pub(crate) fn card(inner: &Arc<Inner>) -> Card {
 /// [`OUTCOME_TOOL`].
 fn card_call(inner: &Inner, arguments: &JsonObject, caller: &ClientId) -> CardReply {
     let page = card_page(inner, arguments, caller);
+    let number = arguments.get("call").and_then(Value::as_u64).unwrap_or(0);
     let next = {
         let mut page = crate::calls_lock(&page.page);
-        let next = page.making.clone().or_else(|| page.again.pop());
-        page.making.clone_from(&next);
+        // One call at a time: its outcome comes back before the next.
+        if page.in_flight.is_some() {
+            return CardReply::Answer(json!({ "done": true, "busy": true }));
+        }
+        let next =
+            page.making.take().or_else(|| (!page.again.is_empty()).then(|| page.again.remove(0)));
+        page.in_flight = next.clone().map(|call| (number, call));
         next
     };
     let Some(next) = next else { return CardReply::Answer(json!({ "done": true })) };
@@ -168,22 +184,37 @@ fn card_call(inner: &Inner, arguments: &JsonObject, caller: &ClientId) -> CardRe
             arguments: next.arguments,
         },
         Err(error) => {
-            crate::calls_lock(&page.page).making = None;
+            crate::calls_lock(&page.page).in_flight = None;
             page.finished(&next, Err(error));
             CardReply::Answer(json!({ "done": true }))
         }
     }
 }
 
-/// The outcome of the call the card made (`value`, or `error`), handed to
-/// the card's person.
+/// The outcome of the call the card made (`value`, or `error`, or
+/// `refused` when the host did not make it), by the card's number for it
+/// (`call`), handed to the card's person.
 fn card_outcome(inner: &Inner, arguments: &JsonObject, caller: &ClientId) {
     let page = card_page(inner, arguments, caller);
+    let number = arguments.get("call").and_then(Value::as_u64).unwrap_or(0);
     let error = arguments.get("error").filter(|e| e.is_object());
     let error = error.and_then(|e| purview::serde_json::from_value::<ToolError>(e.clone()).ok());
+    let refused = arguments.get("refused").and_then(Value::as_bool) == Some(true);
+    let error = error.or_else(|| {
+        refused.then(|| ToolError::new(ErrorCode::ActionFailed, purview_person::words::NOT_MADE))
+    });
     let outcome = error.map_or_else(|| Ok(arguments.get("value").cloned()), Err);
-    let making = crate::calls_lock(&page.page).making.take();
-    if let Some(call) = making {
+    let made = {
+        let mut page = crate::calls_lock(&page.page);
+        match page.in_flight.take() {
+            Some((n, call)) if n == number => Some(call),
+            other => {
+                page.in_flight = other;
+                None
+            }
+        }
+    };
+    if let Some(call) = made {
         page.finished(&call, outcome);
     }
 }
@@ -195,9 +226,9 @@ fn card_page(inner: &Inner, arguments: &JsonObject, caller: &ClientId) -> Arc<Ha
     inner.pages.get(format!("card-{caller}:{name}"))
 }
 
-/// An intent in the card, through its person: `{"call": true}` when it
-/// asks for a call, which the card then makes with [`CALL_TOOL`]. The
-/// card never answers an approval question.
+/// An intent in the card, through its person: `{"done": true, "call":
+/// true}` when it asks for a call, which the card then makes with
+/// [`CALL_TOOL`]. The card never answers an approval question.
 fn card_intent(inner: &Inner, arguments: &JsonObject, caller: &ClientId) -> Value {
     let intent = arguments.get("intent").and_then(Value::as_object).and_then(crate::page::intent);
     let Some(intent) = intent.filter(|i| !matches!(i, Intent::Approve(_) | Intent::Decline(_)))
@@ -211,9 +242,9 @@ fn card_intent(inner: &Inner, arguments: &JsonObject, caller: &ClientId) -> Valu
     match crate::intents::intend(&made, &page, intent) {
         Effect::Call(call) => {
             crate::calls_lock(&page.page).making = Some(call);
-            json!({ "call": true })
+            json!({ "done": true, "call": true })
         }
-        Effect::Redraw | Effect::Answer { .. } => json!({ "call": false }),
+        Effect::Redraw | Effect::Answer { .. } => json!({ "done": true, "call": false }),
     }
 }
 
@@ -236,19 +267,26 @@ async fn read_scene(inner: &Inner, arguments: &JsonObject, caller: &ClientId) ->
         };
         let _ = tokio::time::timeout(LONGEST_WAIT, wait).await;
     }
-    let change = *changes.borrow();
     // One text of the scene per change for every client, written once;
-    // this client's own questions and this card's own state beside it.
-    let (document, shared) = inner.card_view();
+    // this client's own questions and this card's own state beside it,
+    // all from the one change.
+    let made = inner.kept();
+    let change = made.cut().change();
+    let (document, shared) = inner.card_view_of(&made);
     let (questions, by_window) =
         crate::scene::questions_for(&document, inner.approvals.as_ref(), caller);
-    let made = inner.kept();
     let model = made.model().ok();
     let windows = model.map(|m| m.windows.as_slice()).unwrap_or_default();
     let mut page = crate::calls_lock(&page.page);
     if let Some(model) = model {
-        let again = page.person.settle(model);
-        page.again.extend(again);
+        // One load a table, the newest.
+        for call in page.person.settle(model) {
+            page.again.retain(|c| {
+                c.scope != call.scope
+                    || c.load.as_ref().map(|l| &l.0) != call.load.as_ref().map(|l| &l.0)
+            });
+            page.again.push(call);
+        }
     }
     let own = Own::of(model, &page.person);
     let own_windows: Vec<Value> = windows
@@ -326,6 +364,46 @@ mod tests {
         let shared = crate::scene::without_questions(&document).to_string();
         assert!(!shared.contains("Mallory") && !shared.contains("Eve"), "{shared}");
         assert!(shared.contains(r#""id":"w1""#), "{shared}");
+    }
+
+    #[tokio::test]
+    async fn a_card_makes_one_call_at_a_time_and_takes_back_only_its_outcome() {
+        use crate::fixture::Counter;
+
+        let app = purview::App::builder().build();
+        let counter = app.open(Counter::default()).unwrap().id().to_owned();
+        let face = crate::Face::new(app);
+        let inner = &face.inner;
+        let client = ClientId::named("host");
+        let args = |value: Value| value.as_object().cloned().unwrap();
+        let press = json!({"card": "c", "intent": {"kind": "press", "window": counter, "action": "increment"}});
+        assert_eq!(card_intent(inner, &args(press.clone()), &client)["call"], true);
+        let CardReply::Call { tool, .. } =
+            card_call(inner, &args(json!({"card": "c", "call": 1})), &client)
+        else {
+            panic!("no call made")
+        };
+        assert!(tool.ends_with("__increment"), "{tool}");
+        // Another press while the first call is out: asked, not made.
+        assert_eq!(card_intent(inner, &args(press), &client)["call"], true);
+        let CardReply::Answer(busy) =
+            card_call(inner, &args(json!({"card": "c", "call": 2})), &client)
+        else {
+            panic!("a second call made while the first was out")
+        };
+        assert_eq!(busy["busy"], true);
+        // An outcome of another number is not this call's.
+        let failed =
+            json!({"card": "c", "call": 2, "error": {"code": "action_failed", "message": "no"}});
+        card_outcome(inner, &args(failed), &client);
+        let page = card_page(inner, &args(json!({"card": "c"})), &client);
+        assert!(crate::calls_lock(&page.page).in_flight.is_some(), "taken by another number");
+        // The host did not make it: the person reads so, and the next call goes.
+        card_outcome(inner, &args(json!({"card": "c", "call": 1, "refused": true})), &client);
+        let said = crate::calls_lock(&page.page).person.failure(&Some(counter.clone())).cloned();
+        assert_eq!(said.map(|f| f.error.message).as_deref(), Some(purview_person::words::NOT_MADE));
+        let next = card_call(inner, &args(json!({"card": "c", "call": 3})), &client);
+        assert!(matches!(next, CardReply::Call { .. }), "the asked call waits for its turn");
     }
 
     #[test]

@@ -210,6 +210,74 @@ mod tests {
         assert!(!after.windows.values().any(|t| t.contains("hunter2-pin")), "kept after the call");
     }
 
+    #[window(title = "Kennel", summary = "{count} dogs")]
+    #[derive(Clone)]
+    struct Kennel {
+        count: usize,
+        #[block(table, limit = 5, load = load_rows, columns = ["Dog", "Name"])]
+        dogs: Vec<(u32, String)>,
+    }
+
+    #[actions]
+    impl Kennel {
+        /// Fetch a range of dogs.
+        #[action(read_only, idempotent)]
+        fn load_rows(
+            &self,
+            offset: usize,
+            limit: usize,
+        ) -> purview::projection::Page<(u32, String)> {
+            purview::projection::Page::slice(&self.dogs, offset, limit)
+        }
+    }
+
+    #[tokio::test]
+    async fn s9_a_page_of_rows_chosen_is_loaded_again_after_a_change() {
+        let app = App::builder().build();
+        let dogs = (1..=30).map(|i| (i, format!("Dog {i}"))).collect();
+        let kennel = app.open(Kennel { count: 30, dogs }).unwrap();
+        let face = crate::Face::new(app);
+        let made = face.inner.kept();
+        let mine = face.inner.pages.get("a".into());
+        let last = json!({"kind": "page", "window": kennel.id(), "table": "dogs", "offset": 25});
+        let Effect::Call(call) = intend(&made, &mine, intent(last)) else { panic!("a load") };
+        assert!(make(&face.inner, &mine, &made, call).await.unwrap(), "the load failed");
+        let shown = Own::of(made.model().ok(), &calls_lock(&mine.page).person);
+        assert!(shown.windows[kennel.id()].contains("Dog 30"), "{:?}", shown.windows);
+        // A change the window shows (its summary), and a row on the page.
+        kennel
+            .update(|k| {
+                k.dogs[27].1 = "Renamed".into();
+                k.count = 31;
+            })
+            .unwrap();
+        let made = face.inner.kept();
+        let again = calls_lock(&mine.page).person.settle(made.model().unwrap());
+        assert_eq!(again.len(), 1, "the page is not loaded again");
+        let call = again.into_iter().next().unwrap();
+        assert!(make(&face.inner, &mine, &made, call).await.unwrap(), "the load failed");
+        let shown = Own::of(made.model().ok(), &calls_lock(&mine.page).person);
+        assert!(shown.windows[kennel.id()].contains("Renamed"), "{:?}", shown.windows);
+    }
+
+    #[test]
+    fn only_a_field_the_form_has_is_kept_and_only_up_to_its_size() {
+        let app = App::builder().build();
+        let till = app.open(Till::default()).unwrap().id().to_owned();
+        let face = crate::Face::new(app);
+        let made = face.inner.kept();
+        let mine = face.inner.pages.get("a".into());
+        intend(&made, &mine, intent(json!({"kind": "press", "window": till, "action": "set"})));
+        let typed = |field: &str, text: String| json!({"kind": "type", "window": till, "action": "set", "field": field, "text": text});
+        intend(&made, &mine, intent(typed("count", "7".into())));
+        intend(&made, &mine, intent(typed("elsewhere", "kept?".into())));
+        intend(&made, &mine, intent(typed("count", "9".repeat(purview_person::MAX_TYPED + 1))));
+        let page = calls_lock(&mine.page);
+        let form = page.person.form(&Some(till.clone()), "set").expect("open");
+        assert_eq!(form.len(), 1, "{form:?}");
+        assert_eq!(form["count"], "7", "an oversized text replaced the field");
+    }
+
     #[test]
     fn an_intent_in_a_window_a_modal_blocks_changes_nothing_and_a_page_refuses_nonsense() {
         assert!(page::intent(json!({"kind": "press"}).as_object().unwrap()).is_none());

@@ -225,9 +225,14 @@ impl Inner {
     /// What the card draws now: the document (to find a client's own
     /// questions in) and its JSON text with every question left out, made
     /// once per change whoever reads it.
+    #[cfg(test)]
     pub(crate) fn card_view(&self) -> (Arc<Value>, Arc<str>) {
-        let made = self.kept();
-        let value = self.value(&made);
+        self.card_view_of(&self.kept())
+    }
+
+    /// [`Inner::card_view`] as `made` has it.
+    pub(crate) fn card_view_of(&self, made: &Made) -> (Arc<Value>, Arc<str>) {
+        let value = self.value(made);
         let text =
             made.card.get_or_init(|| scene::without_questions(&value).to_string().into()).clone();
         (value, text)
@@ -384,11 +389,13 @@ impl Face {
     /// cards shows beside the result of `app__read_windows` only (a card
     /// beside every action's result is noise, and some hosts open a new
     /// one per result). It talks to the app only through the host, with
-    /// two tools only it may call: the scene (marked read-only and
-    /// idempotent, so hosts do not ask the person before each read), and a
-    /// call of an action (not marked: it acts, and is made as the host's own
-    /// call of the action's tool with every gate, for the server cannot
-    /// tell the card's calls from the model's). It never answers an
+    /// tools only it may call: the scene (marked read-only and idempotent,
+    /// so hosts do not ask the person before each read), the person's
+    /// intents in the card and a call's outcome (read-only: what the
+    /// person holds open in the card is kept for it on the server), and
+    /// the call an intent asked for (not marked: it acts, and is made as
+    /// the host's own call of the action's tool with every gate, for the
+    /// server cannot tell the card's calls from the model's). It never answers an
     /// approval question: it shows its host's own waiting questions and
     /// says where the person answers them. It takes the host's theme, style
     /// variables, fonts, safe area and container size, stops everything on

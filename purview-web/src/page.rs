@@ -21,13 +21,17 @@ use tokio::sync::watch;
 
 use crate::{calls_lock, cut::Sent};
 
-/// Pages kept at once for one face, the person's tabs and every client's
-/// cards together; the one used longest ago goes first.
+/// Pages kept at once for one of the person's sessions (its tabs), or for
+/// one client's cards; past it, the one used longest ago that nothing is
+/// drawing goes first. A page whose stream is open is never dropped.
 ///
 /// ```
-/// assert_eq!(purview_web::MAX_PAGES, 32);
+/// assert_eq!(purview_web::MAX_PAGES, 8);
 /// ```
-pub const MAX_PAGES: usize = 32;
+pub const MAX_PAGES: usize = 8;
+
+/// Pages kept at once for one face, every session's and client's together.
+const MAX_ALL_PAGES: usize = 256;
 
 /// One page's person, and what it was last sent.
 #[derive(Default)]
@@ -38,9 +42,11 @@ pub(crate) struct Page {
     /// The number of the page's stream: a page has one, and a newer one
     /// (the same page drawn anew) ends the one before.
     pub stream: u64,
-    /// The call a card is making for this page as its client's own; its
-    /// outcome comes back through the card.
+    /// The call the card's last intent asked for, not yet made.
     pub making: Option<PersonCall>,
+    /// The call the card is making as its client's own, by the card's
+    /// number for it; its outcome comes back through the card.
+    pub in_flight: Option<(u64, PersonCall)>,
     /// Pages of rows to load again after a change (a card loads them).
     pub again: Vec<PersonCall>,
     /// For a card: by window id (or [`APP`]), the text it was last given
@@ -115,8 +121,10 @@ pub(crate) struct Pages {
 }
 
 impl Pages {
-    /// The page named `key`, made if new (the oldest kept one dropped when
-    /// [`MAX_PAGES`] are).
+    /// The page named `key` (its owner, then `:` and its name), made if
+    /// new. Past [`MAX_PAGES`] for its owner, or [`MAX_ALL_PAGES`] in all,
+    /// the one used longest ago that nothing holds (no stream, no intent
+    /// under way) is dropped.
     pub fn get(&self, key: String) -> Arc<Handle> {
         let mut kept = calls_lock(&self.kept);
         if let Some(at) = kept.iter().position(|(k, _)| *k == key) {
@@ -125,8 +133,18 @@ impl Pages {
             kept.push(found);
             return handle;
         }
-        if kept.len() >= MAX_PAGES {
-            kept.remove(0);
+        let owner = |k: &str| k.split_once(':').map_or(k, |(owner, _)| owner).to_owned();
+        let mine = owner(&key);
+        let free = |(_, h): &(String, Arc<Handle>)| Arc::strong_count(h) == 1;
+        if kept.iter().filter(|(k, _)| owner(k) == mine).count() >= MAX_PAGES
+            && let Some(at) = kept.iter().position(|p| owner(&p.0) == mine && free(p))
+        {
+            kept.remove(at);
+        }
+        if kept.len() >= MAX_ALL_PAGES
+            && let Some(at) = kept.iter().position(free)
+        {
+            kept.remove(at);
         }
         let (woken, _) = watch::channel(0);
         let handle = Arc::new(Handle { page: Mutex::new(Page::default()), woken });
@@ -319,4 +337,26 @@ pub(crate) fn action_of<'a>(model: &'a Model, call: &PersonCall) -> Result<&'a A
                 "That action is not available now; the page shows what can be done.",
             )
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_page_something_holds_is_never_dropped_and_one_owner_never_drops_anothers() {
+        let pages = Pages::default();
+        // Held, as a stream holds its page.
+        let held = pages.get("person-1:tab".into());
+        let idle = Arc::downgrade(&pages.get("card-a:one".into()));
+        for i in 0..MAX_PAGES * 3 {
+            pages.get(format!("person-1:other{i}"));
+            pages.get(format!("card-b:card{i}"));
+        }
+        assert!(Arc::ptr_eq(&held, &pages.get("person-1:tab".into())), "a held page was dropped");
+        assert!(idle.upgrade().is_some(), "another owner's pages dropped this one's");
+        let kept = calls_lock(&pages.kept);
+        let of = |owner: &str| kept.iter().filter(|(k, _)| k.starts_with(owner)).count();
+        assert!(of("person-1:") <= MAX_PAGES + 1 && of("card-b:") == MAX_PAGES, "{}", kept.len());
+    }
 }
