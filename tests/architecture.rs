@@ -146,7 +146,15 @@ fn compile_errors_never_name_an_internal_path() {
 #[test]
 fn the_docs_cite_only_tests_that_exist() {
     let mut sources = String::new();
-    for dir in ["tests", "purview/src", "conformance", "examples"] {
+    for dir in [
+        "tests",
+        "purview/src",
+        "purview-person/src",
+        "purview-web/src",
+        "purview-egui/src",
+        "conformance",
+        "examples",
+    ] {
         for file in rust_files(&workspace().join(dir)) {
             sources.push_str(&fs::read_to_string(file).expect("readable source"));
         }
@@ -830,7 +838,15 @@ fn every_scarce_thing_is_in_the_inventory_with_an_attack_that_exists() {
     let fairness =
         fs::read_to_string(root.join("tests/support/fairness.rs")).expect("the fairness harness");
     let mut sources = String::new();
-    for dir in ["tests", "purview/src", "examples", "conformance"] {
+    for dir in [
+        "tests",
+        "purview/src",
+        "purview-person/src",
+        "purview-web/src",
+        "purview-egui/src",
+        "examples",
+        "conformance",
+    ] {
         for file in rust_files(&root.join(dir)) {
             sources.push_str(&fs::read_to_string(&file).expect("readable source"));
         }

@@ -126,6 +126,17 @@ impl Access {
     }
 }
 
+/// An answer of JSON, secured as every answer of the face.
+pub(crate) fn json_answer(status: StatusCode, body: &purview::serde_json::Value) -> Response {
+    let json = [(header::CONTENT_TYPE, "application/json")];
+    secured((status, json, body.to_string()).into_response())
+}
+
+/// A person's request body, parsed as a JSON object.
+pub(crate) fn body_object(body: &[u8]) -> Option<purview::model::JsonObject> {
+    purview::serde_json::from_slice::<purview::serde_json::Value>(body).ok()?.as_object().cloned()
+}
+
 /// Why a request to the face is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Refused {

@@ -39,7 +39,7 @@ use purview_person::{Effect, Intent};
 use crate::{
     Inner,
     assets::{SCRIPT, STYLE, escape},
-    page::{Handle, Own},
+    page::Handle,
 };
 
 /// Where the card lives, as hosts read it.
@@ -288,7 +288,7 @@ async fn read_scene(inner: &Inner, arguments: &JsonObject, caller: &ClientId) ->
             page.again.push(call);
         }
     }
-    let own = Own::of(model, &page.person);
+    let own = crate::page::own(model, &page.person);
     let own_windows: Vec<Value> = windows
         .iter()
         .map(|w| match own.windows.get(&w.id) {

@@ -13,7 +13,20 @@ use std::{collections::HashMap, sync::Arc};
 use purview::serde_json::{self, Value, json};
 use purview_person::{Model, Window};
 
-use crate::page::Own;
+/// What one page is drawn with beside what everyone sees: each window
+/// the person holds something in, as this person sees it, and the app's
+/// own actions with the person's forms, failure and question.
+#[derive(Clone)]
+pub(crate) struct Own {
+    pub windows: HashMap<String, Arc<str>>,
+    pub app: Arc<str>,
+}
+
+impl Default for Own {
+    fn default() -> Self {
+        Self { windows: HashMap::new(), app: "null".into() }
+    }
+}
 
 /// One change, cut.
 pub(crate) struct Cut {

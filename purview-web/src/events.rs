@@ -22,7 +22,7 @@ use crate::{
     Inner,
     access::{self, refused},
     calls_lock,
-    page::{Handle, Own},
+    page::Handle,
     scene,
 };
 
@@ -112,7 +112,7 @@ async fn next_event(mut waiting: Waiting) -> Option<(Result<Event, Infallible>, 
                 }
             }
         }
-        let own = Own::of(model, &page.person);
+        let own = crate::page::own(model, &page.person);
         let event = made.cut().event(page.sent.as_ref(), scene::words_text(), own);
         if let Some((text, sent)) = event {
             page.sent = Some(sent);

@@ -20,10 +20,9 @@ use purview_person::{Effect, Intent, PersonCall};
 
 use crate::{
     Inner, Made,
-    access::{self, refused},
+    access::{self, body_object, json_answer, refused},
     calls_lock,
-    page::{self, Handle, Own},
-    routes::{body_object, json_answer},
+    page::{self, Handle},
 };
 
 /// `POST {prefix}/intent`: `{"kind": …}` as [`page::intent`] reads it,
@@ -79,11 +78,11 @@ pub(crate) fn intend(made: &Made, handle: &Handle, intent: Intent) -> Effect {
         Intent::Type { scope, .. } => Some(scope.clone()),
         _ => None,
     };
-    let before = typed.as_ref().map(|_| Own::of(Some(model), &page.person));
+    let before = typed.as_ref().map(|_| page::own(Some(model), &page.person));
     let effect = page.person.intend(model, intent);
     match (typed, before) {
         (Some(scope), Some(before)) => {
-            let after = Own::of(Some(model), &page.person);
+            let after = page::own(Some(model), &page.person);
             page.typed(scope.as_deref(), &before, &after);
         }
         _ => handle.wake(),
@@ -152,7 +151,7 @@ mod tests {
     /// What a stream of `handle`'s page is sent now, and notes it sent.
     fn event(made: &Made, handle: &Handle) -> Option<String> {
         let mut page = calls_lock(&handle.page);
-        let own = Own::of(made.model().ok(), &page.person);
+        let own = page::own(made.model().ok(), &page.person);
         let (text, sent) = made.cut().event(page.sent.as_ref(), "{}", own)?;
         page.sent = Some(sent);
         Some(text)
@@ -206,7 +205,7 @@ mod tests {
         let submit = json!({"kind": "submit", "window": till, "action": "unlock"});
         let Effect::Call(call) = intend(&made, &mine, intent(submit)) else { panic!("a call") };
         assert_eq!(call.arguments["pin"], "hunter2-pin", "the secret reaches the call");
-        let after = Own::of(made.model().ok(), &calls_lock(&mine.page).person);
+        let after = page::own(made.model().ok(), &calls_lock(&mine.page).person);
         assert!(!after.windows.values().any(|t| t.contains("hunter2-pin")), "kept after the call");
     }
 
@@ -242,7 +241,7 @@ mod tests {
         let last = json!({"kind": "page", "window": kennel.id(), "table": "dogs", "offset": 25});
         let Effect::Call(call) = intend(&made, &mine, intent(last)) else { panic!("a load") };
         assert!(make(&face.inner, &mine, &made, call).await.unwrap(), "the load failed");
-        let shown = Own::of(made.model().ok(), &calls_lock(&mine.page).person);
+        let shown = page::own(made.model().ok(), &calls_lock(&mine.page).person);
         assert!(shown.windows[kennel.id()].contains("Dog 30"), "{:?}", shown.windows);
         // A change the window shows (its summary), and a row on the page.
         kennel
@@ -256,7 +255,7 @@ mod tests {
         assert_eq!(again.len(), 1, "the page is not loaded again");
         let call = again.into_iter().next().unwrap();
         assert!(make(&face.inner, &mine, &made, call).await.unwrap(), "the load failed");
-        let shown = Own::of(made.model().ok(), &calls_lock(&mine.page).person);
+        let shown = page::own(made.model().ok(), &calls_lock(&mine.page).person);
         assert!(shown.windows[kennel.id()].contains("Renamed"), "{:?}", shown.windows);
     }
 

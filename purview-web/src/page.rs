@@ -19,7 +19,10 @@ use purview::{
 use purview_person::{Action, Intent, Model, Person, PersonCall, Scope, Shown, Window};
 use tokio::sync::watch;
 
-use crate::{calls_lock, cut::Sent};
+use crate::{
+    calls_lock,
+    cut::{Own, Sent},
+};
 
 /// Pages kept at once for one of the person's sessions (its tabs), or for
 /// one client's cards; past it, the one used longest ago that nothing is
@@ -153,34 +156,18 @@ impl Pages {
     }
 }
 
-/// What one page is drawn with beside what everyone sees: each window
-/// the person holds something in, as this person sees it, and the app's
-/// own actions with the person's forms, failure and question.
-#[derive(Clone)]
-pub(crate) struct Own {
-    pub windows: HashMap<String, Arc<str>>,
-    pub app: Arc<str>,
-}
-
-impl Default for Own {
-    fn default() -> Self {
-        Self { windows: HashMap::new(), app: "null".into() }
-    }
-}
-
-impl Own {
-    /// What `person` holds in `model`, drawn.
-    pub fn of(model: Option<&Model>, person: &Person) -> Self {
-        let Some(model) = model else { return Self::default() };
-        let windows = model
-            .windows
-            .iter()
-            .filter(|w| person.holds(&Some(w.id.clone())))
-            .map(|w| (w.id.clone(), Arc::from(held_window(model, person, w).to_string())))
-            .collect();
-        let app = held_scope(model, person, &None, &model.app_actions);
-        Self { windows, app: app.to_string().into() }
-    }
+/// What `person` holds in `model`, drawn: each window they hold something
+/// in, as they see it, and the app's own actions as they have them.
+pub(crate) fn own(model: Option<&Model>, person: &Person) -> Own {
+    let Some(model) = model else { return Own::default() };
+    let windows = model
+        .windows
+        .iter()
+        .filter(|w| person.holds(&Some(w.id.clone())))
+        .map(|w| (w.id.clone(), Arc::from(held_window(model, person, w).to_string())))
+        .collect();
+    let app = held_scope(model, person, &None, &model.app_actions);
+    Own { windows, app: app.to_string().into() }
 }
 
 /// A scope's actions with the person's open forms (what is typed, never

@@ -14,14 +14,11 @@ use axum::{
     response::{IntoResponse, Response},
     routing::{get, post},
 };
-use purview::{
-    model::JsonObject,
-    serde_json::{self, Value, json},
-};
+use purview::serde_json::{Value, json};
 
 use crate::{
     Inner,
-    access::{self, Refused, refused, secured},
+    access::{self, Refused, body_object, json_answer, refused, secured},
     assets, events, intents,
 };
 
@@ -55,11 +52,6 @@ async fn charge_to_session(
         purview::http::charge_connection(request.extensions(), &client);
     }
     next.run(request).await
-}
-
-pub(crate) fn json_answer(status: StatusCode, body: &Value) -> Response {
-    let json = [(header::CONTENT_TYPE, "application/json")];
-    secured((status, json, body.to_string()).into_response())
 }
 
 /// The exchange of a one-time key (which the link carries in its
@@ -103,9 +95,4 @@ async fn scene(State(inner): Face, method: Method, headers: HeaderMap) -> Respon
     }
     let json = [(header::CONTENT_TYPE, "application/json")];
     secured((StatusCode::OK, json, inner.document_text().to_string()).into_response())
-}
-
-/// A person's request body, parsed as a JSON object.
-pub(crate) fn body_object(body: &Bytes) -> Option<JsonObject> {
-    serde_json::from_slice::<Value>(body).ok()?.as_object().cloned()
 }
