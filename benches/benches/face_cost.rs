@@ -5,6 +5,8 @@
 //!
 //! Each change is an agent's call on one window; the next is made once
 //! every stream has received the event of the last, so none is coalesced.
+//! Two more rows have each tab open the changed window's form first, so
+//! that window is drawn for each page apart at every change.
 //! The baseline is the same calls with no stream open, in the same run:
 //! a row's CPU ÷ baseline is what the face adds; its bytes ÷ the 20-window
 //! row's bytes is what 1,000 windows add to every event. The streams'
@@ -41,6 +43,12 @@ impl Counter {
     fn increment(&mut self) {
         self.count += 1;
     }
+
+    /// Count from here.
+    #[action]
+    fn set(&mut self, count: u32) {
+        self.count = count;
+    }
 }
 
 /// What a row measured.
@@ -56,7 +64,7 @@ struct Heard {
     events: AtomicUsize,
 }
 
-async fn measure(windows: usize, streams: usize, changes: usize) -> Result<Cost> {
+async fn measure(windows: usize, streams: usize, changes: usize, held: bool) -> Result<Cost> {
     let limits = purview::settings::Limits::default().max_windows(windows.max(1));
     let app = App::builder().name("face-cost").limits(limits).build();
     let mut first = None;
@@ -64,7 +72,8 @@ async fn measure(windows: usize, streams: usize, changes: usize) -> Result<Cost>
         let handle = app.open(Counter { count: 0, note: format!("Window {i} of {windows}") })?;
         first.get_or_insert_with(|| handle.id().to_owned());
     }
-    let tool = format!("{}__increment", first.ok_or_else(|| anyhow!("no window"))?);
+    let window = first.ok_or_else(|| anyhow!("no window"))?;
+    let tool = format!("{window}__increment");
     let face = purview_web::Face::new(app.clone());
     let server = app.serve_http(face.serve_beside(HttpOptions::default())).await?;
     let link = face.one_time_link(&server).context("a link")?;
@@ -115,6 +124,23 @@ async fn measure(windows: usize, streams: usize, changes: usize) -> Result<Cost>
         }
     };
     until(streams).await?;
+    // Each tab opens the changed window's form: that window is then drawn
+    // for each page apart (what the person holds in it), at every change.
+    if held {
+        for tab in 0..streams {
+            let opened = client
+                .post(format!("{page}intent"))
+                .header("origin", &origin)
+                .header("content-type", "application/json")
+                .header("x-purview-session", &session)
+                .header("x-purview-page", format!("tab{tab}"))
+                .body(format!(r#"{{"kind":"press","window":"{window}","action":"set"}}"#))
+                .send()
+                .await?;
+            ensure!(opened.status().is_success(), "the form: {}", opened.status());
+        }
+        until(streams * 2).await?;
+    }
     heard.bytes.store(0, Ordering::Relaxed);
     heard.events.store(0, Ordering::Relaxed);
 
@@ -137,24 +163,33 @@ async fn measure(windows: usize, streams: usize, changes: usize) -> Result<Cost>
 }
 
 async fn run(changes: usize) -> Result<()> {
-    let rows = [(20, 0), (20, 4), (1_000, 0), (1_000, 4)];
+    let rows = [
+        (20, 0, false),
+        (20, 4, false),
+        (1_000, 0, false),
+        (1_000, 4, false),
+        (20, 4, true),
+        (1_000, 4, true),
+    ];
     let mut costs = Vec::new();
-    for (windows, streams) in rows {
-        costs.push(measure(windows, streams, changes).await?);
+    for (windows, streams, held) in rows {
+        costs.push(measure(windows, streams, changes, held).await?);
     }
     let baseline = costs[0].cpu_per_change.as_secs_f64().max(1e-9);
     let bytes_20 = costs[1].bytes_per_event.max(1.0);
     println!("The face's cost per change, {changes} changes a row:");
     println!("| windows, streams | bytes per event | ÷ 20 windows | CPU per change | ÷ baseline |");
     println!("|---|---|---|---|---|");
-    for ((windows, streams), cost) in rows.iter().zip(&costs) {
+    for ((windows, streams, held), cost) in rows.iter().zip(&costs) {
+        let streams =
+            if *held { format!("{streams}, a form open in each") } else { streams.to_string() };
         let cpu = cost.cpu_per_change.as_secs_f64();
-        let bytes = if *streams == 0 {
+        let bytes = if streams == "0" {
             "—".to_owned()
         } else {
             format!("{:.0} B | {:.2}", cost.bytes_per_event, cost.bytes_per_event / bytes_20)
         };
-        let bytes = if *streams == 0 { format!("{bytes} | —") } else { bytes };
+        let bytes = if streams == "0" { format!("{bytes} | —") } else { bytes };
         println!(
             "| {windows}, {streams} | {bytes} | {:.3} ms | {:.2} |",
             cpu * 1e3,

@@ -76,6 +76,9 @@ pub const UNREADABLE: &str = "The app could not be read";
 pub const UNREACHABLE: &str = "The app could not be reached.";
 /// A call a card asked its host to make, which the host did not make.
 pub const NOT_MADE: &str = "The host did not make the call.";
+/// A call a card made whose outcome never came back to it.
+pub const OUTCOME_UNKNOWN: &str =
+    "What came of the last call was not heard back; the window shows what it did.";
 
 /// "Blocked by Confirm Delete": the window that holds this one.
 ///

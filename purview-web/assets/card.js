@@ -118,8 +118,9 @@
       var failed = !!(answer && answer.isError);
       return tool('app__card_outcome', { card: name, call: number, value: failed ? null : out.result, error: failed ? out : null });
     }, function () {
-      return tool('app__card_outcome', { card: name, call: number, refused: true });
-    }).then(function (done) { read(true); return done; }, function () { read(true); });
+      // Declined: said once, and not asked again (the next read waits).
+      return tool('app__card_outcome', { card: name, call: number, refused: true }).then(function () { return { done: true, declined: true }; });
+    }).then(function (done) { read(!done || !done.declined); return done; }, function () { read(false); });
     return making;
   }
 

@@ -143,10 +143,9 @@
     queue = queue.then(function () {
       if (typing === intent) typing = null;
       var text = intent.text;
-      return transport.post(Object.assign({}, intent, { key: undefined })).then(function (answer) {
-        if (unsent[key] && unsent[key].text === text) delete unsent[key];
-        return answer;
-      });
+      var sent = function () { if (unsent[key] && unsent[key].text === text) delete unsent[key]; };
+      return transport.post(Object.assign({}, intent, { key: undefined })).then(function (answer) { sent(); return answer; },
+        function (why) { sent(); throw why; });
     }).then(function (answer) { lost = !(answer && answer.done); }, function () { lost = true; })
       .then(function () { if (!quiet) busy--; render(); });
   }
@@ -370,7 +369,7 @@
     Object.keys(secrets).forEach(function (id) { var n = document.getElementById(id); if (n && !n.value) n.value = secrets[id]; });
     Object.keys(unsent).forEach(function (key) {
       var t = unsent[key], n = document.getElementById(base(t.window === null ? null : { id: t.window }, { name: t.action }) + '-' + slug(t.field));
-      if (n && n.type === 'checkbox') n.checked = t.text === true; else if (n) n.value = t.text;
+      if (!n) delete unsent[key]; else if (n.type === 'checkbox') n.checked = t.text === true; else n.value = t.text;
     });
     var again = focused && document.getElementById(focused);
     if (again && again !== active) {

@@ -163,9 +163,18 @@ fn card_call(inner: &Inner, arguments: &JsonObject, caller: &ClientId) -> CardRe
     let number = arguments.get("call").and_then(Value::as_u64).unwrap_or(0);
     let next = {
         let mut page = crate::calls_lock(&page.page);
-        // One call at a time: its outcome comes back before the next.
-        if page.in_flight.is_some() {
-            return CardReply::Answer(json!({ "done": true, "busy": true }));
+        // One call at a time: the card asks for the next only once the
+        // last one's outcome was sent, so a call still out under an older
+        // number lost its outcome on the way.
+        let lost = match &page.in_flight {
+            Some((older, _)) if *older < number => page.in_flight.take(),
+            Some(_) => return CardReply::Answer(json!({ "done": true, "busy": true })),
+            None => None,
+        };
+        if let Some((_, call)) = lost {
+            let why =
+                ToolError::new(ErrorCode::ActionFailed, purview_person::words::OUTCOME_UNKNOWN);
+            page.person.finished(&call, Err(why));
         }
         let next =
             page.making.take().or_else(|| (!page.again.is_empty()).then(|| page.again.remove(0)));
@@ -208,6 +217,13 @@ fn card_outcome(inner: &Inner, arguments: &JsonObject, caller: &ClientId) {
         let mut page = crate::calls_lock(&page.page);
         match page.in_flight.take() {
             Some((n, call)) if n == number => Some(call),
+            // Declined by the host before it reached the app: the call
+            // asked for goes (or the load next in line), and is not asked
+            // again unless the person asks again.
+            None if refused => page
+                .making
+                .take()
+                .or_else(|| (!page.again.is_empty()).then(|| page.again.remove(0))),
             other => {
                 page.in_flight = other;
                 None
@@ -376,34 +392,40 @@ mod tests {
         let inner = &face.inner;
         let client = ClientId::named("host");
         let args = |value: Value| value.as_object().cloned().unwrap();
+        let call = |n: u64| card_call(inner, &args(json!({"card": "c", "call": n})), &client);
+        let outcome = |value: Value| card_outcome(inner, &args(value), &client);
+        let page = card_page(inner, &args(json!({"card": "c"})), &client);
+        let failure = || {
+            let page = crate::calls_lock(&page.page);
+            page.person.failure(&Some(counter.clone())).map(|f| f.error.message.clone())
+        };
         let press = json!({"card": "c", "intent": {"kind": "press", "window": counter, "action": "increment"}});
-        assert_eq!(card_intent(inner, &args(press.clone()), &client)["call"], true);
-        let CardReply::Call { tool, .. } =
-            card_call(inner, &args(json!({"card": "c", "call": 1})), &client)
-        else {
-            panic!("no call made")
-        };
+        let asks = |_: ()| card_intent(inner, &args(press.clone()), &client)["call"] == true;
+        assert!(asks(()), "a press asks for a call");
+        let CardReply::Call { tool, .. } = call(1) else { panic!("no call made") };
         assert!(tool.ends_with("__increment"), "{tool}");
-        // Another press while the first call is out: asked, not made.
-        assert_eq!(card_intent(inner, &args(press), &client)["call"], true);
-        let CardReply::Answer(busy) =
-            card_call(inner, &args(json!({"card": "c", "call": 2})), &client)
-        else {
-            panic!("a second call made while the first was out")
-        };
+        // Asked again under the same number while it is out: not made twice.
+        let CardReply::Answer(busy) = call(1) else { panic!("a call made twice") };
         assert_eq!(busy["busy"], true);
         // An outcome of another number is not this call's.
-        let failed =
-            json!({"card": "c", "call": 2, "error": {"code": "action_failed", "message": "no"}});
-        card_outcome(inner, &args(failed), &client);
-        let page = card_page(inner, &args(json!({"card": "c"})), &client);
+        outcome(json!({"card": "c", "call": 9, "value": null}));
         assert!(crate::calls_lock(&page.page).in_flight.is_some(), "taken by another number");
-        // The host did not make it: the person reads so, and the next call goes.
-        card_outcome(inner, &args(json!({"card": "c", "call": 1, "refused": true})), &client);
-        let said = crate::calls_lock(&page.page).person.failure(&Some(counter.clone())).cloned();
-        assert_eq!(said.map(|f| f.error.message).as_deref(), Some(purview_person::words::NOT_MADE));
-        let next = card_call(inner, &args(json!({"card": "c", "call": 3})), &client);
-        assert!(matches!(next, CardReply::Call { .. }), "the asked call waits for its turn");
+        outcome(json!({"card": "c", "call": 1, "value": null}));
+        assert!(crate::calls_lock(&page.page).in_flight.is_none() && failure().is_none());
+
+        // The host declines the next call before it reaches the app: the
+        // person reads so, and the call is not made later unasked.
+        assert!(asks(()));
+        outcome(json!({"card": "c", "call": 2, "refused": true}));
+        assert_eq!(failure().as_deref(), Some(purview_person::words::NOT_MADE));
+        assert!(matches!(call(3), CardReply::Answer(_)), "a declined call made after all");
+
+        // A call whose outcome was lost on the way does not hold up the next.
+        assert!(asks(()));
+        assert!(matches!(call(4), CardReply::Call { .. }));
+        assert!(asks(()));
+        assert!(matches!(call(5), CardReply::Call { .. }), "held up by a lost outcome");
+        assert_eq!(failure().as_deref(), Some(purview_person::words::OUTCOME_UNKNOWN));
     }
 
     #[test]

@@ -70,6 +70,8 @@ pub(crate) async fn stream(
         drawn.stream = drawn.stream.wrapping_add(1);
         drawn.stream
     };
+    // The page's stream before this one ends now, not at its next change.
+    page.wake();
     let (end, ended) = oneshot::channel();
     {
         let mut streams = calls_lock(&inner.streams);

@@ -127,7 +127,7 @@ impl Pages {
     /// The page named `key` (its owner, then `:` and its name), made if
     /// new. Past [`MAX_PAGES`] for its owner, or [`MAX_ALL_PAGES`] in all,
     /// the one used longest ago that nothing holds (no stream, no intent
-    /// under way) is dropped.
+    /// under way, no card's call out) is dropped.
     pub fn get(&self, key: String) -> Arc<Handle> {
         let mut kept = calls_lock(&self.kept);
         if let Some(at) = kept.iter().position(|(k, _)| *k == key) {
@@ -136,9 +136,15 @@ impl Pages {
             kept.push(found);
             return handle;
         }
-        let owner = |k: &str| k.split_once(':').map_or(k, |(owner, _)| owner).to_owned();
+        // The name after the last `:` is letters and digits only; an owner
+        // (a client's address or name) may hold colons of its own.
+        let owner = |k: &str| k.rsplit_once(':').map_or(k, |(owner, _)| owner).to_owned();
         let mine = owner(&key);
-        let free = |(_, h): &(String, Arc<Handle>)| Arc::strong_count(h) == 1;
+        // Held by a stream or an intent under way, or with a card's call
+        // out: never dropped.
+        let free = |(_, h): &(String, Arc<Handle>)| {
+            Arc::strong_count(h) == 1 && h.page.try_lock().is_ok_and(|p| p.in_flight.is_none())
+        };
         if kept.iter().filter(|(k, _)| owner(k) == mine).count() >= MAX_PAGES
             && let Some(at) = kept.iter().position(|p| owner(&p.0) == mine && free(p))
         {
