@@ -329,3 +329,34 @@ async fn s6_an_event_carries_only_the_windows_that_changed() -> Result<()> {
     ensure!(next.to_string().contains("Ada"), "{next}");
     Ok(())
 }
+
+#[tokio::test]
+async fn an_intent_sent_again_after_its_answer_was_cut_is_taken_once() -> Result<()> {
+    let app = purview_tests::demo_app();
+    let face = Face::new(app.clone());
+    let server = app.serve_http(face.serve_beside(HttpOptions::default())).await?;
+    let client = reqwest::Client::new();
+    let session = open(&face, &server, &client).await?;
+    let before = app.scene()?.windows.len();
+    let press = |seq: u64| {
+        let body = serde_json::json!({"kind": "press", "window": null, "action": "new_editor", "seq": seq});
+        client
+            .post(format!("{}/person/intent", base(&server)))
+            .header("origin", base(&server))
+            .header("content-type", "application/json")
+            .header(SESSION, &session)
+            .header("x-purview-page", "tab")
+            .body(body.to_string())
+            .send()
+    };
+    let first: serde_json::Value = press(1).await?.json().await?;
+    ensure!(first["ok"] == true, "{first}");
+    // The page's retry of the same intent, its first answer lost.
+    let again: serde_json::Value = press(1).await?.json().await?;
+    ensure!(again["repeated"] == true && again["ok"].is_null(), "{again}");
+    ensure!(app.scene()?.windows.len() == before + 1, "the press was taken twice");
+    // The next intent is taken.
+    let next: serde_json::Value = press(2).await?.json().await?;
+    ensure!(next["ok"] == true && app.scene()?.windows.len() == before + 2, "{next}");
+    Ok(())
+}

@@ -19,14 +19,17 @@
     // The one-time key came in the link's fragment, which no server saw;
     // it leaves the address bar and the history now.
     if (key) history.replaceState(null, '', location.pathname + location.search);
-    // A connection cut before the answer (under load) is tried again.
-    var exchange = function (tries) {
-      return send('open', { key: key[1] }).catch(function (why) {
+    // A request whose connection was cut before the answer, or that found
+    // the app full (under load), is tried again: the key's exchange, and an
+    // intent, which is numbered so the app takes it once however often it
+    // arrives.
+    var retried = function (kind, body, tries) {
+      return send(kind, body).catch(function (why) {
         if (tries <= 1) throw why;
-        return new Promise(function (later) { setTimeout(later, 500); }).then(function () { return exchange(tries - 1); });
+        return new Promise(function (later) { setTimeout(later, 500); }).then(function () { return retried(kind, body, tries - 1); });
       });
     };
-    var ready = !key ? Promise.resolve() : exchange(6).then(function (answer) {
+    var ready = !key ? Promise.resolve() : retried('open', { key: key[1] }, 6).then(function (answer) {
       if (!answer.session) return;
       session = answer.session;
       try { localStorage.setItem(stored, session); } catch (e) { /* kept for this page only */ }
@@ -38,13 +41,14 @@
         headers: { 'content-type': 'application/json', 'x-purview-session': session || '', 'x-purview-page': page },
         body: JSON.stringify(body)
       }).then(function (r) {
+        if (r.status === 503) throw new Error('busy'); // full for now: tried again
         return r.json().catch(function () { return { error: { message: 'The app answered ' + r.status + '.' } }; });
       });
     }
     // An event carries the page's top, the windows' order if it changed,
     // the windows changed since the stream's last event (all at first),
     // and the app's own actions as this person has them, if they changed.
-    var had = Object.create(null), order = [], app = null;
+    var had = Object.create(null), order = [], app = null, numbered = 0;
     function merge(cut) {
       cut.windows.forEach(function (w) { had[w.id] = w; });
       var next = cut.top, kept = Object.create(null);
@@ -90,7 +94,7 @@
     }
     return {
       canAnswer: true,
-      post: function (intent) { return ready.then(function () { return send('intent', intent); }); },
+      post: function (intent) { intent.seq = ++numbered; return ready.then(function () { return retried('intent', intent, 6); }); },
       listen: function (onScene, onStatus) { ready.then(function () { events(onScene, onStatus); }); }
     };
   })();

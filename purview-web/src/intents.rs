@@ -14,7 +14,7 @@ use axum::{
 use purview::{
     approval::Approval,
     model::{ErrorCode, ToolError},
-    serde_json::json,
+    serde_json::{Value, json},
 };
 use purview_person::{Effect, Intent, PersonCall};
 
@@ -26,7 +26,8 @@ use crate::{
 };
 
 /// `POST {prefix}/intent`: `{"kind": …}` as [`page::intent`] reads it,
-/// for the page named in the `x-purview-page` header. Answered once what
+/// for the page named in the `x-purview-page` header, numbered by the page
+/// (`seq`, rising) so one sent again is taken once. Answered once what
 /// it asked for is done (a call made, or refused), with `{"done": true}`,
 /// whether the call it asked for succeeded (`"ok"`, `null` for none) and,
 /// for an answer to an approval question, whether it was the one that
@@ -42,12 +43,23 @@ pub(crate) async fn intent(
         Ok(session) => session,
         Err(why) => return refused(why),
     };
-    let Some(intent) = body_object(&body).as_ref().and_then(page::intent) else {
+    let request = body_object(&body);
+    let Some(intent) = request.as_ref().and_then(page::intent) else {
         let error =
             ToolError::new(ErrorCode::ActionFailed, "The page's request was not understood.");
         return json_answer(StatusCode::BAD_REQUEST, &json!({ "error": error }));
     };
     let handle = inner.page(&session, &headers);
+    // An intent the page numbered and sent again, its first answer cut on
+    // the way back, was taken already.
+    let number = request.as_ref().and_then(|r| r.get("seq")).and_then(Value::as_u64);
+    if let Some(number) = number {
+        let mut page = calls_lock(&handle.page);
+        if number <= page.taken {
+            return json_answer(StatusCode::OK, &json!({ "done": true, "repeated": true }));
+        }
+        page.taken = number;
+    }
     let made = inner.kept();
     let (ok, answered) = match intend(&made, &handle, intent) {
         Effect::Redraw => (None, None),

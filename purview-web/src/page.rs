@@ -45,6 +45,9 @@ pub(crate) struct Page {
     /// The number of the page's stream: a page has one, and a newer one
     /// (the same page drawn anew) ends the one before.
     pub stream: u64,
+    /// The number of the last intent the page sent that was taken: one
+    /// sent again (its connection cut before the answer) is not taken twice.
+    pub taken: u64,
     /// The call the card's last intent asked for, not yet made.
     pub making: Option<PersonCall>,
     /// The call the card is making as its client's own, by the card's
