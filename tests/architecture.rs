@@ -141,20 +141,24 @@ fn compile_errors_never_name_an_internal_path() {
     }
 }
 
+/// Where the tests the docs cite live: the integration tests, every
+/// crate's unit tests, the examples and the conformance kit.
+const TESTED_SOURCES: [&str; 7] = [
+    "tests",
+    "purview/src",
+    "purview-person/src",
+    "purview-web/src",
+    "purview-egui/src",
+    "conformance",
+    "examples",
+];
+
 /// Every test the docs cite by name (a backticked snake_case name with at
 /// least three underscores) exists, so the conformance tables cannot rot.
 #[test]
 fn the_docs_cite_only_tests_that_exist() {
     let mut sources = String::new();
-    for dir in [
-        "tests",
-        "purview/src",
-        "purview-person/src",
-        "purview-web/src",
-        "purview-egui/src",
-        "conformance",
-        "examples",
-    ] {
+    for dir in TESTED_SOURCES {
         for file in rust_files(&workspace().join(dir)) {
             sources.push_str(&fs::read_to_string(file).expect("readable source"));
         }
@@ -838,15 +842,7 @@ fn every_scarce_thing_is_in_the_inventory_with_an_attack_that_exists() {
     let fairness =
         fs::read_to_string(root.join("tests/support/fairness.rs")).expect("the fairness harness");
     let mut sources = String::new();
-    for dir in [
-        "tests",
-        "purview/src",
-        "purview-person/src",
-        "purview-web/src",
-        "purview-egui/src",
-        "examples",
-        "conformance",
-    ] {
+    for dir in TESTED_SOURCES {
         for file in rust_files(&root.join(dir)) {
             sources.push_str(&fs::read_to_string(&file).expect("readable source"));
         }

@@ -22,7 +22,7 @@
   var waiting = {};
   var closed = false;    // torn down: nothing more is sent
   var timers = [];       // every pending timer, cleared on teardown
-  var change = null;     // the last change the scene was read at
+  var change = null, mine = null; // the change (and the card's own state) last read
   var reading = false;   // a scene read is under way
   var again = false;     // read once more when it ends
   var onScene = function () {};
@@ -72,7 +72,7 @@
     if (closed) return;
     if (reading) { again = again || now; return; }
     reading = true;
-    tool('app__card_scene', now || change === null ? { card: name } : { after: change, card: name }).then(function (answer) {
+    tool('app__card_scene', now || change === null ? { card: name } : { after: change, mine: mine, card: name }).then(function (answer) {
       if (typeof answer.sceneJson !== 'string') { unreachable(); return 3000; }
       // Every client's card shares the scene's text; its own questions,
       // and what the person holds open in this card, come beside it.
@@ -88,7 +88,7 @@
       });
       windowsRead = kept;
       transport.whereToAnswer = answer.whereToAnswer;
-      change = answer.change;
+      change = answer.change; mine = answer.mine;
       seen = new Date();
       if (/cannot be reached/.test(notice.textContent)) say('');
       onScene(scene);

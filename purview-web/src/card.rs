@@ -93,6 +93,7 @@ pub(crate) fn card(inner: &Arc<Inner>) -> Card {
                 "type": "object",
                 "properties": {
                     "after": {"type": "integer", "minimum": 0, "description": "The `change` of the last read."},
+                    "mine": {"type": "integer", "minimum": 0, "description": "The `mine` of the last read: the card's own state as it was."},
                     "card": card_name
                 },
                 "additionalProperties": false
@@ -264,8 +265,9 @@ fn card_intent(inner: &Inner, arguments: &JsonObject, caller: &ClientId) -> Valu
     }
 }
 
-/// The scene, once it differs from the read numbered `after` (or at once,
-/// or after [`LONGEST_WAIT`]), with where approvals are answered: the
+/// The scene, once it differs from the read numbered `after` and `mine`
+/// (the app's change and the card's own state; at once without them, or
+/// after [`LONGEST_WAIT`]), with where approvals are answered: the
 /// person's windows as JSON text (`sceneJson`, the same for every client,
 /// written once per change), the questions `caller`'s own calls wait on
 /// (`questions`, and `windowQuestions` window by window in the scene's
@@ -274,15 +276,22 @@ fn card_intent(inner: &Inner, arguments: &JsonObject, caller: &ClientId) -> Valu
 async fn read_scene(inner: &Inner, arguments: &JsonObject, caller: &ClientId) -> Value {
     let mut changes = inner.changes.subscribe();
     let page = card_page(inner, arguments, caller);
+    let mut woken = page.woken.subscribe();
+    // It waits only while neither the app nor the card's own person
+    // changed since the read numbered `after` and `mine`.
+    let mine = arguments.get("mine").and_then(Value::as_u64);
     if let Some(after) = arguments.get("after").and_then(Value::as_u64)
         && *changes.borrow_and_update() == after
+        && mine.is_some_and(|mine| *woken.borrow_and_update() == mine)
     {
-        let mut woken = page.woken.subscribe();
         let wait = async {
             tokio::select! { _ = changes.changed() => {}, _ = woken.changed() => {} }
         };
         let _ = tokio::time::timeout(LONGEST_WAIT, wait).await;
     }
+    // Read before the person's state is: a change after this wakes the
+    // next read.
+    let mine = *woken.borrow_and_update();
     // One text of the scene per change for every client, written once;
     // this client's own questions and this card's own state beside it,
     // all from the one change.
@@ -317,6 +326,7 @@ async fn read_scene(inner: &Inner, arguments: &JsonObject, caller: &ClientId) ->
     drop(page);
     json!({
         "change": change,
+        "mine": mine,
         "sceneJson": &*shared,
         "questions": questions,
         "windowQuestions": by_window,

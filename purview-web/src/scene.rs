@@ -97,15 +97,14 @@ pub(crate) fn words_text() -> &'static str {
 }
 
 /// The words the page's own controls say, from the one file that words
-/// them; `{value}`, `{label}`, `{action}` and `{row}` are filled in by the
-/// page where a sentence names what it shows.
+/// them; `{action}` is filled in by the page where a sentence names the
+/// form it closes. What a table's and a form's controls say for the
+/// person's own state comes with the window drawn for that page.
 fn page_words() -> Value {
     json!({
         "cancel": words::CANCEL,
         "approve": words::APPROVE,
         "decline": words::DECLINE,
-        "choose": words::CHOOSE,
-        "chosen": words::CHOSEN,
         "choosePlaceholder": words::CHOOSE_PLACEHOLDER,
         "details": words::DETAILS,
         "firstRows": words::FIRST_ROWS,
@@ -115,9 +114,7 @@ fn page_words() -> Value {
         "goToRow": words::GO_TO_ROW,
         "go": words::GO,
         "unreachable": words::UNREACHABLE,
-        "chooseValue": words::choose_value("{value}", "{label}", "{action}"),
         "closeForm": words::close_form("{action}"),
-        "fieldProblem": words::field_problem("{label}", "{problem}"),
         "answerElsewhere": words::ANSWER_ELSEWHERE,
         "working": words::WORKING,
         "regions": words::REGIONS,
