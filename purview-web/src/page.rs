@@ -355,4 +355,19 @@ mod tests {
         let of = |owner: &str| kept.iter().filter(|(k, _)| k.starts_with(owner)).count();
         assert!(of("person-1:") <= MAX_PAGES + 1 && of("card-b:") == MAX_PAGES, "{}", kept.len());
     }
+
+    #[test]
+    fn a_clients_address_with_colons_is_one_owner_and_not_anothers() {
+        let pages = Pages::default();
+        let mine = Arc::downgrade(&pages.get("card-2001:db8::1:first".into()));
+        // Another client whose address shares the first part of this one's.
+        for i in 0..MAX_PAGES * 2 {
+            pages.get(format!("card-2001:db8::2:card{i}"));
+        }
+        assert!(mine.upgrade().is_some(), "another address's cards dropped this one's");
+        for i in 0..MAX_PAGES {
+            pages.get(format!("card-2001:db8::1:card{i}"));
+        }
+        assert!(mine.upgrade().is_none(), "its own cards past the limit kept the oldest");
+    }
 }
