@@ -239,8 +239,7 @@ fn card_outcome(inner: &Inner, arguments: &JsonObject, caller: &ClientId) {
 /// The page of the card named in `arguments` (`card`), of `caller`'s.
 fn card_page(inner: &Inner, arguments: &JsonObject, caller: &ClientId) -> Arc<Handle> {
     let name = arguments.get("card").and_then(Value::as_str).unwrap_or("");
-    let name: String = name.chars().filter(char::is_ascii_alphanumeric).take(64).collect();
-    inner.pages.get(format!("card-{caller}:{name}"))
+    inner.pages.of(&format!("card-{caller}"), name)
 }
 
 /// An intent in the card, through its person: `{"done": true, "call":

@@ -57,21 +57,16 @@ pub(crate) struct Sent {
 }
 
 impl Sent {
-    /// Notes that the page already shows `scope` as `after` has it (what
-    /// the person typed there), if it showed it as `before` has it: nothing
-    /// else changed there since, so nothing need be sent again.
-    pub fn shown(&mut self, scope: Option<&str>, before: &Own, after: &Own) {
+    /// Notes that the page already shows `scope` drawn as `now` (what the
+    /// person typed there), if it was sent as `was`: nothing else changed
+    /// there since, so nothing need be sent again.
+    pub fn shown(&mut self, scope: Option<&str>, was: &Arc<str>, now: &Arc<str>) {
         match scope {
-            None if self.own.app == before.app => self.own.app = after.app.clone(),
-            None => {}
-            Some(id) => {
-                let (Some(was), Some(now)) = (before.windows.get(id), after.windows.get(id)) else {
-                    return;
-                };
-                if self.own.windows.get(id) == Some(was) {
-                    self.own.windows.insert(id.to_owned(), now.clone());
-                }
+            None if self.own.app == *was => self.own.app = now.clone(),
+            Some(id) if self.own.windows.get(id) == Some(was) => {
+                self.own.windows.insert(id.to_owned(), now.clone());
             }
+            _ => {}
         }
     }
 }

@@ -90,12 +90,13 @@ pub(crate) fn intend(made: &Made, handle: &Handle, intent: Intent) -> Effect {
         Intent::Type { scope, .. } => Some(scope.clone()),
         _ => None,
     };
-    let before = typed.as_ref().map(|_| page::own(Some(model), &page.person));
+    // Typing redraws its own scope, and only to note it is shown already.
+    let before = typed.as_ref().map(|scope| page::own_scope(model, &page.person, scope.as_deref()));
     let effect = page.person.intend(model, intent);
     match (typed, before) {
         (Some(scope), Some(before)) => {
-            let after = page::own(Some(model), &page.person);
-            page.typed(scope.as_deref(), &before, &after);
+            let after = page::own_scope(model, &page.person, scope.as_deref());
+            page.typed(scope.as_deref(), before.as_ref(), after.as_ref());
         }
         _ => handle.wake(),
     }

@@ -175,8 +175,7 @@ impl Inner {
         headers: &axum::http::HeaderMap,
     ) -> Arc<page::Handle> {
         let name = headers.get("x-purview-page").and_then(|v| v.to_str().ok()).unwrap_or("");
-        let name: String = name.chars().filter(char::is_ascii_alphanumeric).take(64).collect();
-        self.pages.get(format!("person-{}:{name}", session.number))
+        self.pages.of(&format!("person-{}", session.number), name)
     }
 
     /// What the page draws now, made once per change.

@@ -65,20 +65,21 @@ pub(crate) struct Page {
 pub(crate) const APP: &str = "";
 
 impl Page {
-    /// Notes that the page shows `scope` as `after` has it, since the
-    /// person typed there, if it showed it as `before` has it: nothing
-    /// else changed there, so it need not be drawn again (the field being
-    /// typed into keeps its node).
-    pub fn typed(&mut self, scope: Option<&str>, before: &Own, after: &Own) {
+    /// Notes that the page shows `scope` drawn as `after`, since the
+    /// person typed there, if it showed it as `before` ([`own_scope`]):
+    /// nothing else changed there, so it need not be drawn again (the
+    /// field being typed into keeps its node).
+    pub fn typed(
+        &mut self,
+        scope: Option<&str>,
+        before: Option<&Arc<str>>,
+        after: Option<&Arc<str>>,
+    ) {
+        let (Some(was), Some(now)) = (before, after) else { return };
         if let Some(sent) = self.sent.as_mut() {
-            sent.shown(scope, before, after);
+            sent.shown(scope, was, now);
         }
-        let (was, now) = match scope {
-            None => (Some(&before.app), Some(&after.app)),
-            Some(id) => (before.windows.get(id), after.windows.get(id)),
-        };
-        if let (Some(was), Some(now), Some(card)) =
-            (was, now, self.card.get_mut(scope.unwrap_or(APP)))
+        if let Some(card) = self.card.get_mut(scope.unwrap_or(APP))
             && card.1 == *was
         {
             card.1 = now.clone();
@@ -127,6 +128,13 @@ pub(crate) struct Pages {
 }
 
 impl Pages {
+    /// The page `name`d by its page (letters and digits, at most 64 are
+    /// kept) of `owner` (a person's session, or a client's cards).
+    pub fn of(&self, owner: &str, name: &str) -> Arc<Handle> {
+        let name: String = name.chars().filter(char::is_ascii_alphanumeric).take(64).collect();
+        self.get(format!("{owner}:{name}"))
+    }
+
     /// The page named `key` (its owner, then `:` and its name), made if
     /// new. Past [`MAX_PAGES`] for its owner, or [`MAX_ALL_PAGES`] in all,
     /// the one used longest ago that nothing holds (no stream, no intent
@@ -172,11 +180,24 @@ pub(crate) fn own(model: Option<&Model>, person: &Person) -> Own {
     let windows = model
         .windows
         .iter()
-        .filter(|w| person.holds(&Some(w.id.clone())))
-        .map(|w| (w.id.clone(), Arc::from(held_window(model, person, w).to_string())))
+        .filter_map(|w| Some((w.id.clone(), own_scope(model, person, Some(&w.id))?)))
         .collect();
-    let app = held_scope(model, person, &None, &model.app_actions);
-    Own { windows, app: app.to_string().into() }
+    let app = own_scope(model, person, None).unwrap_or_else(|| "null".into());
+    Own { windows, app }
+}
+
+/// One scope of [`own`]: the window `scope` as `person` sees it when they
+/// hold anything in it, or (`None`) the app's own actions as they have
+/// them. What typing in one field redraws, and nothing else.
+pub(crate) fn own_scope(model: &Model, person: &Person, scope: Option<&str>) -> Option<Arc<str>> {
+    let drawn = match scope {
+        None => held_scope(model, person, &None, &model.app_actions),
+        Some(id) => {
+            let window = model.window(id).filter(|_| person.holds(&Some(id.to_owned())))?;
+            held_window(model, person, window)
+        }
+    };
+    Some(drawn.to_string().into())
 }
 
 /// A scope's actions with the person's open forms (what is typed, never
