@@ -331,7 +331,7 @@ async fn s6_an_event_carries_only_the_windows_that_changed() -> Result<()> {
 }
 
 #[tokio::test]
-async fn an_intent_sent_again_after_its_answer_was_cut_is_taken_once() -> Result<()> {
+async fn s8_2_an_intent_sent_again_after_its_answer_was_cut_is_taken_once() -> Result<()> {
     let app = purview_tests::demo_app();
     let face = Face::new(app.clone());
     let server = app.serve_http(face.serve_beside(HttpOptions::default())).await?;

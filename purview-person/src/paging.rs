@@ -118,7 +118,7 @@ mod tests {
     }
 
     #[test]
-    fn a_page_at_the_end_of_the_numbers_a_client_may_send_is_worded_not_a_panic() {
+    fn s9_a_page_at_the_end_of_the_numbers_a_client_may_send_is_worded_not_a_panic() {
         // A card hands back a loader's answer as it came: any offset.
         let far = Paging::new(usize::MAX, 3, usize::MAX, 3);
         assert!(far.label.starts_with(&format!("Rows {}", usize::MAX)), "{}", far.label);

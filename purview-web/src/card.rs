@@ -392,7 +392,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_card_makes_one_call_at_a_time_and_takes_back_only_its_outcome() {
+    async fn s10_1_a_card_makes_one_call_at_a_time_and_takes_back_only_its_outcome() {
         use crate::fixture::Counter;
 
         let app = purview::App::builder().build();

@@ -273,7 +273,7 @@ mod tests {
     }
 
     #[test]
-    fn only_a_field_the_form_has_is_kept_and_only_up_to_its_size() {
+    fn s7_2_only_a_field_the_form_has_is_kept_and_only_up_to_its_size() {
         let app = App::builder().build();
         let till = app.open(Till::default()).unwrap().id().to_owned();
         let face = crate::Face::new(app);
@@ -291,7 +291,7 @@ mod tests {
     }
 
     #[test]
-    fn an_intent_in_a_window_a_modal_blocks_changes_nothing_and_a_page_refuses_nonsense() {
+    fn s7_2_an_intent_in_a_window_a_modal_blocks_changes_nothing_and_a_page_refuses_nonsense() {
         assert!(page::intent(json!({"kind": "press"}).as_object().unwrap()).is_none());
         assert!(page::intent(json!({"kind": "explode"}).as_object().unwrap()).is_none());
         assert!(

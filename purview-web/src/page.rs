@@ -361,7 +361,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_page_something_holds_is_never_dropped_and_one_owner_never_drops_anothers() {
+    fn s10_1_a_page_something_holds_is_never_dropped_and_one_owner_never_drops_anothers() {
         let pages = Pages::default();
         // Held, as a stream holds its page.
         let held = pages.get("person-1:tab".into());
@@ -378,7 +378,7 @@ mod tests {
     }
 
     #[test]
-    fn a_clients_address_with_colons_is_one_owner_and_not_anothers() {
+    fn s10_1_a_clients_address_with_colons_is_one_owner_and_not_anothers() {
         let pages = Pages::default();
         let mine = Arc::downgrade(&pages.get("card-2001:db8::1:first".into()));
         // Another client whose address shares the first part of this one's.
