@@ -180,7 +180,8 @@ pub(crate) fn own(model: Option<&Model>, person: &Person) -> Own {
     let windows = model
         .windows
         .iter()
-        .filter_map(|w| Some((w.id.clone(), own_scope(model, person, Some(&w.id))?)))
+        .filter(|w| person.holds(&Some(w.id.clone())))
+        .map(|w| (w.id.clone(), Arc::from(held_window(model, person, w).to_string())))
         .collect();
     let app = own_scope(model, person, None).unwrap_or_else(|| "null".into());
     Own { windows, app }
@@ -188,7 +189,8 @@ pub(crate) fn own(model: Option<&Model>, person: &Person) -> Own {
 
 /// One scope of [`own`]: the window `scope` as `person` sees it when they
 /// hold anything in it, or (`None`) the app's own actions as they have
-/// them. What typing in one field redraws, and nothing else.
+/// them. What typing in one field redraws, and nothing else (it finds its
+/// window by id; [`own`] walks the windows instead).
 pub(crate) fn own_scope(model: &Model, person: &Person, scope: Option<&str>) -> Option<Arc<str>> {
     let drawn = match scope {
         None => held_scope(model, person, &None, &model.app_actions),
